@@ -1,0 +1,51 @@
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace scalelab::core {
+
+/// The one exception type for bad input. `field()` is the JSON path of the offending value, as
+/// the scenario file spells it (`pipeline.microbatches`, `experts.assignments[0][2]`); `what()`
+/// is "<field>: <what was expected>".
+class InputError : public std::invalid_argument {
+public:
+    InputError(std::string field, const std::string& expected);
+
+    const std::string& field() const noexcept { return m_field; }
+    /// What was expected, without the field name.
+    const std::string& expected() const noexcept { return m_expected; }
+
+private:
+    std::string m_field;
+    std::string m_expected;
+};
+
+/// Throws InputError(field, expected) unless `ok`.
+void require(bool ok, const std::string& field, const std::string& expected);
+
+/// a * b, or InputError(field, "...too large...") when the product leaves the int64 range.
+std::int64_t checkedMul(std::int64_t a, std::int64_t b, const std::string& field);
+/// a + b, or InputError(field, "...too large...") when the sum leaves the int64 range.
+std::int64_t checkedAdd(std::int64_t a, std::int64_t b, const std::string& field);
+
+/// An exact non-negative ratio of byte counts: `numerator / denominator`, reduced. A byte figure
+/// such as P*o/n is whole or not depending on the inputs; the report prints it as an integer
+/// exactly when it is whole.
+struct Ratio {
+    std::int64_t numerator = 0;
+    std::int64_t denominator = 1;
+
+    bool isWhole() const noexcept { return denominator == 1; }
+    double value() const noexcept
+    {
+        return static_cast<double>(numerator) / static_cast<double>(denominator);
+    }
+    friend bool operator==(const Ratio&, const Ratio&) = default;
+};
+
+/// numerator / denominator reduced by their greatest common divisor; denominator > 0.
+Ratio makeRatio(std::int64_t numerator, std::int64_t denominator);
+
+} // namespace scalelab::core
