@@ -1,0 +1,100 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace scalelab::core {
+
+enum class Schedule {
+    GPipe, ///< all forwards, then all backwards
+    OneFOneB, ///< 1F1B (PipeDream-flush): warm-up forwards, then one forward one backward
+    Interleaved, ///< interleaved 1F1B: each stage holds `virtualStages` model chunks
+};
+
+enum class Pass { Forward, Backward };
+
+/// Inputs of the pipeline simulator (scenario section `pipeline`). Times are in one arbitrary
+/// unit, the time of one microbatch through one whole stage.
+struct PipelineInputs {
+    std::int64_t stages = 4; ///< p, pipeline stages, one per rank
+    std::int64_t microbatches = 12; ///< m
+    Schedule schedule = Schedule::GPipe;
+    std::int64_t virtualStages = 2; ///< v, model chunks per stage; used by Interleaved only
+    double forwardTime = 1.0; ///< one microbatch's forward through one stage
+    double backwardTime = 2.0; ///< one microbatch's backward through one stage
+};
+
+/// One pass of one microbatch through one model chunk of one stage.
+struct PipelineEvent {
+    int stage = 0; ///< 0..p-1
+    int microbatch = 0; ///< 0..m-1
+    int chunk = 0; ///< 0..v-1 (always 0 unless interleaved)
+    Pass pass = Pass::Forward;
+    double start = 0.0;
+    double end = 0.0;
+};
+
+struct PipelineResult {
+    /// Every pass, ordered by stage, then by start time.
+    std::vector<PipelineEvent> events;
+    double makespan = 0.0; ///< end of the last pass (first starts at 0)
+    double bubbleFraction = 0.0; ///< closed form: (p-1)/(m+p-1), (p-1)/(v m+p-1) interleaved
+    double simulatedBubbleFraction = 0.0; ///< idle stage-time / (p * makespan), measured
+    /// Per stage, the largest number of microbatches whose forward has run and whose backward
+    /// has not finished, i.e. whose activations the stage holds at once (counted per
+    /// microbatch and chunk for interleaved schedules). A (microbatch, chunk) pair counts over
+    /// the half-open interval [start of its forward, end of its backward) on that stage, so a
+    /// backward ending exactly when the next forward starts is not counted twice. Because a
+    /// stage runs one pass at a time, this is the largest (forwards - backwards) over the
+    /// prefixes of the stage's order: GPipe gives m, 1F1B min(p - s, m) on stage s.
+    std::vector<int> peakInFlight;
+};
+
+/// Largest p * m * v the simulator accepts (bounds memory and time; more is refused with an
+/// InputError naming `pipeline.microbatches`).
+inline constexpr std::int64_t kMaxPipelinePasses = 4'000'000;
+
+/// Throws InputError naming the field (`pipeline.stages`, ...) for inputs the simulator refuses:
+/// stages, microbatches, virtual_stages >= 1; times finite and > 0; interleaved needs
+/// microbatches a multiple of stages; p m v (v = 1 unless interleaved) at most
+/// kMaxPipelinePasses (`pipeline.microbatches`). Also refused, naming the time: a time whose
+/// share per chunk underflows below the smallest normal double, or times so large that p times
+/// the schedule's length would overflow to infinity.
+void validate(const PipelineInputs& in);
+
+/// The chapter's bubble fraction (p-1)/(m+p-1); with v > 1, the interleaved (p-1)/(v m+p-1).
+/// Throws InputError (`pipeline.stages`, `pipeline.microbatches`, `pipeline.virtual_stages`) for
+/// an argument below 1.
+double pipelineBubbleFraction(std::int64_t stages, std::int64_t microbatches,
+                              std::int64_t virtualStages = 1);
+
+/// Simulates the schedule pass by pass: each stage runs its passes in the schedule's order, and
+/// a pass starts when its stage is free and the pass it depends on has ended (the forward of the
+/// previous chunk, the backward of the next one). Validates first.
+///
+/// Model: chunk c of stage s holds model part (virtual stage) k = c p + s of p v parts; a
+/// chunk's pass takes forwardTime / v or backwardTime / v (v = 1 unless interleaved); no
+/// communication time. Forward (j, k) needs forward (j, k-1); backward (j, k) needs backward
+/// (j, k+1); the backward of the last part needs its own forward. Times come from the order
+/// and these dependencies, never from the closed form.
+PipelineResult simulatePipeline(const PipelineInputs& in);
+
+/// The schedule's order of passes, without times (start = end = 0): stage 0's 2 m v passes in
+/// the order it runs them, then stage 1's, and so on. Every schedule is warm-up forwards, then
+/// one forward and one backward in turn, then the remaining backwards; the n-th forward of a
+/// stage is (microbatch (n / (p v)) p + n % p, chunk (n / p) % v) and its n-th backward the same
+/// microbatch with chunk v - 1 - (n / p) % v. Warm-up forwards on stage s:
+///  - GPipe: m (all forwards first);
+///  - 1F1B (PipeDream-flush): min(p - s - 1, m);
+///  - Interleaved (Megatron-LM's interleaved 1F1B): min(2 (p - s - 1) + (v - 1) p, m v).
+/// Validates first.
+std::vector<PipelineEvent> pipelineOrder(const PipelineInputs& in);
+
+/// Times a given order (as pipelineOrder returns it, start and end ignored) the way
+/// simulatePipeline does, e.g. to try a hand-made schedule. Validates `in` first. Throws
+/// std::invalid_argument if `order` is not every pass of `in` exactly once, grouped by stage,
+/// and std::logic_error naming the stuck pass if the order deadlocks (a stage's next pass waits
+/// for a pass that can never run). `bubbleFraction` is still the schedule's closed form.
+PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<PipelineEvent> order);
+
+} // namespace scalelab::core

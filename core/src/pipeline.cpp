@@ -1,0 +1,309 @@
+#include "scalelab/core/pipeline.h"
+
+#include "scalelab/core/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace scalelab::core {
+
+namespace {
+
+// Chunks per stage as the simulator uses them: only the interleaved schedule splits a stage.
+std::int64_t chunksOf(const PipelineInputs& in)
+{
+    return in.schedule == Schedule::Interleaved ? in.virtualStages : 1;
+}
+
+bool isKnownSchedule(Schedule s)
+{
+    return s == Schedule::GPipe || s == Schedule::OneFOneB || s == Schedule::Interleaved;
+}
+
+void requireTime(double t, const char* field)
+{
+    require(std::isfinite(t) && t > 0.0, field, "a finite number > 0");
+}
+
+// Sizes of one validated problem, in the index types the simulator works with.
+struct Shape {
+    int p = 1; // stages
+    int m = 1; // microbatches
+    int v = 1; // chunks per stage
+    std::size_t perStage = 0; // passes on one stage: 2 m v
+    std::size_t total = 0; // passes on all stages
+};
+
+Shape shapeOf(const PipelineInputs& in)
+{
+    // validate() has bounded p m v by kMaxPipelinePasses, so all of these fit in int.
+    Shape sh;
+    sh.p = static_cast<int>(in.stages);
+    sh.m = static_cast<int>(in.microbatches);
+    sh.v = static_cast<int>(chunksOf(in));
+    sh.perStage = 2 * static_cast<std::size_t>(sh.m) * static_cast<std::size_t>(sh.v);
+    sh.total = sh.perStage * static_cast<std::size_t>(sh.p);
+    return sh;
+}
+
+// One number per (microbatch, model part, direction), to find a pass's end time in O(1).
+std::size_t passId(const Shape& sh, int microbatch, int part, Pass pass)
+{
+    const std::size_t parts = static_cast<std::size_t>(sh.p) * static_cast<std::size_t>(sh.v);
+    return (static_cast<std::size_t>(microbatch) * parts + static_cast<std::size_t>(part)) * 2
+        + (pass == Pass::Forward ? 0 : 1);
+}
+
+std::string describe(const PipelineEvent& e)
+{
+    return std::string(e.pass == Pass::Forward ? "forward" : "backward") + " of microbatch "
+        + std::to_string(e.microbatch) + ", chunk " + std::to_string(e.chunk) + " on stage "
+        + std::to_string(e.stage);
+}
+
+// Warm-up forwards of stage s before it starts alternating (see pipelineOrder's comment).
+std::int64_t warmupForwards(Schedule schedule, std::int64_t p, std::int64_t m, std::int64_t v,
+                            std::int64_t s)
+{
+    switch (schedule) {
+    case Schedule::GPipe:
+        return m;
+    case Schedule::OneFOneB:
+        // Stage s is p - s - 1 hops from the last stage, which can start backwards at once.
+        return std::min(p - s - 1, m);
+    case Schedule::Interleaved:
+        // Megatron-LM's count: v - 1 rounds of p chunk-forwards on every stage, plus two per
+        // hop from the last stage (one slot for the forward going on, one for its backward
+        // coming back), at most every forward there is.
+        return std::min((p - s - 1) * 2 + (v - 1) * p, m * v);
+    }
+    return m;
+}
+
+void appendStageOrder(std::vector<PipelineEvent>& out, Schedule schedule, const Shape& sh, int s)
+{
+    const std::int64_t p = sh.p;
+    const std::int64_t v = sh.v;
+    const std::int64_t total = std::int64_t{sh.m} * v;
+    const std::int64_t warm = warmupForwards(schedule, p, sh.m, v, s);
+
+    // The n-th pass of a direction walks microbatches in groups of p, one chunk after another
+    // (forwards from the first chunk, backwards from the last); with v = 1 it is microbatch n.
+    auto push = [&](std::int64_t n, Pass pass) {
+        const std::int64_t round = (n / p) % v;
+        PipelineEvent e;
+        e.stage = s;
+        e.microbatch = static_cast<int>((n / (p * v)) * p + n % p);
+        e.chunk = static_cast<int>(pass == Pass::Forward ? round : v - 1 - round);
+        e.pass = pass;
+        out.push_back(e);
+    };
+    for (std::int64_t n = 0; n < warm; ++n)
+        push(n, Pass::Forward);
+    for (std::int64_t n = 0; n < total - warm; ++n) {
+        push(warm + n, Pass::Forward);
+        push(n, Pass::Backward);
+    }
+    for (std::int64_t n = total - warm; n < total; ++n)
+        push(n, Pass::Backward);
+}
+
+// Throws unless `order` holds every pass of `sh` exactly once, each stage's block in place.
+void checkOrder(const Shape& sh, const std::vector<PipelineEvent>& order)
+{
+    if (order.size() != sh.total)
+        throw std::invalid_argument("pipeline order: expected " + std::to_string(sh.total)
+                                    + " passes, got " + std::to_string(order.size()));
+    std::vector<char> seen(sh.total, 0);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const PipelineEvent& e = order[i];
+        const auto stage = static_cast<int>(i / sh.perStage);
+        if (e.stage != stage || e.microbatch < 0 || e.microbatch >= sh.m || e.chunk < 0
+            || e.chunk >= sh.v || (e.pass != Pass::Forward && e.pass != Pass::Backward))
+            throw std::invalid_argument("pipeline order: entry " + std::to_string(i)
+                                        + " is out of range or not in stage "
+                                        + std::to_string(stage) + "'s block");
+        const std::size_t id = passId(sh, e.microbatch, e.chunk * sh.p + e.stage, e.pass);
+        if (seen[id])
+            throw std::invalid_argument("pipeline order: " + describe(e) + " appears twice");
+        seen[id] = 1;
+    }
+}
+
+} // namespace
+
+void validate(const PipelineInputs& in)
+{
+    require(in.stages >= 1, "pipeline.stages", "a whole number >= 1");
+    require(in.microbatches >= 1, "pipeline.microbatches", "a whole number >= 1");
+    require(isKnownSchedule(in.schedule), "pipeline.schedule",
+            "one of \"gpipe\", \"1f1b\", \"interleaved\"");
+    require(in.virtualStages >= 1, "pipeline.virtual_stages", "a whole number >= 1");
+    requireTime(in.forwardTime, "pipeline.forward_time");
+    requireTime(in.backwardTime, "pipeline.backward_time");
+    if (in.schedule == Schedule::Interleaved)
+        require(in.microbatches % in.stages == 0, "pipeline.microbatches",
+                "a multiple of the stages (" + std::to_string(in.stages)
+                    + ") for the interleaved schedule");
+
+    // Memory and time grow with p m v; divide rather than multiply so huge inputs cannot wrap.
+    const std::int64_t v = chunksOf(in);
+    const bool small = in.stages <= kMaxPipelinePasses
+        && in.microbatches <= kMaxPipelinePasses / in.stages
+        && v <= kMaxPipelinePasses / (in.stages * in.microbatches);
+    require(small, "pipeline.microbatches",
+            "small enough that stages x microbatches"
+                + std::string(in.schedule == Schedule::Interleaved ? " x virtual_stages" : "")
+                + " is at most " + std::to_string(kMaxPipelinePasses));
+
+    // A chunk's share of a time must stay a normal double, or passes would take no time at all.
+    const double minTime = std::numeric_limits<double>::min() * static_cast<double>(v);
+    require(in.forwardTime >= minTime, "pipeline.forward_time",
+            "a number large enough that its share per chunk does not underflow");
+    require(in.backwardTime >= minTime, "pipeline.backward_time",
+            "a number large enough that its share per chunk does not underflow");
+    // Every schedule ends by (m + p - 1)(f + b), and the bubble needs p times that: keep finite.
+    const double bound = static_cast<double>(in.stages)
+        * static_cast<double>(in.microbatches + in.stages) * (in.forwardTime + in.backwardTime);
+    require(std::isfinite(bound),
+            in.forwardTime >= in.backwardTime ? "pipeline.forward_time" : "pipeline.backward_time",
+            "a number small enough that the schedule's length stays finite");
+}
+
+double pipelineBubbleFraction(std::int64_t stages, std::int64_t microbatches,
+                              std::int64_t virtualStages)
+{
+    require(stages >= 1, "pipeline.stages", "a whole number >= 1");
+    require(microbatches >= 1, "pipeline.microbatches", "a whole number >= 1");
+    require(virtualStages >= 1, "pipeline.virtual_stages", "a whole number >= 1");
+    // Bubble fraction (41.5): p - 1 idle slots out of m + p - 1; chunks shrink a slot to 1/v.
+    // In double so that no input can overflow; exact below 2^53, which covers all valid inputs.
+    const double idle = static_cast<double>(stages - 1);
+    return idle / (static_cast<double>(virtualStages) * static_cast<double>(microbatches) + idle);
+}
+
+std::vector<PipelineEvent> pipelineOrder(const PipelineInputs& in)
+{
+    validate(in);
+    const Shape sh = shapeOf(in);
+    std::vector<PipelineEvent> order;
+    order.reserve(sh.total);
+    for (int s = 0; s < sh.p; ++s)
+        appendStageOrder(order, in.schedule, sh, s);
+    return order;
+}
+
+PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<PipelineEvent> order)
+{
+    validate(in);
+    const Shape sh = shapeOf(in);
+    checkOrder(sh, order);
+
+    const int lastPart = sh.p * sh.v - 1;
+    const double forwardChunk = in.forwardTime / sh.v;
+    const double backwardChunk = in.backwardTime / sh.v;
+
+    // End time of every pass once it has run; negative until then.
+    std::vector<double> endOf(sh.total, -1.0);
+    std::vector<std::size_t> next(static_cast<std::size_t>(sh.p));
+    std::vector<double> freeAt(static_cast<std::size_t>(sh.p), 0.0);
+    for (int s = 0; s < sh.p; ++s)
+        next[static_cast<std::size_t>(s)] = static_cast<std::size_t>(s) * sh.perStage;
+
+    // Stages to try, run until they block. A stage's pass waits on a pass of the stage before
+    // (forwards) or after it (backwards), so progress on stage s can only unblock s +- 1
+    // (cyclically, since chunk c's part after stage p-1 is chunk c+1 on stage 0). This visits
+    // each pass once, with O(1) extra work per wake-up: linear in the number of passes.
+    std::vector<int> work;
+    std::vector<char> queued(static_cast<std::size_t>(sh.p), 1);
+    for (int s = sh.p - 1; s >= 0; --s)
+        work.push_back(s);
+    while (!work.empty()) {
+        const int s = work.back();
+        work.pop_back();
+        const auto su = static_cast<std::size_t>(s);
+        queued[su] = 0;
+        const std::size_t stageEnd = (su + 1) * sh.perStage;
+        const std::size_t before = next[su];
+        while (next[su] < stageEnd) {
+            PipelineEvent& e = order[next[su]];
+            const int part = e.chunk * sh.p + s;
+            double ready = 0.0;
+            bool hasDependency = true;
+            std::size_t dependency = 0;
+            if (e.pass == Pass::Forward) {
+                hasDependency = part > 0;
+                if (hasDependency)
+                    dependency = passId(sh, e.microbatch, part - 1, Pass::Forward);
+            } else if (part < lastPart) {
+                dependency = passId(sh, e.microbatch, part + 1, Pass::Backward);
+            } else {
+                dependency = passId(sh, e.microbatch, part, Pass::Forward);
+            }
+            if (hasDependency) {
+                if (endOf[dependency] < 0.0)
+                    break;
+                ready = endOf[dependency];
+            }
+            e.start = std::max(freeAt[su], ready);
+            e.end = e.start + (e.pass == Pass::Forward ? forwardChunk : backwardChunk);
+            freeAt[su] = e.end;
+            endOf[passId(sh, e.microbatch, part, e.pass)] = e.end;
+            ++next[su];
+        }
+        if (next[su] == before)
+            continue;
+        for (const int t : {(s + 1) % sh.p, (s + sh.p - 1) % sh.p}) {
+            const auto tu = static_cast<std::size_t>(t);
+            if (!queued[tu] && next[tu] < (tu + 1) * sh.perStage) {
+                queued[tu] = 1;
+                work.push_back(t);
+            }
+        }
+    }
+
+    // Nothing left to wake: any stage not at its end waits for a pass that can never run.
+    for (int s = 0; s < sh.p; ++s) {
+        const auto su = static_cast<std::size_t>(s);
+        if (next[su] < (su + 1) * sh.perStage)
+            throw std::logic_error("pipeline schedule deadlock: the " + describe(order[next[su]])
+                                   + " waits for a pass that can never run");
+    }
+
+    PipelineResult result;
+    result.makespan = *std::max_element(freeAt.begin(), freeAt.end());
+    result.bubbleFraction = pipelineBubbleFraction(in.stages, in.microbatches, sh.v);
+    // Busy time is m v passes of each kind per stage; one product instead of summing millions
+    // of durations keeps the rounding small.
+    const double busy = static_cast<double>(sh.p) * static_cast<double>(sh.m)
+        * static_cast<double>(sh.v) * (forwardChunk + backwardChunk);
+    const double capacity = static_cast<double>(sh.p) * result.makespan;
+    // Rounding can leave a perfectly full pipeline (p = 1) a hair below zero idle time.
+    result.simulatedBubbleFraction = std::max(0.0, (capacity - busy) / capacity);
+
+    // No two passes of a stage overlap, so counting along the order is counting over time.
+    result.peakInFlight.assign(static_cast<std::size_t>(sh.p), 0);
+    for (int s = 0; s < sh.p; ++s) {
+        const auto su = static_cast<std::size_t>(s);
+        int held = 0;
+        int peak = 0;
+        for (std::size_t i = su * sh.perStage; i < (su + 1) * sh.perStage; ++i) {
+            held += order[i].pass == Pass::Forward ? 1 : -1;
+            peak = std::max(peak, held);
+        }
+        result.peakInFlight[su] = peak;
+    }
+    result.events = std::move(order);
+    return result;
+}
+
+PipelineResult simulatePipeline(const PipelineInputs& in)
+{
+    return simulatePipelineOrder(in, pipelineOrder(in));
+}
+
+} // namespace scalelab::core

@@ -1,0 +1,630 @@
+// Pipeline schedules: closed-form bubble, simulated GPipe, 1F1B and interleaved 1F1B.
+
+#include "scalelab/core/pipeline.h"
+#include "testhelpers.h"
+
+#include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+using namespace scalelab::core;
+
+namespace {
+
+// Sums of doubles: every end time is a chain of at most 2(m v + p) rounded additions of positive
+// durations (max() is exact), so its relative error is below that count times 2^-53. The rows
+// here stay under 2100 additions, about 2.4e-13, so 1e-12 relative cannot fail by rounding.
+constexpr double kTolerance = 1e-12;
+
+bool closeRelative(double a, double b)
+{
+    return std::abs(a - b) <= kTolerance * std::max({std::abs(a), std::abs(b), 1.0});
+}
+
+PipelineInputs makeInputs(Schedule schedule, std::int64_t p, std::int64_t m, std::int64_t v,
+                          double f, double b)
+{
+    PipelineInputs in;
+    in.schedule = schedule;
+    in.stages = p;
+    in.microbatches = m;
+    in.virtualStages = v;
+    in.forwardTime = f;
+    in.backwardTime = b;
+    return in;
+}
+
+const char* scheduleName(Schedule s)
+{
+    switch (s) {
+    case Schedule::GPipe:
+        return "gpipe";
+    case Schedule::OneFOneB:
+        return "1f1b";
+    case Schedule::Interleaved:
+        return "interleaved";
+    }
+    return "?";
+}
+
+std::string where(const PipelineEvent& e)
+{
+    return std::string(e.pass == Pass::Forward ? "F" : "B") + "(stage " + std::to_string(e.stage)
+        + ", mb " + std::to_string(e.microbatch) + ", chunk " + std::to_string(e.chunk) + ")";
+}
+
+// Checks a simulated schedule from its events alone, without the simulator's internals. Returns
+// the first problem found, or an empty string.
+std::string checkSchedule(const PipelineInputs& in, const PipelineResult& r)
+{
+    const int p = static_cast<int>(in.stages);
+    const int m = static_cast<int>(in.microbatches);
+    const int v = in.schedule == Schedule::Interleaved ? static_cast<int>(in.virtualStages) : 1;
+    const int parts = p * v;
+    const double fc = in.forwardTime / v;
+    const double bc = in.backwardTime / v;
+
+    if (r.events.size() != static_cast<std::size_t>(2 * p * m * v))
+        return "wrong number of events: " + std::to_string(r.events.size());
+
+    // Every (microbatch, model part, pass) exactly once; ranges checked on the way.
+    std::map<std::tuple<int, int, int>, const PipelineEvent*> byPass;
+    for (const PipelineEvent& e : r.events) {
+        if (e.stage < 0 || e.stage >= p || e.microbatch < 0 || e.microbatch >= m || e.chunk < 0
+            || e.chunk >= v)
+            return "out of range: " + where(e);
+        const auto key =
+            std::make_tuple(e.microbatch, e.chunk * p + e.stage, e.pass == Pass::Forward ? 0 : 1);
+        if (!byPass.emplace(key, &e).second)
+            return "twice: " + where(e);
+    }
+    // As many distinct keys as the 2 p m v possible ones: each appears exactly once.
+
+    auto find = [&](int mb, int part, Pass pass) {
+        return byPass.at(std::make_tuple(mb, part, pass == Pass::Forward ? 0 : 1));
+    };
+
+    double lastEnd = 0.0;
+    for (std::size_t i = 0; i < r.events.size(); ++i) {
+        const PipelineEvent& e = r.events[i];
+        const bool firstOnStage = i == 0 || r.events[i - 1].stage != e.stage;
+        if (!firstOnStage && r.events[i - 1].stage > e.stage)
+            return "events not ordered by stage at " + where(e);
+        if (!firstOnStage && e.start < r.events[i - 1].end)
+            return "overlaps the previous pass on its stage: " + where(e);
+        if (e.end != e.start + (e.pass == Pass::Forward ? fc : bc))
+            return "wrong duration: " + where(e);
+
+        // The dependency model, written out again here.
+        const int part = e.chunk * p + e.stage;
+        const PipelineEvent* dep = nullptr;
+        if (e.pass == Pass::Forward && part > 0)
+            dep = find(e.microbatch, part - 1, Pass::Forward);
+        else if (e.pass == Pass::Backward && part < parts - 1)
+            dep = find(e.microbatch, part + 1, Pass::Backward);
+        else if (e.pass == Pass::Backward)
+            dep = find(e.microbatch, part, Pass::Forward);
+        if (dep && e.start < dep->end)
+            return "starts before its dependency ends: " + where(e);
+
+        // Nothing idles without a reason: a pass starts as soon as its stage and input allow.
+        const double stageFree = firstOnStage ? 0.0 : r.events[i - 1].end;
+        const double asap = std::max(stageFree, dep ? dep->end : 0.0);
+        if (e.start != asap)
+            return "does not start as soon as it could: " + where(e);
+        lastEnd = std::max(lastEnd, e.end);
+    }
+    if (r.makespan != lastEnd)
+        return "makespan is not the last end";
+
+    // Idle time over stage-time, from the events themselves.
+    double busy = 0.0;
+    for (const PipelineEvent& e : r.events)
+        busy += e.end - e.start;
+    const double bubble = (p * r.makespan - busy) / (p * r.makespan);
+    if (!closeRelative(bubble, r.simulatedBubbleFraction))
+        return "simulated bubble " + std::to_string(r.simulatedBubbleFraction)
+            + " but the events give " + std::to_string(bubble);
+
+    // Peak in flight by a sweep over time: a pair is held over [forward start, backward end),
+    // so at equal times releases come before acquisitions.
+    if (r.peakInFlight.size() != static_cast<std::size_t>(p))
+        return "peakInFlight has the wrong size";
+    for (int s = 0; s < p; ++s) {
+        std::vector<std::pair<double, int>> points;
+        for (int mb = 0; mb < m; ++mb) {
+            for (int c = 0; c < v; ++c) {
+                points.emplace_back(find(mb, c * p + s, Pass::Forward)->start, +1);
+                points.emplace_back(find(mb, c * p + s, Pass::Backward)->end, -1);
+            }
+        }
+        std::sort(points.begin(), points.end());
+        int held = 0;
+        int peak = 0;
+        for (const auto& point : points) {
+            held += point.second;
+            peak = std::max(peak, held);
+        }
+        if (peak != r.peakInFlight[static_cast<std::size_t>(s)])
+            return "stage " + std::to_string(s) + " peak in flight "
+                + std::to_string(r.peakInFlight[static_cast<std::size_t>(s)])
+                + " but the events give " + std::to_string(peak);
+    }
+    return {};
+}
+
+// A pass written out by hand: stage, microbatch, chunk, 'F' or 'B', start, end.
+struct Expected {
+    int stage;
+    int microbatch;
+    int chunk;
+    char pass;
+    double start;
+    double end;
+};
+
+std::string compareEvents(const std::vector<PipelineEvent>& got, const std::vector<Expected>& want,
+                          bool withTimes)
+{
+    if (got.size() != want.size())
+        return "got " + std::to_string(got.size()) + " events, want " + std::to_string(want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        const PipelineEvent& g = got[i];
+        const Expected& w = want[i];
+        const bool same = g.stage == w.stage && g.microbatch == w.microbatch && g.chunk == w.chunk
+            && (g.pass == Pass::Forward) == (w.pass == 'F')
+            && (!withTimes || (g.start == w.start && g.end == w.end));
+        if (!same)
+            return "event " + std::to_string(i) + " is " + where(g) + " [" + std::to_string(g.start)
+                + ", " + std::to_string(g.end) + "]";
+    }
+    return {};
+}
+
+// Stage s's part of an order, for comparisons stage by stage.
+std::vector<PipelineEvent> stageOf(const std::vector<PipelineEvent>& events, int s)
+{
+    std::vector<PipelineEvent> out;
+    for (const PipelineEvent& e : events)
+        if (e.stage == s)
+            out.push_back(e);
+    return out;
+}
+
+} // namespace
+
+class TstPipeline : public QObject {
+    Q_OBJECT
+
+private slots:
+    void chapterExercise()
+    {
+        // Exercise 41.4: p = 4, m = 12 gives 3 / 15 = 0.2. One correctly rounded division, so it
+        // is the double nearest 0.2, the same as the literal.
+        QCOMPARE(pipelineBubbleFraction(4, 12), 0.2);
+        for (Schedule s : {Schedule::GPipe, Schedule::OneFOneB}) {
+            const PipelineInputs in = makeInputs(s, 4, 12, 2, 1.0, 2.0);
+            const PipelineResult r = simulatePipeline(in);
+            // Whole-number times: every sum is exact, so (12 + 3) x 3 = 45 and 36 / 180 exactly.
+            QCOMPARE(r.makespan, 45.0);
+            QCOMPARE(r.bubbleFraction, 0.2);
+            QCOMPARE(r.simulatedBubbleFraction, 0.2);
+        }
+    }
+
+    void bubbleClosedForm_data()
+    {
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        QTest::addColumn<qint64>("v");
+        QTest::addColumn<double>("numerator");
+        QTest::addColumn<double>("denominator");
+        // Reduced by hand, so the expected value is not the implementation's expression.
+        QTest::newRow("one stage") << 1LL << 7LL << 1LL << 0.0 << 1.0;
+        QTest::newRow("exercise") << 4LL << 12LL << 1LL << 1.0 << 5.0;
+        QTest::newRow("m = 1") << 4LL << 1LL << 1LL << 3.0 << 4.0;
+        QTest::newRow("interleaved v=2") << 4LL << 12LL << 2LL << 1.0 << 9.0;
+        QTest::newRow("interleaved v=4") << 8LL << 8LL << 4LL << 7.0 << 39.0;
+        QTest::newRow("v ignored when 1") << 2LL << 2LL << 1LL << 1.0 << 3.0;
+    }
+
+    void bubbleClosedForm()
+    {
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        QFETCH(qint64, v);
+        QFETCH(double, numerator);
+        QFETCH(double, denominator);
+        // Both sides are one correctly rounded division of the same rational: equal bits.
+        QCOMPARE(pipelineBubbleFraction(p, m, v), numerator / denominator);
+    }
+
+    void matchesClosedForm_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        QTest::addColumn<qint64>("v");
+        QTest::addColumn<double>("f");
+        QTest::addColumn<double>("b");
+        const std::vector<std::pair<double, double>> times = {
+            {1.0, 2.0}, {1.0, 1.0}, {2.5, 1.0}, {0.3, 0.7}, {0.1, 0.35}};
+        const std::vector<std::pair<int, int>> sizes = {{1, 1}, {1, 4},  {4, 1}, {4, 2},  {4, 3},
+                                                        {4, 4}, {4, 12}, {3, 7}, {8, 32}, {16, 5}};
+        for (Schedule s : {Schedule::GPipe, Schedule::OneFOneB})
+            for (const auto& [p, m] : sizes)
+                for (const auto& [f, b] : times)
+                    QTest::addRow("%s p=%d m=%d f=%g b=%g", scheduleName(s), p, m, f, b)
+                        << static_cast<int>(s) << qint64(p) << qint64(m) << 1LL << f << b;
+        // Interleaved: m must be a multiple of p; m = p, 2p and 4p.
+        const std::vector<std::pair<double, double>> interleavedTimes = {
+            {1.0, 2.0}, {0.3, 0.7}, {3.0, 1.0}};
+        for (int p : {1, 2, 3, 4, 8})
+            for (int v : {1, 2, 3, 4})
+                for (int k : {1, 2, 4})
+                    for (const auto& [f, b] : interleavedTimes)
+                        QTest::addRow("interleaved p=%d m=%d v=%d f=%g b=%g", p, k * p, v, f, b)
+                            << static_cast<int>(Schedule::Interleaved) << qint64(p) << qint64(k * p)
+                            << qint64(v) << f << b;
+    }
+
+    void matchesClosedForm()
+    {
+        QFETCH(int, schedule);
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        QFETCH(qint64, v);
+        QFETCH(double, f);
+        QFETCH(double, b);
+        const auto s = static_cast<Schedule>(schedule);
+        const PipelineInputs in = makeInputs(s, p, m, v, f, b);
+        PipelineResult r;
+        try {
+            r = simulatePipeline(in);
+        } catch (const std::exception& e) {
+            QFAIL(e.what()); // e.g. a deadlock: say which, for this row
+        }
+
+        // (m + p - 1)(f + b); interleaved, the fill and drain shrink to (p - 1)/v of a slot.
+        const double chunks = s == Schedule::Interleaved ? double(v) : 1.0;
+        const double makespan = (double(m) + double(p - 1) / chunks) * (f + b);
+        const double bubble = double(p - 1) / (chunks * double(m) + double(p - 1));
+        QVERIFY2(closeRelative(r.makespan, makespan),
+                 qPrintable(QString("makespan %1, closed form %2")
+                                .arg(r.makespan, 0, 'g', 17)
+                                .arg(makespan, 0, 'g', 17)));
+        QCOMPARE(r.bubbleFraction, bubble);
+        // A fraction in [0, 1): relative to 1, the same rounding argument holds.
+        QVERIFY2(closeRelative(r.simulatedBubbleFraction, bubble),
+                 qPrintable(QString("simulated bubble %1, closed form %2")
+                                .arg(r.simulatedBubbleFraction, 0, 'g', 17)
+                                .arg(bubble, 0, 'g', 17)));
+        const std::string problem = checkSchedule(in, r);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void peakInFlight_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        QTest::addColumn<qint64>("v");
+        const std::vector<std::pair<int, int>> plain = {{1, 1}, {1, 5},  {4, 1}, {4, 3},
+                                                        {4, 4}, {4, 12}, {6, 20}};
+        for (Schedule s : {Schedule::GPipe, Schedule::OneFOneB})
+            for (const auto& [p, m] : plain)
+                QTest::addRow("%s p=%d m=%d", scheduleName(s), p, m)
+                    << static_cast<int>(s) << qint64(p) << qint64(m) << 1LL;
+        const std::vector<std::tuple<int, int, int>> interleaved = {
+            {2, 2, 2}, {4, 4, 2}, {4, 8, 2}, {4, 16, 3}, {3, 12, 4}, {8, 16, 2}};
+        for (const auto& [p, m, v] : interleaved)
+            QTest::addRow("interleaved p=%d m=%d v=%d", p, m, v)
+                << static_cast<int>(Schedule::Interleaved) << qint64(p) << qint64(m) << qint64(v);
+    }
+
+    void peakInFlight()
+    {
+        QFETCH(int, schedule);
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        QFETCH(qint64, v);
+        const auto sched = static_cast<Schedule>(schedule);
+        const PipelineInputs in = makeInputs(sched, p, m, v, 1.0, 2.0);
+        const PipelineResult r = simulatePipeline(in);
+        QCOMPARE(r.peakInFlight.size(), std::size_t(p));
+        for (qint64 s = 0; s < p; ++s) {
+            qint64 expected = 0;
+            switch (sched) {
+            case Schedule::GPipe:
+                expected = m; // every forward before the first backward
+                break;
+            case Schedule::OneFOneB:
+                expected = std::min(p - s, m); // warm-up p - s - 1, plus the steady forward
+                QVERIFY(expected <= p);
+                break;
+            case Schedule::Interleaved:
+                // Megatron's warm-up count plus the steady forward, at most every pair.
+                expected = std::min(2 * (p - s - 1) + (v - 1) * p + 1, m * v);
+                break;
+            }
+            QCOMPARE(qint64(r.peakInFlight[std::size_t(s)]), expected);
+        }
+        // And the same numbers from the events by a sweep over time.
+        const std::string problem = checkSchedule(in, r);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void handWorkedGPipe()
+    {
+        // p = 2, m = 2, f = 1, b = 2, worked on paper.
+        const PipelineResult r = simulatePipeline(makeInputs(Schedule::GPipe, 2, 2, 1, 1.0, 2.0));
+        const std::vector<Expected> want = {
+            {0, 0, 0, 'F', 0, 1}, {0, 1, 0, 'F', 1, 2}, {0, 0, 0, 'B', 5, 7}, {0, 1, 0, 'B', 7, 9},
+            {1, 0, 0, 'F', 1, 2}, {1, 1, 0, 'F', 2, 3}, {1, 0, 0, 'B', 3, 5}, {1, 1, 0, 'B', 5, 7},
+        };
+        const std::string problem = compareEvents(r.events, want, true);
+        QVERIFY2(problem.empty(), problem.c_str());
+        QCOMPARE(r.makespan, 9.0);
+        QCOMPARE(r.peakInFlight, (std::vector<int>{2, 2}));
+    }
+
+    void handWorked1F1B()
+    {
+        // p = 2, m = 2, f = 1, b = 2: stage 0 warms up with one forward, stage 1 with none.
+        const PipelineResult r =
+            simulatePipeline(makeInputs(Schedule::OneFOneB, 2, 2, 1, 1.0, 2.0));
+        const std::vector<Expected> want = {
+            {0, 0, 0, 'F', 0, 1}, {0, 1, 0, 'F', 1, 2}, {0, 0, 0, 'B', 4, 6}, {0, 1, 0, 'B', 7, 9},
+            {1, 0, 0, 'F', 1, 2}, {1, 0, 0, 'B', 2, 4}, {1, 1, 0, 'F', 4, 5}, {1, 1, 0, 'B', 5, 7},
+        };
+        const std::string problem = compareEvents(r.events, want, true);
+        QVERIFY2(problem.empty(), problem.c_str());
+        QCOMPARE(r.makespan, 9.0);
+        QCOMPARE(r.peakInFlight, (std::vector<int>{2, 1}));
+    }
+
+    void handWorkedInterleaved()
+    {
+        // p = 2, m = 2, v = 2, f = 2, b = 4: chunk passes take 1 and 2. Parts: stage 0 chunk 0
+        // is part 0, stage 1 chunk 0 part 1, stage 0 chunk 1 part 2, stage 1 chunk 1 part 3.
+        // Warm-up: stage 0 min(2 + 2, 4) = 4 (all), stage 1 min(0 + 2, 4) = 2.
+        const PipelineResult r =
+            simulatePipeline(makeInputs(Schedule::Interleaved, 2, 2, 2, 2.0, 4.0));
+        const std::vector<Expected> want = {
+            {0, 0, 0, 'F', 0, 1},   {0, 1, 0, 'F', 1, 2},   {0, 0, 1, 'F', 2, 3},
+            {0, 1, 1, 'F', 3, 4},   {0, 0, 1, 'B', 6, 8},   {0, 1, 1, 'B', 9, 11},
+            {0, 0, 0, 'B', 11, 13}, {0, 1, 0, 'B', 13, 15}, {1, 0, 0, 'F', 1, 2},
+            {1, 1, 0, 'F', 2, 3},   {1, 0, 1, 'F', 3, 4},   {1, 0, 1, 'B', 4, 6},
+            {1, 1, 1, 'F', 6, 7},   {1, 1, 1, 'B', 7, 9},   {1, 0, 0, 'B', 9, 11},
+            {1, 1, 0, 'B', 11, 13},
+        };
+        const std::string problem = compareEvents(r.events, want, true);
+        QVERIFY2(problem.empty(), problem.c_str());
+        QCOMPARE(r.makespan, 15.0); // (2 + 1/2) x 6
+        QCOMPARE(r.peakInFlight, (std::vector<int>{4, 3}));
+    }
+
+    void orders1F1B()
+    {
+        // p = 4, m = 6: stage 0 warms up with 3 forwards, the last stage with none.
+        const std::vector<PipelineEvent> order =
+            pipelineOrder(makeInputs(Schedule::OneFOneB, 4, 6, 1, 1.0, 2.0));
+        const std::vector<Expected> stage0 = {
+            {0, 0, 0, 'F', 0, 0}, {0, 1, 0, 'F', 0, 0}, {0, 2, 0, 'F', 0, 0}, {0, 3, 0, 'F', 0, 0},
+            {0, 0, 0, 'B', 0, 0}, {0, 4, 0, 'F', 0, 0}, {0, 1, 0, 'B', 0, 0}, {0, 5, 0, 'F', 0, 0},
+            {0, 2, 0, 'B', 0, 0}, {0, 3, 0, 'B', 0, 0}, {0, 4, 0, 'B', 0, 0}, {0, 5, 0, 'B', 0, 0},
+        };
+        const std::vector<Expected> stage3 = {
+            {3, 0, 0, 'F', 0, 0}, {3, 0, 0, 'B', 0, 0}, {3, 1, 0, 'F', 0, 0}, {3, 1, 0, 'B', 0, 0},
+            {3, 2, 0, 'F', 0, 0}, {3, 2, 0, 'B', 0, 0}, {3, 3, 0, 'F', 0, 0}, {3, 3, 0, 'B', 0, 0},
+            {3, 4, 0, 'F', 0, 0}, {3, 4, 0, 'B', 0, 0}, {3, 5, 0, 'F', 0, 0}, {3, 5, 0, 'B', 0, 0},
+        };
+        std::string problem = compareEvents(stageOf(order, 0), stage0, false);
+        QVERIFY2(problem.empty(), problem.c_str());
+        problem = compareEvents(stageOf(order, 3), stage3, false);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void ordersInterleaved()
+    {
+        // p = 2, m = 4, v = 2, derived by hand from Megatron-LM's rules: warm-up 4 on stage 0
+        // and 2 on stage 1; the n-th forward goes through microbatches {0, 1} on chunk 0, then
+        // {0, 1} on chunk 1, then {2, 3} on chunk 0, ...; backwards start from the last chunk.
+        const std::vector<PipelineEvent> order =
+            pipelineOrder(makeInputs(Schedule::Interleaved, 2, 4, 2, 1.0, 2.0));
+        const std::vector<Expected> stage0 = {
+            {0, 0, 0, 'F', 0, 0}, {0, 1, 0, 'F', 0, 0}, {0, 0, 1, 'F', 0, 0}, {0, 1, 1, 'F', 0, 0},
+            {0, 2, 0, 'F', 0, 0}, {0, 0, 1, 'B', 0, 0}, {0, 3, 0, 'F', 0, 0}, {0, 1, 1, 'B', 0, 0},
+            {0, 2, 1, 'F', 0, 0}, {0, 0, 0, 'B', 0, 0}, {0, 3, 1, 'F', 0, 0}, {0, 1, 0, 'B', 0, 0},
+            {0, 2, 1, 'B', 0, 0}, {0, 3, 1, 'B', 0, 0}, {0, 2, 0, 'B', 0, 0}, {0, 3, 0, 'B', 0, 0},
+        };
+        const std::vector<Expected> stage1 = {
+            {1, 0, 0, 'F', 0, 0}, {1, 1, 0, 'F', 0, 0}, {1, 0, 1, 'F', 0, 0}, {1, 0, 1, 'B', 0, 0},
+            {1, 1, 1, 'F', 0, 0}, {1, 1, 1, 'B', 0, 0}, {1, 2, 0, 'F', 0, 0}, {1, 0, 0, 'B', 0, 0},
+            {1, 3, 0, 'F', 0, 0}, {1, 1, 0, 'B', 0, 0}, {1, 2, 1, 'F', 0, 0}, {1, 2, 1, 'B', 0, 0},
+            {1, 3, 1, 'F', 0, 0}, {1, 3, 1, 'B', 0, 0}, {1, 2, 0, 'B', 0, 0}, {1, 3, 0, 'B', 0, 0},
+        };
+        std::string problem = compareEvents(stageOf(order, 0), stage0, false);
+        QVERIFY2(problem.empty(), problem.c_str());
+        problem = compareEvents(stageOf(order, 1), stage1, false);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void deadlockIsDetected_data()
+    {
+        QTest::addColumn<int>("which");
+        QTest::newRow("backward before its own forward") << 0;
+        QTest::newRow("cycle across two stages") << 1;
+    }
+
+    void deadlockIsDetected()
+    {
+        QFETCH(int, which);
+        const PipelineInputs in = makeInputs(Schedule::GPipe, 2, 2, 1, 1.0, 2.0);
+        std::vector<PipelineEvent> order = pipelineOrder(in); // stage 0: F0 F1 B0 B1, then stage 1
+        if (which == 0) {
+            // Last stage: B0 first, but it needs its own F0, which comes after it.
+            std::swap(order[4], order[6]);
+        } else {
+            // Stage 0 runs F0 B0 F1 B1; stage 1 runs F0 F1 B1 B0. Stage 0's B0 waits for stage
+            // 1's B0, behind B1, which needs F1 from stage 0, behind B0.
+            std::swap(order[1], order[2]);
+            std::swap(order[6], order[7]);
+        }
+        bool threw = false;
+        try {
+            (void)simulatePipelineOrder(in, order);
+        } catch (const InputError&) {
+            QFAIL("a deadlock is a bug, not bad input");
+        } catch (const std::logic_error& e) {
+            threw = true;
+            QVERIFY2(std::string(e.what()).find("deadlock") != std::string::npos, e.what());
+        }
+        QVERIFY(threw);
+    }
+
+    void handMadeOrder()
+    {
+        // The same inputs in 1F1B order on stage 1 only: that is a valid order, and times follow.
+        const PipelineInputs in = makeInputs(Schedule::GPipe, 2, 2, 1, 1.0, 2.0);
+        std::vector<PipelineEvent> order = pipelineOrder(in);
+        std::swap(order[5], order[6]); // stage 1: F0 B0 F1 B1
+        const PipelineResult r = simulatePipelineOrder(in, order);
+        const std::vector<Expected> want = {
+            {0, 0, 0, 'F', 0, 1}, {0, 1, 0, 'F', 1, 2}, {0, 0, 0, 'B', 4, 6}, {0, 1, 0, 'B', 7, 9},
+            {1, 0, 0, 'F', 1, 2}, {1, 0, 0, 'B', 2, 4}, {1, 1, 0, 'F', 4, 5}, {1, 1, 0, 'B', 5, 7},
+        };
+        const std::string problem = compareEvents(r.events, want, true);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void malformedOrderIsRefused()
+    {
+        const PipelineInputs in = makeInputs(Schedule::OneFOneB, 3, 4, 1, 1.0, 2.0);
+        std::vector<PipelineEvent> order = pipelineOrder(in);
+
+        std::vector<PipelineEvent> shorter(order.begin(), order.end() - 1);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatePipelineOrder(in, shorter));
+
+        std::vector<PipelineEvent> duplicated = order;
+        duplicated[1] = duplicated[0];
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatePipelineOrder(in, duplicated));
+
+        std::vector<PipelineEvent> misplaced = order;
+        misplaced[0].stage = 1; // a stage-1 pass inside stage 0's block
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatePipelineOrder(in, misplaced));
+
+        std::vector<PipelineEvent> badChunk = order;
+        badChunk[0].chunk = 1; // no chunk 1 outside the interleaved schedule
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatePipelineOrder(in, badChunk));
+    }
+
+    void invalidInputs_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        QTest::addColumn<qint64>("v");
+        QTest::addColumn<double>("f");
+        QTest::addColumn<double>("b");
+        QTest::addColumn<QString>("field");
+        const int gp = static_cast<int>(Schedule::GPipe);
+        const int ofob = static_cast<int>(Schedule::OneFOneB);
+        const int il = static_cast<int>(Schedule::Interleaved);
+        const qint64 big = 9'007'199'254'740'992LL; // 2^53
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const double inf = std::numeric_limits<double>::infinity();
+        const QString st = "pipeline.stages", mb = "pipeline.microbatches",
+                      sc = "pipeline.schedule", vs = "pipeline.virtual_stages",
+                      ft = "pipeline.forward_time", bt = "pipeline.backward_time";
+        QTest::newRow("no stages") << gp << 0LL << 4LL << 1LL << 1.0 << 2.0 << st;
+        QTest::newRow("negative stages") << gp << -3LL << 4LL << 1LL << 1.0 << 2.0 << st;
+        QTest::newRow("stages -2^53") << ofob << -big << 4LL << 1LL << 1.0 << 2.0 << st;
+        QTest::newRow("no microbatches") << gp << 4LL << 0LL << 1LL << 1.0 << 2.0 << mb;
+        QTest::newRow("negative microbatches") << il << 4LL << -4LL << 2LL << 1.0 << 2.0 << mb;
+        QTest::newRow("unknown schedule") << 3 << 4LL << 4LL << 1LL << 1.0 << 2.0 << sc;
+        QTest::newRow("no chunks (gpipe)") << gp << 4LL << 4LL << 0LL << 1.0 << 2.0 << vs;
+        QTest::newRow("negative chunks") << il << 4LL << 4LL << -1LL << 1.0 << 2.0 << vs;
+        QTest::newRow("forward 0") << gp << 4LL << 4LL << 1LL << 0.0 << 2.0 << ft;
+        QTest::newRow("forward -0") << gp << 4LL << 4LL << 1LL << -0.0 << 2.0 << ft;
+        QTest::newRow("forward negative") << gp << 4LL << 4LL << 1LL << -1.0 << 2.0 << ft;
+        QTest::newRow("forward NaN") << ofob << 4LL << 4LL << 1LL << nan << 2.0 << ft;
+        QTest::newRow("forward inf") << ofob << 4LL << 4LL << 1LL << inf << 2.0 << ft;
+        QTest::newRow("backward 0") << gp << 4LL << 4LL << 1LL << 1.0 << 0.0 << bt;
+        QTest::newRow("backward -inf") << gp << 4LL << 4LL << 1LL << 1.0 << -inf << bt;
+        QTest::newRow("backward NaN") << il << 4LL << 4LL << 2LL << 1.0 << nan << bt;
+        QTest::newRow("interleaved m not a multiple of p")
+            << il << 4LL << 6LL << 2LL << 1.0 << 2.0 << mb;
+        QTest::newRow("interleaved m < p") << il << 4LL << 2LL << 2LL << 1.0 << 2.0 << mb;
+        QTest::newRow("p m over the limit") << gp << 4LL << 1'000'001LL << 1LL << 1.0 << 2.0 << mb;
+        QTest::newRow("p m v over the limit") << il << 4LL << 4'000LL << 251LL << 1.0 << 2.0 << mb;
+        QTest::newRow("p = 2^53") << gp << big << 1LL << 1LL << 1.0 << 2.0 << mb;
+        QTest::newRow("m = 2^53") << ofob << 2LL << big << 1LL << 1.0 << 2.0 << mb;
+        QTest::newRow("v = 2^53") << il << 1LL << 1LL << big << 1.0 << 2.0 << mb;
+        QTest::newRow("p = m = v = 2^53") << il << big << big << big << 1.0 << 2.0 << mb;
+        QTest::newRow("forward underflows") << gp << 2LL << 2LL << 1LL << 5e-324 << 1.0 << ft;
+        QTest::newRow("forward chunk underflows") << il << 2LL << 2LL << 4LL << 1e-308 << 1.0 << ft;
+        QTest::newRow("backward chunk underflows")
+            << il << 2LL << 2LL << 4LL << 1.0 << 1e-308 << bt;
+        QTest::newRow("forward overflows") << gp << 4LL << 12LL << 1LL << 1e308 << 1.0 << ft;
+        QTest::newRow("backward overflows") << ofob << 4LL << 12LL << 1LL << 1.0 << 1e307 << bt;
+    }
+
+    void invalidInputs()
+    {
+        QFETCH(int, schedule);
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        QFETCH(qint64, v);
+        QFETCH(double, f);
+        QFETCH(double, b);
+        QFETCH(QString, field);
+        const PipelineInputs in = makeInputs(static_cast<Schedule>(schedule), p, m, v, f, b);
+        const std::string name = field.toStdString();
+        SCALELAB_VERIFY_INPUT_ERROR(validate(in), name);
+        SCALELAB_VERIFY_INPUT_ERROR(simulatePipeline(in), name);
+        SCALELAB_VERIFY_INPUT_ERROR(pipelineOrder(in), name);
+    }
+
+    void validEdges()
+    {
+        // Exactly at the limit is accepted (validate only: simulating it is the slow case).
+        validate(makeInputs(Schedule::GPipe, 4'000, 1'000, 1, 1.0, 2.0));
+        validate(makeInputs(Schedule::Interleaved, 1'000, 1'000, 4, 1.0, 2.0));
+        // Chunks count only when interleaved, so a huge v is harmless otherwise.
+        validate(makeInputs(Schedule::OneFOneB, 4, 12, 9'007'199'254'740'992LL, 1.0, 2.0));
+        // The smallest normal time, and a large one that stays finite.
+        const double tiny = std::numeric_limits<double>::min();
+        const PipelineResult r = simulatePipeline(makeInputs(Schedule::GPipe, 2, 3, 1, tiny, tiny));
+        QVERIFY(r.makespan > 0.0);
+        const PipelineResult big =
+            simulatePipeline(makeInputs(Schedule::GPipe, 2, 3, 1, 1e300, 1e300));
+        QVERIFY(std::isfinite(big.simulatedBubbleFraction));
+        QVERIFY(closeRelative(big.simulatedBubbleFraction, 0.25));
+
+        SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleFraction(0, 4), "pipeline.stages");
+        SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleFraction(4, 0), "pipeline.microbatches");
+        SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleFraction(4, 4, 0), "pipeline.virtual_stages");
+    }
+
+    void largeInterleavedIsCorrect()
+    {
+        // The size the Gantt tab must redraw live (its speed is measured in bench/, not here).
+        const PipelineInputs in = makeInputs(Schedule::Interleaved, 32, 256, 4, 1.0, 2.0);
+        const PipelineResult r = simulatePipeline(in);
+        QCOMPARE(r.events.size(), std::size_t(2 * 32 * 256 * 4));
+        QVERIFY(closeRelative(r.makespan, (256.0 + 31.0 / 4.0) * 3.0));
+        const std::string problem = checkSchedule(in, r);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TstPipeline)
+#include "tst_pipeline.moc"
