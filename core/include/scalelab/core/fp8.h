@@ -1,0 +1,170 @@
+#pragma once
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace scalelab::core {
+
+enum class Fp8Format {
+    E4M3, ///< OCP E4M3FN: bias 7, no infinities, NaN = S.1111.111, largest finite 448
+    E5M2, ///< OCP E5M2: bias 15, IEEE-like infinities and NaNs, largest finite 57344
+};
+
+/// What a finite value past the largest finite one becomes.
+enum class Fp8Overflow {
+    Saturate, ///< the largest finite value of the same sign (ScaleLab's default)
+    NaN, ///< NaN (E4M3) or infinity (E5M2), as non-saturating casts do
+};
+
+using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// Largest finite value of the format: 448 or 57344.
+float fp8MaxValue(Fp8Format format);
+/// Smallest positive (subnormal) value of the format: 2^-9 or 2^-16.
+float fp8MinSubnormal(Fp8Format format);
+
+/// Rounds a float32 to the nearest FP8 code, ties to even; overflow as chosen; zero keeps its
+/// sign; NaN stays NaN.
+///
+/// Works on the float's bits with integer arithmetic, so the result does not depend on the
+/// floating-point rounding mode. Rounding treats the format as if its exponent range went on:
+/// a finite value overflows only when it rounds past the largest finite value (E4M3: from just
+/// above 464, E5M2: from 61440, a tie that goes to the even 65536). Infinities stay infinities in
+/// E5M2; in E4M3 they saturate to +-448 (Saturate) or become NaN (NaN mode). A NaN becomes a NaN
+/// code of the same sign: E4M3 has one (0x7F / 0xFF); for E5M2 the top two bits of the float's
+/// mantissa become the code's mantissa (10, the quiet NaN, when both are 0), the way float16
+/// conversion keeps them, so every E5M2 NaN code survives fp8Encode(fp8Decode(code)).
+std::uint8_t fp8Encode(float value, Fp8Format format, Fp8Overflow overflow = Fp8Overflow::Saturate);
+/// The exact float32 value of an FP8 code. E4M3's NaN codes give the default quiet NaN with the
+/// code's sign; an E5M2 NaN code with mantissa m gives the float NaN whose top mantissa bits are m
+/// (for m = 01 that is a signalling-NaN bit pattern; arithmetic on it may quieten it to 11).
+float fp8Decode(std::uint8_t code, Fp8Format format);
+/// fp8Decode(fp8Encode(value)): the chapter's FP8 emulator, exact.
+float fp8Quantize(float value, Fp8Format format, Fp8Overflow overflow = Fp8Overflow::Saturate);
+
+/// Inputs of the block-scaling calculator (scenario section `fp8`).
+struct Fp8Inputs {
+    Fp8Format format = Fp8Format::E4M3;
+    std::int64_t blockSize = 16; ///< columns per block (blocks are 1 x blockSize)
+    std::optional<MatrixF> values; ///< explicit matrix; when absent one is generated
+    std::int64_t rows = 64;
+    std::int64_t cols = 256;
+    /// How much the few outlier blocks of a generated matrix are scaled up.
+    double outlierScale = 100.0;
+    std::int64_t seed = 1;
+    Fp8Overflow overflow = Fp8Overflow::Saturate;
+};
+
+/// Largest rows * cols accepted (a 4096 x 4096 matrix and then some).
+inline constexpr std::int64_t kMaxFp8Elements = 4096LL * 4096LL * 4;
+
+/// In a generated matrix each block is an outlier with probability 1 / kFp8OutlierOdds.
+inline constexpr std::int64_t kFp8OutlierOdds = 16;
+
+/// The shape of the tiles that share one scale, and how the scale is stored.
+///
+/// Common shapes: per tensor {0, 0}; per row {1, 0}; the chapter's blocks {1, block_size};
+/// DeepSeek-V3 uses {1, 128} for activations and {128, 128} for weights. A tile that does not fit
+/// the matrix evenly is cut at the matrix's last row or column (a smaller edge tile with its own
+/// scale), as tiled kernels do with ragged edges.
+struct Fp8Scaling {
+    std::int64_t blockRows = 1; ///< rows per tile; 0 = every row (whole column span)
+    std::int64_t blockCols = 16; ///< columns per tile; 0 = every column
+    /// E8M0 scales as in MXFP8: the scale is 2^ceil(log2(max|tile| / max_value)), found exactly
+    /// from the float's bits, so it is the smallest power of two that keeps the tile within the
+    /// format (tile / scale never passes max_value, so nothing saturates). Dividing and
+    /// multiplying by it are exact (away from float32 subnormals). Clamped to 2^-149..2^127, the
+    /// float32 powers of two; an all-zero tile gets 1.
+    bool powerOfTwoScale = false;
+};
+
+/// Error of a quantize-dequantize round trip. Sums are taken in float64, tile by tile in the
+/// order fp8BlockQuantize visits them.
+struct Fp8Stats {
+    double maxAbsError = 0.0; ///< max |dequantized - values|, in float64
+    double rmse = 0.0; ///< sqrt(mean (dequantized - values)^2), in float64
+    /// 10 log10(sum values^2 / sum error^2), in dB; +inf when the error is 0 (which includes an
+    /// all-zero matrix: zeros come back exactly).
+    double snrDb = 0.0;
+    std::int64_t underflowCount = 0; ///< non-zero values that became zero
+};
+
+struct Fp8Result {
+    MatrixF values; ///< the input matrix (generated or explicit)
+    MatrixF scales; ///< one float32 scale per tile, ceil(rows / tileRows) x ceil(cols / tileCols)
+    MatrixF dequantized; ///< after quantize and dequantize
+    Fp8Stats stats;
+};
+
+/// Throws InputError naming the field (`fp8.block_size`, `fp8.values[1]`, ...). Checks every
+/// key, also `rows`, `cols`, `outlier_scale` and `seed` when explicit values make them unused.
+/// With explicit values block_size must divide the columns of the values, else `cols`.
+void validate(const Fp8Inputs& in);
+
+/// Checks one explicit value as read from the scenario (a double) before it becomes a float32:
+/// it must be finite with |v| <= FLT_MAX (3.4028234663852886e38). Throws InputError naming
+/// `fp8.values[row][col]`.
+void validateFp8Value(double value, std::int64_t row, std::int64_t col);
+
+/// Turns the scenario's explicit rows (doubles) into the float32 matrix of Fp8Inputs::values.
+/// Each value is checked by validateFp8Value and rounded to the nearest float32, ties to even
+/// (an ordinary double-to-float conversion in the default rounding mode; tiny values may become
+/// float32 subnormals or zero). Throws InputError naming `fp8.values` (no rows, or more than
+/// kMaxFp8Elements values), `fp8.values[i]` (an empty first row, or a row whose length differs
+/// from the first) or `fp8.values[i][j]`.
+MatrixF fp8ValuesFromRows(const std::vector<std::vector<double>>& rows);
+
+/// A generated matrix and where its outliers are.
+struct Fp8Generated {
+    MatrixF values;
+    /// Row-major indices of the scaled-up 1 x blockSize blocks: block b covers row
+    /// b / (cols / blockSize), columns (b mod (cols / blockSize)) * blockSize onwards. Ascending.
+    std::vector<std::int64_t> outlierBlocks;
+};
+
+/// Seed offset of the generator's second stream, the one that picks the outlier blocks.
+inline constexpr std::uint64_t kFp8OutlierStream = 0x6F75746C69657273ULL; // "outliers"
+
+/// The standard-normal part of a generated matrix: rows x cols entries, row-major, each
+/// Rng(seed).normal() rounded to the nearest float32. It depends on rows, cols and seed only (not
+/// on block_size or outlier_scale), so a tab may cache it while those two change. Validates rows,
+/// cols and seed.
+MatrixF fp8NormalMatrix(const Fp8Inputs& in);
+
+/// Scales the outlier blocks of `normals` (as fp8NormalMatrix gives it for `in`) by
+/// outlierScale. The blocks come from a second stream, Rng(seed XOR kFp8OutlierStream):
+///  1. one draw per 1 x blockSize block, row-major: the block is an outlier when
+///     below(kFp8OutlierOdds) is 0 (about 1 block in 16);
+///  2. when that chose none, one more draw, below(block count), picks the only outlier.
+/// An outlier entry is float32(double(entry) * outlierScale), rounded once to the nearest, clamped
+/// to +-FLT_MAX (Box-Muller gives |z| < 8.6, so clamping needs outlierScale > 3.9e37).
+/// Validates the generation keys; throws InputError naming `fp8.rows` / `fp8.cols` when
+/// `normals` has another shape.
+Fp8Generated fp8ApplyOutliers(MatrixF normals, const Fp8Inputs& in);
+
+/// fp8ApplyOutliers(fp8NormalMatrix(in), in): the generated matrix of the inputs (explicit values
+/// are ignored; block_size must divide cols).
+Fp8Generated fp8Generate(const Fp8Inputs& in);
+
+/// The generated (or explicit) matrix of the inputs. Validates first.
+MatrixF fp8InputMatrix(const Fp8Inputs& in);
+
+/// Scales each tile by max|tile| / max_value in float32 (1 where that is 0), quantizes,
+/// dequantizes, and measures the error. Edge tiles may be smaller (see Fp8Scaling); 0 = whole
+/// extent. Throws InputError for an empty matrix (`fp8.values`), a non-finite value
+/// (`fp8.values[i][j]`) or a negative tile size (`fp8.block_rows`, `fp8.block_size`).
+///
+/// Arithmetic is the chapter's in float32: scale = max|tile| / max_value, quantize(x / scale) *
+/// scale. Within a half FP8 step of FLT_MAX the dequantized value can round past float32's range
+/// to infinity, as the same NumPy code would.
+Fp8Result fp8BlockQuantize(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
+                           Fp8Overflow overflow = Fp8Overflow::Saturate);
+
+/// The stats of fp8BlockQuantize (identical figures) without keeping the matrices: what a
+/// per-tensor comparison needs.
+Fp8Stats fp8BlockQuantizeStats(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
+                               Fp8Overflow overflow = Fp8Overflow::Saturate);
+
+} // namespace scalelab::core

@@ -1,0 +1,535 @@
+#include "scalelab/core/fp8.h"
+
+#include "scalelab/core/error.h"
+#include "scalelab/core/random.h"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace scalelab::core {
+
+namespace {
+
+constexpr std::uint32_t kSignBit = 0x80000000u;
+constexpr std::uint32_t kAbsMask = 0x7FFFFFFFu;
+constexpr std::uint32_t kFloatInf = 0x7F800000u;
+constexpr std::uint32_t kFloatQuietNaN = 0x7FC00000u;
+constexpr int kFloatMantBits = 23;
+constexpr int kFloatBias = 127;
+
+/// The constants that define one FP8 format; everything else is derived from them.
+struct Spec {
+    int mantBits; // M
+    int bias; // B
+    bool hasInfinity; // E5M2 keeps IEEE infinities, E4M3FN has none
+    std::uint8_t maxFiniteCode; // magnitude code of the largest finite value
+    std::uint8_t nanCode; // magnitude code produced for NaN (E5M2: the quiet one, 0x7E)
+
+    constexpr int minNormalExp() const { return 1 - bias; }
+    constexpr int minSubnormalExp() const { return minNormalExp() - mantBits; }
+};
+
+constexpr Spec kE4M3{3, 7, false, 0x7E, 0x7F};
+constexpr Spec kE5M2{2, 15, true, 0x7B, 0x7E};
+
+constexpr const Spec& specOf(Fp8Format format)
+{
+    return format == Fp8Format::E4M3 ? kE4M3 : kE5M2;
+}
+
+/// float32 bits of 2^k for a k in the normal float32 range.
+constexpr std::uint32_t powerOfTwoBits(int k)
+{
+    return static_cast<std::uint32_t>(k + kFloatBias) << kFloatMantBits;
+}
+
+/// float32 bits of the magnitude of an FP8 code (sign handled by the caller).
+constexpr std::uint32_t decodeMagnitude(unsigned mag, const Spec& s)
+{
+    const unsigned expField = mag >> s.mantBits;
+    const unsigned mant = mag & ((1u << s.mantBits) - 1);
+    const unsigned allOnes = (1u << (7 - s.mantBits)) - 1;
+    if (s.hasInfinity && expField == allOnes) {
+        // Infinity, or a NaN whose code mantissa sits in the float's top mantissa bits.
+        return kFloatInf | (mant << (kFloatMantBits - s.mantBits));
+    }
+    if (!s.hasInfinity && mag == 0x7F)
+        return kFloatQuietNaN;
+    if (expField == 0) {
+        if (mant == 0)
+            return 0;
+        // Subnormal FP8 values are normal in float32: value = mant * 2^minSubnormalExp.
+        const int top = std::bit_width(mant) - 1;
+        const std::uint32_t frac = (mant - (1u << top)) << (kFloatMantBits - top);
+        return powerOfTwoBits(s.minSubnormalExp() + top) | frac;
+    }
+    const int exp = static_cast<int>(expField) - s.bias;
+    return powerOfTwoBits(exp) | (mant << (kFloatMantBits - s.mantBits));
+}
+
+/// All 256 decodings of a format as float32 bits, built at compile time.
+constexpr std::array<std::uint32_t, 256> makeDecodeTable(const Spec& s)
+{
+    std::array<std::uint32_t, 256> table{};
+    for (unsigned code = 0; code < 256; ++code) {
+        const std::uint32_t sign = (code & 0x80u) ? kSignBit : 0u;
+        table[code] = sign | decodeMagnitude(code & 0x7Fu, s);
+    }
+    return table;
+}
+
+constexpr auto kDecodeE4M3 = makeDecodeTable(kE4M3);
+constexpr auto kDecodeE5M2 = makeDecodeTable(kE5M2);
+
+constexpr std::uint32_t kMaxFiniteBitsE4M3 = decodeMagnitude(kE4M3.maxFiniteCode, kE4M3);
+constexpr std::uint32_t kMaxFiniteBitsE5M2 = decodeMagnitude(kE5M2.maxFiniteCode, kE5M2);
+static_assert(kMaxFiniteBitsE4M3 == 0x43E00000u, "E4M3 largest finite must be 448");
+static_assert(kMaxFiniteBitsE5M2 == 0x47600000u, "E5M2 largest finite must be 57344");
+static_assert(kDecodeE4M3[0x01] == powerOfTwoBits(-9), "E4M3 smallest subnormal is 2^-9");
+static_assert(kDecodeE5M2[0x01] == powerOfTwoBits(-16), "E5M2 smallest subnormal is 2^-16");
+
+constexpr std::uint32_t maxFiniteBits(const Spec& s)
+{
+    return s.mantBits == kE4M3.mantBits ? kMaxFiniteBitsE4M3 : kMaxFiniteBitsE5M2;
+}
+
+/// Rounds the magnitude bits `a` of a finite float32 to the FP8 grid, nearest with ties to even,
+/// as if the exponent range had no top: the result may lie past the largest finite value, and
+/// the caller decides what overflow means. Returns float32 magnitude bits.
+constexpr std::uint32_t roundMagnitude(std::uint32_t a, const Spec& s)
+{
+    const int exp = static_cast<int>(a >> kFloatMantBits) - kFloatBias; // float subnormals: -127
+    const int q = s.minSubnormalExp();
+    if (exp < q - 1)
+        return 0; // below half the smallest subnormal (float32 subnormals land here too)
+    if (exp == q - 1) {
+        // In [2^(q-1), 2^q): exactly half is a tie that goes to the even zero.
+        return a > powerOfTwoBits(q - 1) ? powerOfTwoBits(q) : 0;
+    }
+    // Keep mantBits fraction bits, fewer below the normal range where the step is fixed at 2^q.
+    // The implicit bit is a multiple of the step, so rounding the raw bits is exact, and a carry
+    // out of the mantissa lands in the exponent field: rounding up into the next binade.
+    const int shift = kFloatMantBits - s.mantBits + std::max(0, s.minNormalExp() - exp);
+    // The parity that breaks ties is the significand's (implicit bit included: at shift 23 the
+    // raw bit there would be the exponent field's).
+    const std::uint32_t significand = (a & 0x7FFFFFu) | 0x800000u;
+    const std::uint32_t lsb = (significand >> shift) & 1u;
+    const std::uint32_t half = 1u << (shift - 1);
+    return (a + half - 1u + lsb) & ~((1u << shift) - 1u);
+}
+
+/// FP8 magnitude code of rounded float32 magnitude bits that lie within the finite range.
+constexpr std::uint8_t codeOfRounded(std::uint32_t r, const Spec& s)
+{
+    if (r == 0)
+        return 0;
+    const int exp = static_cast<int>(r >> kFloatMantBits) - kFloatBias;
+    if (exp >= s.minNormalExp()) {
+        const auto expField = static_cast<std::uint32_t>(exp + s.bias);
+        const std::uint32_t mant = (r >> (kFloatMantBits - s.mantBits)) & ((1u << s.mantBits) - 1);
+        return static_cast<std::uint8_t>((expField << s.mantBits) | mant);
+    }
+    // Subnormal: the value is k * 2^q; k is the significand shifted down to that step.
+    const std::uint32_t significand = (r & 0x7FFFFFu) | 0x800000u;
+    return static_cast<std::uint8_t>(significand >> (kFloatMantBits - (exp - s.minSubnormalExp())));
+}
+
+std::uint8_t encode(float value, const Spec& s, Fp8Overflow overflow)
+{
+    const auto bits = std::bit_cast<std::uint32_t>(value);
+    const std::uint8_t sign = (bits & kSignBit) ? 0x80 : 0x00;
+    const std::uint32_t a = bits & kAbsMask;
+    const auto nanCode = static_cast<std::uint8_t>(sign | s.nanCode);
+    const std::uint8_t overflowCode = (overflow == Fp8Overflow::Saturate)
+        ? static_cast<std::uint8_t>(sign | s.maxFiniteCode)
+        : (s.hasInfinity ? static_cast<std::uint8_t>(sign | (s.maxFiniteCode + 1)) : nanCode);
+
+    if (a > kFloatInf) {
+        if (!s.hasInfinity)
+            return nanCode;
+        // Keep the float's top mantissa bits as the NaN's payload; 00 would read as infinity.
+        const std::uint32_t payload =
+            (a >> (kFloatMantBits - s.mantBits)) & ((1u << s.mantBits) - 1);
+        const std::uint32_t mant = payload != 0 ? payload : (1u << (s.mantBits - 1));
+        return static_cast<std::uint8_t>(sign | (s.maxFiniteCode + 1) | mant);
+    }
+    if (a == kFloatInf) {
+        if (s.hasInfinity)
+            return static_cast<std::uint8_t>(sign | (s.maxFiniteCode + 1));
+        return overflowCode;
+    }
+    const std::uint32_t r = roundMagnitude(a, s);
+    if (r > maxFiniteBits(s))
+        return overflowCode;
+    return static_cast<std::uint8_t>(sign | codeOfRounded(r, s));
+}
+
+float decode(std::uint8_t code, const Spec& s)
+{
+    const auto& table = (s.mantBits == kE4M3.mantBits) ? kDecodeE4M3 : kDecodeE5M2;
+    return std::bit_cast<float>(table[code]);
+}
+
+/// fp8Quantize for one format: finite values within range never need the code.
+template <Fp8Format F> inline float quantizeFast(float value, Fp8Overflow overflow)
+{
+    constexpr const Spec& s = specOf(F);
+    const auto bits = std::bit_cast<std::uint32_t>(value);
+    const std::uint32_t a = bits & kAbsMask;
+    if (a < kFloatInf) {
+        const std::uint32_t r = roundMagnitude(a, s);
+        if (r <= maxFiniteBits(s))
+            return std::bit_cast<float>((bits & kSignBit) | r);
+    }
+    return decode(encode(value, s, overflow), s);
+}
+
+std::string valueField(std::int64_t row, std::int64_t col)
+{
+    return "fp8.values[" + std::to_string(row) + "][" + std::to_string(col) + "]";
+}
+
+const std::string kRowsExpected = "a whole number >= 1";
+const std::string kSizeExpected =
+    "at most " + std::to_string(kMaxFp8Elements) + " values in all (rows x cols)";
+
+/// Checks the keys the generator uses; `cols` is the width block_size must divide.
+void validateGeneratorKeys(const Fp8Inputs& in, bool checkBlockAgainstCols)
+{
+    require(in.rows >= 1, "fp8.rows", kRowsExpected);
+    require(in.cols >= 1, "fp8.cols", kRowsExpected);
+    // Division, not multiplication, so huge inputs cannot overflow the check itself.
+    require(in.rows <= kMaxFp8Elements / in.cols, "fp8.rows", kSizeExpected);
+    require(std::isfinite(in.outlierScale) && in.outlierScale > 0.0, "fp8.outlier_scale",
+            "a finite number > 0");
+    require(in.seed >= 0, "fp8.seed", "a whole number >= 0");
+    if (checkBlockAgainstCols) {
+        require(in.blockSize >= 1 && in.cols % in.blockSize == 0, "fp8.block_size",
+                "a whole number >= 1 that divides the columns (" + std::to_string(in.cols) + ")");
+    }
+}
+
+/// float32 bits of the MXFP8-style scale 2^ceil(log2(m / maxValue)) for finite m > 0, computed
+/// from the exponent and mantissa of m (maxValue is 1.75 * 2^E in both formats).
+std::uint32_t powerOfTwoScaleBits(std::uint32_t m, const Spec& s)
+{
+    int exp = 0;
+    std::uint32_t frac = 0;
+    if (m < 0x800000u) {
+        // A float32 subnormal: normalise it by hand.
+        const int top = std::bit_width(m) - 1;
+        exp = top - 149;
+        frac = (m << (kFloatMantBits - top)) & 0x7FFFFFu;
+    } else {
+        exp = static_cast<int>(m >> kFloatMantBits) - kFloatBias;
+        frac = m & 0x7FFFFFu;
+    }
+    const std::uint32_t maxBits = maxFiniteBits(s);
+    const int maxExp = static_cast<int>(maxBits >> kFloatMantBits) - kFloatBias;
+    const std::uint32_t maxFrac = maxBits & 0x7FFFFFu;
+    // m / maxValue = (1.f / 1.75) * 2^(exp - maxExp), and 1.f / 1.75 lies in (0.5, 8/7): the
+    // ceiling of its log2 is 1 exactly when the significand of m passes 1.75.
+    int k = exp - maxExp + (frac > maxFrac ? 1 : 0);
+    k = std::clamp(k, -149, 127);
+    if (k >= -126)
+        return powerOfTwoBits(k);
+    return 1u << (k + 149); // a float32 subnormal power of two
+}
+
+struct TileShape {
+    std::int64_t rows;
+    std::int64_t cols;
+    std::int64_t tileRows;
+    std::int64_t tileCols;
+    std::int64_t gridRows;
+    std::int64_t gridCols;
+};
+
+TileShape tileShapeOf(const MatrixF& values, const Fp8Scaling& scaling)
+{
+    require(values.rows() >= 1 && values.cols() >= 1, "fp8.values",
+            "a matrix with at least one value");
+    require(scaling.blockRows >= 0, "fp8.block_rows", "a whole number >= 0 (0 = every row)");
+    require(scaling.blockCols >= 0, "fp8.block_size", "a whole number >= 0 (0 = every column)");
+    TileShape t{};
+    t.rows = values.rows();
+    t.cols = values.cols();
+    t.tileRows = (scaling.blockRows == 0) ? t.rows : std::min(scaling.blockRows, t.rows);
+    t.tileCols = (scaling.blockCols == 0) ? t.cols : std::min(scaling.blockCols, t.cols);
+    t.gridRows = (t.rows + t.tileRows - 1) / t.tileRows;
+    t.gridCols = (t.cols + t.tileCols - 1) / t.tileCols;
+    return t;
+}
+
+/// Running error sums of a round trip.
+struct ErrorSums {
+    double signal = 0.0;
+    double error = 0.0;
+    double maxAbs = 0.0;
+    std::int64_t underflow = 0;
+
+    void add(float value, float dequantized)
+    {
+        const double v = value;
+        const double diff = static_cast<double>(dequantized) - v;
+        signal += v * v;
+        error += diff * diff;
+        maxAbs = std::max(maxAbs, std::abs(diff));
+        if (value != 0.0f && dequantized == 0.0f)
+            ++underflow;
+    }
+
+    Fp8Stats stats(std::int64_t count) const
+    {
+        Fp8Stats out;
+        out.maxAbsError = maxAbs;
+        out.rmse = std::sqrt(error / static_cast<double>(count));
+        // No error at all (an all-zero matrix included) is an infinite signal-to-noise ratio.
+        out.snrDb = (error == 0.0) ? std::numeric_limits<double>::infinity()
+                                   : 10.0 * std::log10(signal / error);
+        out.underflowCount = underflow;
+        return out;
+    }
+};
+
+/// The block-scaling loop: one scale per tile, then the chapter's round trip in float32.
+/// `scalesOut` and `dequantizedOut` may be null when only the stats are wanted.
+template <Fp8Format F>
+Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, bool powerOfTwo,
+                       Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
+{
+    constexpr const Spec& s = specOf(F);
+    const float maxValue = std::bit_cast<float>(maxFiniteBits(s));
+    ErrorSums sums;
+    for (std::int64_t gi = 0; gi < t.gridRows; ++gi) {
+        const std::int64_t r0 = gi * t.tileRows;
+        const std::int64_t r1 = std::min(t.rows, r0 + t.tileRows);
+        for (std::int64_t gj = 0; gj < t.gridCols; ++gj) {
+            const std::int64_t c0 = gj * t.tileCols;
+            const std::int64_t c1 = std::min(t.cols, c0 + t.tileCols);
+
+            // Non-negative floats order like their bits, so max|tile| is a max over integers;
+            // any bits at or past infinity's mean a non-finite input.
+            std::uint32_t maxBits = 0;
+            for (std::int64_t r = r0; r < r1; ++r) {
+                const float* row = values.data() + r * t.cols;
+                for (std::int64_t c = c0; c < c1; ++c)
+                    maxBits = std::max(maxBits, std::bit_cast<std::uint32_t>(row[c]) & kAbsMask);
+            }
+            if (maxBits >= kFloatInf) {
+                for (std::int64_t r = r0; r < r1; ++r)
+                    for (std::int64_t c = c0; c < c1; ++c)
+                        require(std::isfinite(values(r, c)), valueField(r, c), "a finite number");
+            }
+
+            float scale = 1.0f;
+            if (maxBits != 0) {
+                if (powerOfTwo) {
+                    scale = std::bit_cast<float>(powerOfTwoScaleBits(maxBits, s));
+                } else {
+                    // The chapter: scale = max|block| / max_value in float32, 1 where that is 0.
+                    scale = std::bit_cast<float>(maxBits) / maxValue;
+                    if (scale == 0.0f)
+                        scale = 1.0f;
+                }
+            }
+            if (scalesOut)
+                (*scalesOut)(gi, gj) = scale;
+
+            for (std::int64_t r = r0; r < r1; ++r) {
+                const float* in = values.data() + r * t.cols;
+                float* out = dequantizedOut ? dequantizedOut->data() + r * t.cols : nullptr;
+                for (std::int64_t c = c0; c < c1; ++c) {
+                    // quantize(block / scale) * scale, each step one float32 operation.
+                    const float d = quantizeFast<F>(in[c] / scale, overflow) * scale;
+                    if (out)
+                        out[c] = d;
+                    sums.add(in[c], d);
+                }
+            }
+        }
+    }
+    return sums.stats(t.rows * t.cols);
+}
+
+Fp8Stats runTiles(const MatrixF& values, Fp8Format format, const TileShape& t, bool powerOfTwo,
+                  Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
+{
+    if (format == Fp8Format::E4M3)
+        return quantizeTiles<Fp8Format::E4M3>(values, t, powerOfTwo, overflow, scalesOut,
+                                              dequantizedOut);
+    return quantizeTiles<Fp8Format::E5M2>(values, t, powerOfTwo, overflow, scalesOut,
+                                          dequantizedOut);
+}
+
+/// A double rounded to the nearest float32, clamped to +-FLT_MAX first (out-of-range
+/// conversions are undefined behaviour).
+float toFloatClamped(double v)
+{
+    constexpr double kMax = std::numeric_limits<float>::max();
+    return static_cast<float>(std::clamp(v, -kMax, kMax));
+}
+
+} // namespace
+
+float fp8MaxValue(Fp8Format format)
+{
+    return std::bit_cast<float>(maxFiniteBits(specOf(format)));
+}
+
+float fp8MinSubnormal(Fp8Format format)
+{
+    return std::bit_cast<float>(powerOfTwoBits(specOf(format).minSubnormalExp()));
+}
+
+std::uint8_t fp8Encode(float value, Fp8Format format, Fp8Overflow overflow)
+{
+    return encode(value, specOf(format), overflow);
+}
+
+float fp8Decode(std::uint8_t code, Fp8Format format)
+{
+    return decode(code, specOf(format));
+}
+
+float fp8Quantize(float value, Fp8Format format, Fp8Overflow overflow)
+{
+    if (format == Fp8Format::E4M3)
+        return quantizeFast<Fp8Format::E4M3>(value, overflow);
+    return quantizeFast<Fp8Format::E5M2>(value, overflow);
+}
+
+void validate(const Fp8Inputs& in)
+{
+    validateGeneratorKeys(in, !in.values.has_value());
+    if (!in.values)
+        return;
+    const MatrixF& v = *in.values;
+    require(v.rows() >= 1, "fp8.values", "a list of at least one row");
+    require(v.cols() >= 1, "fp8.values[0]", "a non-empty row of numbers");
+    require(v.rows() <= kMaxFp8Elements / v.cols(), "fp8.values", kSizeExpected);
+    require(in.blockSize >= 1 && v.cols() % in.blockSize == 0, "fp8.block_size",
+            "a whole number >= 1 that divides the columns of fp8.values ("
+                + std::to_string(v.cols()) + ")");
+    for (Eigen::Index i = 0; i < v.rows(); ++i)
+        for (Eigen::Index j = 0; j < v.cols(); ++j)
+            require(std::isfinite(v(i, j)), valueField(i, j), "a finite number");
+}
+
+void validateFp8Value(double value, std::int64_t row, std::int64_t col)
+{
+    require(std::isfinite(value)
+                && std::abs(value) <= static_cast<double>(std::numeric_limits<float>::max()),
+            valueField(row, col), "a finite number within float32's range (|v| <= 3.4028235e38)");
+}
+
+MatrixF fp8ValuesFromRows(const std::vector<std::vector<double>>& rows)
+{
+    require(!rows.empty(), "fp8.values", "a list of at least one row");
+    const auto cols = static_cast<std::int64_t>(rows.front().size());
+    require(cols >= 1, "fp8.values[0]", "a non-empty row of numbers");
+    const auto rowCount = static_cast<std::int64_t>(rows.size());
+    require(rowCount <= kMaxFp8Elements / cols, "fp8.values", kSizeExpected);
+    MatrixF out(rowCount, cols);
+    for (std::int64_t i = 0; i < rowCount; ++i) {
+        const auto& row = rows[static_cast<std::size_t>(i)];
+        require(static_cast<std::int64_t>(row.size()) == cols,
+                "fp8.values[" + std::to_string(i) + "]",
+                "a row of " + std::to_string(cols) + " numbers, as long as the first row");
+        for (std::int64_t j = 0; j < cols; ++j) {
+            const double v = row[static_cast<std::size_t>(j)];
+            validateFp8Value(v, i, j);
+            out(i, j) = static_cast<float>(v); // round to nearest, ties to even
+        }
+    }
+    return out;
+}
+
+MatrixF fp8NormalMatrix(const Fp8Inputs& in)
+{
+    validateGeneratorKeys(in, false);
+    Rng rng(static_cast<std::uint64_t>(in.seed));
+    MatrixF out(in.rows, in.cols);
+    float* data = out.data();
+    const std::int64_t count = in.rows * in.cols;
+    for (std::int64_t i = 0; i < count; ++i)
+        data[i] = static_cast<float>(rng.normal()); // nearest float32, ties to even
+    return out;
+}
+
+Fp8Generated fp8ApplyOutliers(MatrixF normals, const Fp8Inputs& in)
+{
+    validateGeneratorKeys(in, true);
+    require(normals.rows() == in.rows, "fp8.rows",
+            "the row count of the normal matrix (" + std::to_string(normals.rows()) + ")");
+    require(normals.cols() == in.cols, "fp8.cols",
+            "the column count of the normal matrix (" + std::to_string(normals.cols()) + ")");
+    const std::int64_t blockCount = in.rows * (in.cols / in.blockSize);
+    const auto odds = static_cast<std::uint64_t>(kFp8OutlierOdds);
+
+    Rng rng(static_cast<std::uint64_t>(in.seed) ^ kFp8OutlierStream);
+    // A copy taken before the counting pass replays the same draws in the scaling pass, so the
+    // flags need no storage however many blocks there are.
+    Rng replay = rng;
+    std::int64_t flagged = 0;
+    for (std::int64_t b = 0; b < blockCount; ++b)
+        flagged += (rng.below(odds) == 0) ? 1 : 0;
+    std::int64_t onlyOutlier = -1;
+    if (flagged == 0)
+        onlyOutlier = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(blockCount)));
+
+    Fp8Generated out;
+    out.values = std::move(normals);
+    out.outlierBlocks.reserve(static_cast<std::size_t>(flagged == 0 ? 1 : flagged));
+    float* data = out.values.data();
+    for (std::int64_t b = 0; b < blockCount; ++b) {
+        const bool outlier = (replay.below(odds) == 0) || b == onlyOutlier;
+        if (!outlier)
+            continue;
+        out.outlierBlocks.push_back(b);
+        float* block = data + b * in.blockSize; // row-major 1 x blockSize blocks are contiguous
+        for (std::int64_t j = 0; j < in.blockSize; ++j)
+            block[j] = toFloatClamped(static_cast<double>(block[j]) * in.outlierScale);
+    }
+    return out;
+}
+
+Fp8Generated fp8Generate(const Fp8Inputs& in)
+{
+    validateGeneratorKeys(in, true);
+    return fp8ApplyOutliers(fp8NormalMatrix(in), in);
+}
+
+MatrixF fp8InputMatrix(const Fp8Inputs& in)
+{
+    validate(in);
+    if (in.values)
+        return *in.values;
+    return fp8Generate(in).values;
+}
+
+Fp8Result fp8BlockQuantize(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
+                           Fp8Overflow overflow)
+{
+    const TileShape t = tileShapeOf(values, scaling);
+    Fp8Result out;
+    out.scales.resize(t.gridRows, t.gridCols);
+    out.dequantized.resize(t.rows, t.cols);
+    out.stats = runTiles(values, format, t, scaling.powerOfTwoScale, overflow, &out.scales,
+                         &out.dequantized);
+    out.values = values;
+    return out;
+}
+
+Fp8Stats fp8BlockQuantizeStats(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
+                               Fp8Overflow overflow)
+{
+    const TileShape t = tileShapeOf(values, scaling);
+    return runTiles(values, format, t, scaling.powerOfTwoScale, overflow, nullptr, nullptr);
+}
+
+} // namespace scalelab::core

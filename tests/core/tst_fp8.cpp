@@ -1,0 +1,1078 @@
+// Tests of the FP8 formats and block scaling. Expected values come from the OCP format
+// definitions (written out below, independently of core's tables), from a brute-force
+// nearest-value search, or from hand-worked small cases.
+
+#include "scalelab/core/error.h"
+#include "scalelab/core/fp8.h"
+#include "scalelab/core/random.h"
+#include "testhelpers.h"
+
+#include <QTest>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <vector>
+
+using namespace scalelab::core;
+
+Q_DECLARE_METATYPE(scalelab::core::Fp8Format)
+Q_DECLARE_METATYPE(scalelab::core::Fp8Overflow)
+using Action = std::function<void()>;
+Q_DECLARE_METATYPE(Action)
+
+namespace {
+
+std::uint32_t bitsOf(float f)
+{
+    return std::bit_cast<std::uint32_t>(f);
+}
+float floatOf(std::uint32_t b)
+{
+    return std::bit_cast<float>(b);
+}
+
+/// Exact equality of doubles (QCOMPARE on floating point is fuzzy): same bits, or both NaN.
+bool sameDouble(double a, double b)
+{
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b)
+        || (std::isnan(a) && std::isnan(b));
+}
+
+QString describe(double a)
+{
+    return QString::number(a, 'g', 17);
+}
+
+/// Same shape and the same bits in every entry.
+bool sameMatrix(const MatrixF& a, const MatrixF& b)
+{
+    if (a.rows() != b.rows() || a.cols() != b.cols())
+        return false;
+    for (Eigen::Index k = 0; k < a.size(); ++k)
+        if (std::bit_cast<std::uint32_t>(a.data()[k]) != std::bit_cast<std::uint32_t>(b.data()[k]))
+            return false;
+    return true;
+}
+
+constexpr float kFloatMax = std::numeric_limits<float>::max();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+/// The format definitions, written out on their own: bit widths, bias, and which codes are
+/// special. Nothing here is taken from core.
+struct Def {
+    int mantBits;
+    int bias;
+    bool e5m2;
+    int maxCode; // magnitude code of the largest finite value (0x7E / 0x7B)
+    double beyond; // the value one step past the largest finite, had the range gone on
+    int beyondCode; // its code-shaped index, whose parity is that of its mantissa
+    int nanSatCode; // the NaN code NaN mode gives on overflow (E4M3) or infinity code (E5M2)
+};
+
+Def defOf(Fp8Format f)
+{
+    if (f == Fp8Format::E4M3)
+        return {3, 7, false, 0x7E, 480.0, 0x7F, 0x7F}; // 480 = 1.111b * 2^8, odd mantissa
+    return {2, 15, true, 0x7B, 65536.0, 0x7C, 0x7C}; // 65536 = 1.00b * 2^16, even mantissa
+}
+
+/// Value of a code straight from the definition: (-1)^s 2^(E-bias) (1 + m / 2^M), subnormals
+/// m / 2^M * 2^(1-bias); E4M3 S.1111.111 is NaN; E5M2 exponent 31 is infinity (m = 0) or NaN.
+double refValue(int code, Fp8Format f)
+{
+    const Def d = defOf(f);
+    const double sign = (code & 0x80) ? -1.0 : 1.0;
+    const int mag = code & 0x7F;
+    const int e = mag >> d.mantBits;
+    const int m = mag & ((1 << d.mantBits) - 1);
+    const int eAllOnes = (1 << (7 - d.mantBits)) - 1;
+    if (!d.e5m2 && mag == 0x7F)
+        return std::numeric_limits<double>::quiet_NaN();
+    if (d.e5m2 && e == eAllOnes)
+        return m == 0 ? sign * std::numeric_limits<double>::infinity()
+                      : std::numeric_limits<double>::quiet_NaN();
+    if (e == 0)
+        return sign * std::ldexp(m, 1 - d.bias - d.mantBits);
+    return sign * std::ldexp((1 << d.mantBits) + m, e - d.bias - d.mantBits);
+}
+
+/// The magnitudes 0..beyondCode (the last one standing for "past the maximum"), built once.
+const std::vector<double>& refMagnitudes(Fp8Format f)
+{
+    static const auto build = [](Fp8Format g) {
+        const Def d = defOf(g);
+        std::vector<double> t;
+        for (int k = 0; k < d.beyondCode; ++k)
+            t.push_back(refValue(k, g));
+        t.push_back(d.beyond);
+        return t;
+    };
+    static const std::vector<double> e4m3 = build(Fp8Format::E4M3);
+    static const std::vector<double> e5m2 = build(Fp8Format::E5M2);
+    return f == Fp8Format::E4M3 ? e4m3 : e5m2;
+}
+
+/// Brute-force encoder for non-NaN input: the nearest of all finite magnitudes (plus the value
+/// just past the maximum, which stands for overflow), ties to the even code.
+int refEncode(float x, Fp8Format f, Fp8Overflow mode)
+{
+    const Def d = defOf(f);
+    const int sign = std::signbit(x) ? 0x80 : 0x00;
+    const double ax = std::fabs(static_cast<double>(x));
+    int best = -1;
+    if (ax >= d.beyond) {
+        best = d.beyondCode;
+    } else {
+        // Distances to the two neighbours are exact in double (Sterbenz), so ties are found.
+        const std::vector<double>& table = refMagnitudes(f);
+        double bestDist = std::numeric_limits<double>::infinity();
+        for (int k = 0; k <= d.beyondCode; ++k) {
+            const double v = table[static_cast<std::size_t>(k)];
+            const double dist = std::fabs(ax - v);
+            if (dist < bestDist || (dist == bestDist && k % 2 == 0)) {
+                bestDist = dist;
+                best = k;
+            }
+        }
+    }
+    if (best == d.beyondCode) {
+        if (std::isinf(x) && d.e5m2)
+            return sign | 0x7C;
+        return sign | (mode == Fp8Overflow::Saturate ? d.maxCode : d.nanSatCode);
+    }
+    return sign | best;
+}
+
+float refQuantize(float x, Fp8Format f)
+{
+    return static_cast<float>(refValue(refEncode(x, f, Fp8Overflow::Saturate), f));
+}
+
+bool isPowerOfTwo(float f)
+{
+    const std::uint32_t b = bitsOf(f);
+    if (b == 0 || (b >> 31))
+        return false;
+    if ((b >> 23) == 0)
+        return std::has_single_bit(b); // float32 subnormal
+    return (b & 0x7FFFFF) == 0 && (b >> 23) != 0xFF;
+}
+
+MatrixF rowOf(std::initializer_list<float> values)
+{
+    MatrixF m(1, static_cast<Eigen::Index>(values.size()));
+    Eigen::Index j = 0;
+    for (float v : values)
+        m(0, j++) = v;
+    return m;
+}
+
+void addFormatRows()
+{
+    QTest::addColumn<Fp8Format>("format");
+    QTest::newRow("e4m3") << Fp8Format::E4M3;
+    QTest::newRow("e5m2") << Fp8Format::E5M2;
+}
+
+} // namespace
+
+#define VERIFY_SAME_DOUBLE(got, expected)                                                          \
+    QVERIFY2(sameDouble((got), (expected)),                                                        \
+             qPrintable(describe(got) + QStringLiteral(" != ") + describe(expected)))
+
+class TstFp8 : public QObject {
+    Q_OBJECT
+
+private slots:
+    void roundTripAllCodes_data();
+    void roundTripAllCodes();
+    void decodeMatchesDefinition_data() { addFormatRows(); }
+    void decodeMatchesDefinition();
+    void decodeTable_data();
+    void decodeTable();
+    void decodeNaNAndNegativeZero_data() { addFormatRows(); }
+    void decodeNaNAndNegativeZero();
+    void formatConstants();
+    void tiesToEven_data() { addFormatRows(); }
+    void tiesToEven();
+    void overflow_data();
+    void overflow();
+    void smallestSubnormals_data() { addFormatRows(); }
+    void smallestSubnormals();
+    void nanEncoding_data();
+    void nanEncoding();
+    void encodeMatchesBruteForce_data() { addFormatRows(); }
+    void encodeMatchesBruteForce();
+
+    void chapterExample();
+    void outlierBlockUnderflowsPerTensor();
+    void tinyAndZeroTiles();
+    void statsMatchDefinition();
+    void generatedMatrix();
+    void generatedAlwaysHasAnOutlier();
+    void perTensorVsPerBlock_data();
+    void perTensorVsPerBlock();
+    void tileShapes_data();
+    void tileShapes();
+    void powerOfTwoScales_data();
+    void powerOfTwoScales();
+    void powerOfTwoScaleTiles();
+    void doubleToFloatRounding();
+
+    void badInputsNameTheirFields_data();
+    void badInputsNameTheirFields();
+    void goodInputsPass();
+};
+
+void TstFp8::roundTripAllCodes_data()
+{
+    QTest::addColumn<Fp8Format>("format");
+    QTest::addColumn<Fp8Overflow>("mode");
+    QTest::newRow("e4m3 saturate") << Fp8Format::E4M3 << Fp8Overflow::Saturate;
+    QTest::newRow("e4m3 nan-mode") << Fp8Format::E4M3 << Fp8Overflow::NaN;
+    QTest::newRow("e5m2 saturate") << Fp8Format::E5M2 << Fp8Overflow::Saturate;
+    QTest::newRow("e5m2 nan-mode") << Fp8Format::E5M2 << Fp8Overflow::NaN;
+}
+
+void TstFp8::roundTripAllCodes()
+{
+    QFETCH(Fp8Format, format);
+    QFETCH(Fp8Overflow, mode);
+    // Every code, NaNs and infinities included, decodes and re-encodes to itself.
+    for (int code = 0; code < 256; ++code) {
+        const auto c = static_cast<std::uint8_t>(code);
+        QCOMPARE(int(fp8Encode(fp8Decode(c, format), format, mode)), code);
+    }
+}
+
+void TstFp8::decodeMatchesDefinition()
+{
+    QFETCH(Fp8Format, format);
+    for (int code = 0; code < 256; ++code) {
+        const double expected = refValue(code, format);
+        const float got = fp8Decode(static_cast<std::uint8_t>(code), format);
+        VERIFY_SAME_DOUBLE(static_cast<double>(got), expected);
+        // The sign bit is the code's sign bit, for zeros and NaNs too.
+        QCOMPARE(std::signbit(got), (code & 0x80) != 0);
+    }
+}
+
+void TstFp8::decodeTable_data()
+{
+    QTest::addColumn<Fp8Format>("format");
+    QTest::addColumn<int>("code");
+    QTest::addColumn<double>("expected");
+    const auto e4 = Fp8Format::E4M3;
+    const auto e5 = Fp8Format::E5M2;
+    // E4M3: S EEEE MMM, bias 7. Subnormal step 2^-6 / 8 = 2^-9.
+    QTest::newRow("e4m3 zero") << e4 << 0x00 << 0.0;
+    QTest::newRow("e4m3 smallest subnormal") << e4 << 0x01 << 0.001953125; // 2^-9
+    QTest::newRow("e4m3 largest subnormal") << e4 << 0x07 << 0.013671875; // 7 * 2^-9
+    QTest::newRow("e4m3 smallest normal") << e4 << 0x08 << 0.015625; // 2^-6
+    QTest::newRow("e4m3 one") << e4 << 0x38 << 1.0; // 0 0111 000
+    QTest::newRow("e4m3 1.125") << e4 << 0x39 << 1.125; // 0 0111 001
+    QTest::newRow("e4m3 largest finite") << e4 << 0x7E << 448.0; // 0 1111 110
+    QTest::newRow("e4m3 1111.000") << e4 << 0x78 << 256.0; // a normal code
+    QTest::newRow("e4m3 minus one") << e4 << 0xB8 << -1.0;
+    QTest::newRow("e4m3 minus largest") << e4 << 0xFE << -448.0;
+    QTest::newRow("e4m3 minus smallest subnormal") << e4 << 0x81 << -0.001953125;
+    // E5M2: S EEEEE MM, bias 15. Subnormal step 2^-14 / 4 = 2^-16.
+    QTest::newRow("e5m2 zero") << e5 << 0x00 << 0.0;
+    QTest::newRow("e5m2 smallest subnormal") << e5 << 0x01 << 1.52587890625e-05; // 2^-16
+    QTest::newRow("e5m2 largest subnormal") << e5 << 0x03 << 4.57763671875e-05; // 3 * 2^-16
+    QTest::newRow("e5m2 smallest normal") << e5 << 0x04 << 6.103515625e-05; // 2^-14
+    QTest::newRow("e5m2 one") << e5 << 0x3C << 1.0; // 0 01111 00
+    QTest::newRow("e5m2 1.25") << e5 << 0x3D << 1.25;
+    QTest::newRow("e5m2 largest finite") << e5 << 0x7B << 57344.0; // 0 11110 11
+    QTest::newRow("e5m2 minus 1.5") << e5 << 0xBE << -1.5;
+    QTest::newRow("e5m2 infinity") << e5 << 0x7C << std::numeric_limits<double>::infinity();
+    QTest::newRow("e5m2 minus infinity") << e5 << 0xFC << -std::numeric_limits<double>::infinity();
+}
+
+void TstFp8::decodeTable()
+{
+    QFETCH(Fp8Format, format);
+    QFETCH(int, code);
+    QFETCH(double, expected);
+    const float got = fp8Decode(static_cast<std::uint8_t>(code), format);
+    VERIFY_SAME_DOUBLE(static_cast<double>(got), expected);
+}
+
+void TstFp8::decodeNaNAndNegativeZero()
+{
+    QFETCH(Fp8Format, format);
+    const float negZero = fp8Decode(0x80, format);
+    QCOMPARE(bitsOf(negZero), 0x80000000u);
+    const std::vector<int> nans = (format == Fp8Format::E4M3)
+        ? std::vector<int>{0x7F, 0xFF}
+        : std::vector<int>{0x7D, 0x7E, 0x7F, 0xFD, 0xFE, 0xFF};
+    for (int n : nans) {
+        const float v = fp8Decode(static_cast<std::uint8_t>(n), format);
+        QVERIFY(std::isnan(v));
+        QCOMPARE(std::signbit(v), (n & 0x80) != 0);
+    }
+    // E4M3 has no infinity: 0 1111 000 is the finite 256 (checked above), not infinity.
+}
+
+void TstFp8::formatConstants()
+{
+    QCOMPARE(bitsOf(fp8MaxValue(Fp8Format::E4M3)), bitsOf(448.0f));
+    QCOMPARE(bitsOf(fp8MaxValue(Fp8Format::E5M2)), bitsOf(57344.0f));
+    QCOMPARE(bitsOf(fp8MinSubnormal(Fp8Format::E4M3)), bitsOf(std::ldexp(1.0f, -9)));
+    QCOMPARE(bitsOf(fp8MinSubnormal(Fp8Format::E5M2)), bitsOf(std::ldexp(1.0f, -16)));
+}
+
+void TstFp8::tiesToEven()
+{
+    QFETCH(Fp8Format, format);
+    const Def d = defOf(format);
+    for (int c = 0; c < d.maxCode; ++c) {
+        const double lo = refValue(c, format);
+        const double hi = refValue(c + 1, format);
+        const double mid = (lo + hi) / 2.0;
+        const auto midF = static_cast<float>(mid);
+        QCOMPARE(static_cast<double>(midF), mid); // two FP8 steps fit in float32's 24 bits
+        const int even = (c % 2 == 0) ? c : c + 1; // the code's last bit is the mantissa's
+        const float above = std::nextafter(midF, kInf);
+        const float below = std::nextafter(midF, 0.0f);
+        for (int sign : {0x00, 0x80}) {
+            const float s = sign ? -1.0f : 1.0f;
+            for (Fp8Overflow mode : {Fp8Overflow::Saturate, Fp8Overflow::NaN}) {
+                QCOMPARE(int(fp8Encode(s * midF, format, mode)), sign | even);
+                QCOMPARE(int(fp8Encode(s * above, format, mode)), sign | (c + 1));
+                QCOMPARE(int(fp8Encode(s * below, format, mode)), sign | c);
+            }
+            const float q = fp8Quantize(s * midF, format);
+            QCOMPARE(bitsOf(q), bitsOf(static_cast<float>(refValue(sign | even, format))));
+        }
+    }
+}
+
+void TstFp8::overflow_data()
+{
+    QTest::addColumn<Fp8Format>("format");
+    QTest::addColumn<Fp8Overflow>("mode");
+    QTest::addColumn<float>("input");
+    QTest::addColumn<int>("expected");
+    const auto e4 = Fp8Format::E4M3;
+    const auto e5 = Fp8Format::E5M2;
+    const auto sat = Fp8Overflow::Saturate;
+    const auto nan = Fp8Overflow::NaN;
+    // E4M3: max 448 (0x7E); the step there is 32, so 464 is the midpoint to the (missing) 480.
+    // 448 has the even mantissa 110, so 464 rounds down to it; past 464 is overflow.
+    QTest::newRow("e4m3 449 sat") << e4 << sat << 449.0f << 0x7E;
+    QTest::newRow("e4m3 449 nan") << e4 << nan << 449.0f << 0x7E;
+    QTest::newRow("e4m3 just below 464 nan") << e4 << nan << std::nextafter(464.0f, 0.0f) << 0x7E;
+    QTest::newRow("e4m3 464 tie nan") << e4 << nan << 464.0f << 0x7E;
+    QTest::newRow("e4m3 just above 464 nan") << e4 << nan << std::nextafter(464.0f, kInf) << 0x7F;
+    QTest::newRow("e4m3 just above 464 sat") << e4 << sat << std::nextafter(464.0f, kInf) << 0x7E;
+    QTest::newRow("e4m3 500 sat") << e4 << sat << 500.0f << 0x7E;
+    QTest::newRow("e4m3 1e30 sat") << e4 << sat << 1e30f << 0x7E;
+    QTest::newRow("e4m3 1e30 nan") << e4 << nan << 1e30f << 0x7F;
+    QTest::newRow("e4m3 float max sat") << e4 << sat << kFloatMax << 0x7E;
+    QTest::newRow("e4m3 float max nan") << e4 << nan << kFloatMax << 0x7F;
+    QTest::newRow("e4m3 inf sat") << e4 << sat << kInf << 0x7E;
+    QTest::newRow("e4m3 inf nan") << e4 << nan << kInf << 0x7F;
+    QTest::newRow("e4m3 -inf sat") << e4 << sat << -kInf << 0xFE;
+    QTest::newRow("e4m3 -inf nan") << e4 << nan << -kInf << 0xFF;
+    QTest::newRow("e4m3 -1e30 sat") << e4 << sat << -1e30f << 0xFE;
+    QTest::newRow("e4m3 -1e30 nan") << e4 << nan << -1e30f << 0xFF;
+    // E5M2: max 57344 = 1.11b * 2^15, step 8192; the midpoint 61440 ties to the even 65536,
+    // which does not exist: overflow.
+    QTest::newRow("e5m2 60000 sat") << e5 << sat << 60000.0f << 0x7B;
+    QTest::newRow("e5m2 60000 nan") << e5 << nan << 60000.0f << 0x7B;
+    QTest::newRow("e5m2 below 61440 nan") << e5 << nan << std::nextafter(61440.0f, 0.0f) << 0x7B;
+    QTest::newRow("e5m2 61440 tie sat") << e5 << sat << 61440.0f << 0x7B;
+    QTest::newRow("e5m2 61440 tie nan") << e5 << nan << 61440.0f << 0x7C;
+    QTest::newRow("e5m2 1e30 sat") << e5 << sat << 1e30f << 0x7B;
+    QTest::newRow("e5m2 1e30 nan") << e5 << nan << 1e30f << 0x7C;
+    QTest::newRow("e5m2 float max sat") << e5 << sat << kFloatMax << 0x7B;
+    QTest::newRow("e5m2 -float max nan") << e5 << nan << -kFloatMax << 0xFC;
+    QTest::newRow("e5m2 inf sat") << e5 << sat << kInf << 0x7C;
+    QTest::newRow("e5m2 inf nan") << e5 << nan << kInf << 0x7C;
+    QTest::newRow("e5m2 -inf sat") << e5 << sat << -kInf << 0xFC;
+}
+
+void TstFp8::overflow()
+{
+    QFETCH(Fp8Format, format);
+    QFETCH(Fp8Overflow, mode);
+    QFETCH(float, input);
+    QFETCH(int, expected);
+    QCOMPARE(int(fp8Encode(input, format, mode)), expected);
+    // fp8Quantize is the decode of the same code.
+    const float q = fp8Quantize(input, format, mode);
+    VERIFY_SAME_DOUBLE(static_cast<double>(q), refValue(expected, format));
+}
+
+void TstFp8::smallestSubnormals()
+{
+    QFETCH(Fp8Format, format);
+    const int minExp = (format == Fp8Format::E4M3) ? -9 : -16;
+    const float tiny = std::ldexp(1.0f, minExp);
+    const float half = std::ldexp(1.0f, minExp - 1);
+    QCOMPARE(int(fp8Encode(tiny, format)), 0x01);
+    QCOMPARE(int(fp8Encode(-tiny, format)), 0x81);
+    QCOMPARE(bitsOf(fp8Quantize(tiny, format)), bitsOf(tiny));
+    // Exactly half the smallest subnormal is a tie between 0 (even) and 0x01: zero, signed.
+    QCOMPARE(int(fp8Encode(half, format)), 0x00);
+    QCOMPARE(int(fp8Encode(-half, format)), 0x80);
+    QCOMPARE(bitsOf(fp8Quantize(-half, format)), 0x80000000u);
+    // Just above half rounds up; just below stays zero.
+    QCOMPARE(int(fp8Encode(std::nextafter(half, 1.0f), format)), 0x01);
+    QCOMPARE(int(fp8Encode(-std::nextafter(half, 1.0f), format)), 0x81);
+    QCOMPARE(int(fp8Encode(std::nextafter(half, 0.0f), format)), 0x00);
+    // Three quarters of the step rounds up, one and a half is a tie to the even 2 (0x02).
+    QCOMPARE(int(fp8Encode(0.75f * tiny, format)), 0x01);
+    QCOMPARE(int(fp8Encode(1.5f * tiny, format)), 0x02);
+    // float32 subnormals are far below: zero with their sign.
+    const float denormMin = std::numeric_limits<float>::denorm_min();
+    QCOMPARE(int(fp8Encode(denormMin, format)), 0x00);
+    QCOMPARE(int(fp8Encode(-denormMin, format)), 0x80);
+    // Signed zeros.
+    QCOMPARE(int(fp8Encode(0.0f, format)), 0x00);
+    QCOMPARE(int(fp8Encode(-0.0f, format)), 0x80);
+    QCOMPARE(bitsOf(fp8Decode(0x80, format)), 0x80000000u);
+    QCOMPARE(bitsOf(fp8Quantize(-0.0f, format)), 0x80000000u);
+}
+
+void TstFp8::nanEncoding_data()
+{
+    QTest::addColumn<Fp8Format>("format");
+    QTest::addColumn<quint32>("inputBits");
+    QTest::addColumn<int>("expected");
+    const auto e4 = Fp8Format::E4M3;
+    const auto e5 = Fp8Format::E5M2;
+    // E4M3 has one NaN per sign.
+    QTest::newRow("e4m3 quiet") << e4 << 0x7FC00000u << 0x7F;
+    QTest::newRow("e4m3 -quiet") << e4 << 0xFFC00000u << 0xFF;
+    QTest::newRow("e4m3 signalling") << e4 << 0x7F800001u << 0x7F;
+    // E5M2 keeps the float's top two mantissa bits (as float16 conversion does); the default
+    // quiet NaN (top bits 10) gives 0x7E, and a NaN with 00 there becomes the quiet 0x7E too.
+    QTest::newRow("e5m2 quiet") << e5 << 0x7FC00000u << 0x7E;
+    QTest::newRow("e5m2 -quiet") << e5 << 0xFFC00000u << 0xFE;
+    QTest::newRow("e5m2 payload 01") << e5 << 0x7FA00000u << 0x7D;
+    QTest::newRow("e5m2 payload 11") << e5 << 0x7FE00001u << 0x7F;
+    QTest::newRow("e5m2 -payload 11") << e5 << 0xFFE00000u << 0xFF;
+    QTest::newRow("e5m2 low payload only") << e5 << 0x7F800001u << 0x7E;
+}
+
+void TstFp8::nanEncoding()
+{
+    QFETCH(Fp8Format, format);
+    QFETCH(quint32, inputBits);
+    QFETCH(int, expected);
+    const float x = floatOf(inputBits);
+    QVERIFY(std::isnan(x));
+    for (Fp8Overflow mode : {Fp8Overflow::Saturate, Fp8Overflow::NaN})
+        QCOMPARE(int(fp8Encode(x, format, mode)), expected);
+    const float q = fp8Quantize(x, format);
+    QVERIFY(std::isnan(q));
+    QCOMPARE(std::signbit(q), (inputBits >> 31) != 0);
+}
+
+void TstFp8::encodeMatchesBruteForce()
+{
+    QFETCH(Fp8Format, format);
+    const Def d = defOf(format);
+    const int minExp = 1 - d.bias - d.mantBits; // exponent of the smallest subnormal
+    Rng rng(2024);
+    // Random floats whose exponents span from below half the smallest subnormal to past the
+    // overflow point, both signs, all mantissas.
+    const int lowExp = minExp - 3;
+    const int highExp = (format == Fp8Format::E4M3) ? 9 : 16;
+    for (int i = 0; i < 20000; ++i) {
+        const auto e =
+            static_cast<int>(rng.below(static_cast<std::uint64_t>(highExp - lowExp + 1))) + lowExp;
+        const auto mant = static_cast<std::uint32_t>(rng.below(1u << 23));
+        const std::uint32_t sign = rng.below(2) ? 0x80000000u : 0u;
+        const float x = floatOf(sign | (static_cast<std::uint32_t>(e + 127) << 23) | mant);
+        for (Fp8Overflow mode : {Fp8Overflow::Saturate, Fp8Overflow::NaN}) {
+            const int expected = refEncode(x, format, mode);
+            const int got = fp8Encode(x, format, mode);
+            if (got != expected)
+                QFAIL(qPrintable(QStringLiteral("x = %1 (bits %2): got %3, expected %4")
+                                     .arg(static_cast<double>(x), 0, 'g', 9)
+                                     .arg(bitsOf(x), 8, 16)
+                                     .arg(got, 2, 16)
+                                     .arg(expected, 2, 16)));
+        }
+    }
+    // fp8Quantize takes a shortcut for in-range values; it must agree with decode(encode) on
+    // any bit pattern at all.
+    for (int i = 0; i < 200000; ++i) {
+        const float x = floatOf(static_cast<std::uint32_t>(rng.next()));
+        const float viaCode = fp8Decode(fp8Encode(x, format), format);
+        const float q = fp8Quantize(x, format);
+        if (std::isnan(x))
+            QVERIFY(std::isnan(q) && std::signbit(q) == std::signbit(x));
+        else if (bitsOf(q) != bitsOf(viaCode))
+            QFAIL(qPrintable(QStringLiteral("quantize of bits %1").arg(bitsOf(x), 8, 16)));
+    }
+}
+
+void TstFp8::chapterExample()
+{
+    Fp8Inputs in;
+    in.format = Fp8Format::E4M3;
+    in.blockSize = 4;
+    in.values = rowOf({0.5f, -1.25f, 3.0f, 0.001f, 0.01f, 0.02f, 0.03f, 0.04f});
+    validate(in);
+    const MatrixF x = fp8InputMatrix(in);
+    QVERIFY(sameMatrix(x, *in.values));
+
+    const Fp8Result block = fp8BlockQuantize(x, in.format, {1, in.blockSize, false});
+    QCOMPARE(block.scales.rows(), Eigen::Index(1));
+    QCOMPARE(block.scales.cols(), Eigen::Index(2));
+    // The chapter's scales: max|block| / 448 in float32 (a single float division).
+    const float s0 = 3.0f / 448.0f;
+    const float s1 = 0.04f / 448.0f;
+    QCOMPARE(bitsOf(block.scales(0, 0)), bitsOf(s0));
+    QCOMPARE(bitsOf(block.scales(0, 1)), bitsOf(s1));
+    // Every value: the brute-force quantizer applied to x / scale, times scale, in float32.
+    for (Eigen::Index j = 0; j < 8; ++j) {
+        const float s = j < 4 ? s0 : s1;
+        const float expected = refQuantize(x(0, j) / s, in.format) * s;
+        QCOMPARE(bitsOf(block.dequantized(0, j)), bitsOf(expected));
+    }
+    QVERIFY(sameMatrix(block.values, x));
+
+    const Fp8Result tensor = fp8BlockQuantize(x, in.format, {0, 0, false});
+    QCOMPARE(tensor.scales.size(), Eigen::Index(1));
+    QCOMPARE(bitsOf(tensor.scales(0, 0)), bitsOf(s0));
+    for (Eigen::Index j = 0; j < 8; ++j) {
+        const float expected = refQuantize(x(0, j) / s0, in.format) * s0;
+        QCOMPARE(bitsOf(tensor.dequantized(0, j)), bitsOf(expected));
+    }
+    // The first block holds the tensor's maximum, so both schemes treat it alike.
+    for (Eigen::Index j = 0; j < 4; ++j)
+        QCOMPARE(bitsOf(block.dequantized(0, j)), bitsOf(tensor.dequantized(0, j)));
+    // Here 3.0 / 0.01 is only 300x, well inside E4M3's range of normal numbers (448 / 2^-6), so
+    // the small block keeps 3 significant bits under either scale and neither scheme wins by
+    // much (per-block is even a little worse: 0.03 / s1 = 336 ties down to 320). Block scaling
+    // pays off when the spread passes the format's range: see outlierBlockUnderflowsPerTensor.
+    QCOMPARE(block.stats.underflowCount, std::int64_t(0));
+    QCOMPARE(tensor.stats.underflowCount, std::int64_t(0));
+}
+
+void TstFp8::outlierBlockUnderflowsPerTensor()
+{
+    // One 1000 next to values of 0.001..0.004: per tensor the scale is 1000/448 = 2.23, so the
+    // small values map to 4.5e-4..1.8e-3, around E4M3's smallest subnormal 2^-9 = 1.95e-3.
+    // 0.001 and 0.002 map below 2^-10 and vanish; 0.003 and 0.004 become 2^-9 * scale.
+    const Fp8Format f = Fp8Format::E4M3;
+    const MatrixF x = rowOf({0.5f, -1.25f, 3.0f, 1000.0f, 0.001f, 0.002f, 0.003f, 0.004f});
+    const Fp8Result block = fp8BlockQuantize(x, f, {1, 4, false});
+    const Fp8Result tensor = fp8BlockQuantize(x, f, {0, 0, false});
+    QCOMPARE(tensor.stats.underflowCount, std::int64_t(2));
+    QCOMPARE(bitsOf(tensor.dequantized(0, 4)), 0u);
+    QCOMPARE(bitsOf(tensor.dequantized(0, 5)), 0u);
+    const float st = 1000.0f / 448.0f;
+    const float subnormalBack = std::ldexp(1.0f, -9) * st;
+    QCOMPARE(bitsOf(tensor.dequantized(0, 6)), bitsOf(subnormalBack));
+    QCOMPARE(bitsOf(tensor.dequantized(0, 7)), bitsOf(subnormalBack));
+    // Per block the small block gets its own scale 0.004/448: x / s = 112, 224, 336, 448, all
+    // normal; only 336 (a tie between 320 and 352) is off, by 16 steps of s.
+    QCOMPARE(block.stats.underflowCount, std::int64_t(0));
+    double blockErr = 0.0;
+    double tensorErr = 0.0;
+    for (Eigen::Index j = 4; j < 8; ++j) {
+        const double v = x(0, j);
+        blockErr += std::pow(block.dequantized(0, j) - v, 2);
+        tensorErr += std::pow(tensor.dequantized(0, j) - v, 2);
+    }
+    // Per tensor loses whole values (error ~1e-3 each), per block at most 16 * 0.004/448 ~ 1.4e-4.
+    QVERIFY2(tensorErr > 25.0 * blockErr,
+             qPrintable(QStringLiteral("%1 vs %2").arg(tensorErr).arg(blockErr)));
+}
+
+void TstFp8::tinyAndZeroTiles()
+{
+    const Fp8Format f = Fp8Format::E4M3;
+    // An all-zero tile gets scale 1, and zeros come back with their signs.
+    const MatrixF zeros = rowOf({0.0f, -0.0f, 0.0f, -0.0f});
+    const Fp8Result z = fp8BlockQuantize(zeros, f, {1, 2, false});
+    QCOMPARE(bitsOf(z.scales(0, 0)), bitsOf(1.0f));
+    QCOMPARE(bitsOf(z.scales(0, 1)), bitsOf(1.0f));
+    for (Eigen::Index j = 0; j < 4; ++j)
+        QCOMPARE(bitsOf(z.dequantized(0, j)), bitsOf(zeros(0, j)));
+    VERIFY_SAME_DOUBLE(z.stats.rmse, 0.0);
+    VERIFY_SAME_DOUBLE(z.stats.maxAbsError, 0.0);
+    VERIFY_SAME_DOUBLE(z.stats.snrDb, std::numeric_limits<double>::infinity()); // no error
+    QCOMPARE(z.stats.underflowCount, std::int64_t(0));
+
+    // A tile whose max / 448 underflows float32 to 0 also gets scale 1; its values +-2^-149 are
+    // far below E4M3's range, so they quantize to zeros of their sign: two underflows, and SNR
+    // 0 dB (the error is the whole signal).
+    const float denormMin = std::numeric_limits<float>::denorm_min();
+    const MatrixF tiny = rowOf({denormMin, -denormMin});
+    const Fp8Result t = fp8BlockQuantize(tiny, f, {1, 0, false});
+    QCOMPARE(bitsOf(t.scales(0, 0)), bitsOf(1.0f));
+    QCOMPARE(bitsOf(t.dequantized(0, 0)), 0u);
+    QCOMPARE(bitsOf(t.dequantized(0, 1)), 0x80000000u);
+    QCOMPARE(t.stats.underflowCount, std::int64_t(2));
+    VERIFY_SAME_DOUBLE(t.stats.maxAbsError, static_cast<double>(denormMin));
+    VERIFY_SAME_DOUBLE(t.stats.snrDb, 0.0);
+}
+
+void TstFp8::statsMatchDefinition()
+{
+    Fp8Inputs in;
+    in.rows = 6;
+    in.cols = 32;
+    in.blockSize = 8;
+    in.seed = 7;
+    const MatrixF x = fp8Generate(in).values;
+    for (Fp8Format f : {Fp8Format::E4M3, Fp8Format::E5M2}) {
+        const Fp8Result r = fp8BlockQuantize(x, f, {1, 8, false});
+        double sumSq = 0.0;
+        double signal = 0.0;
+        double maxAbs = 0.0;
+        for (Eigen::Index i = 0; i < x.rows(); ++i) {
+            for (Eigen::Index j = 0; j < x.cols(); ++j) {
+                const double e = static_cast<double>(r.dequantized(i, j)) - x(i, j);
+                sumSq += e * e;
+                signal += static_cast<double>(x(i, j)) * x(i, j);
+                maxAbs = std::max(maxAbs, std::fabs(e));
+            }
+        }
+        VERIFY_SAME_DOUBLE(r.stats.maxAbsError, maxAbs); // a max is exact whatever the order
+        // Sums may be taken in another order: allow a few ulps of a double.
+        const double rmse = std::sqrt(sumSq / static_cast<double>(x.size()));
+        QVERIFY(std::fabs(r.stats.rmse - rmse) <= 1e-12 * rmse);
+        const double snr = 10.0 * std::log10(signal / sumSq);
+        QVERIFY(std::fabs(r.stats.snrDb - snr) <= 1e-9);
+        QVERIFY(r.stats.snrDb > 20.0); // 3 or 2 mantissa bits: roughly 6 dB a bit and then some
+
+        // The stats-only entry point computes the very same figures.
+        const Fp8Stats s = fp8BlockQuantizeStats(x, f, {1, 8, false});
+        VERIFY_SAME_DOUBLE(s.maxAbsError, r.stats.maxAbsError);
+        VERIFY_SAME_DOUBLE(s.rmse, r.stats.rmse);
+        VERIFY_SAME_DOUBLE(s.snrDb, r.stats.snrDb);
+        QCOMPARE(s.underflowCount, r.stats.underflowCount);
+    }
+}
+
+void TstFp8::generatedMatrix()
+{
+    Fp8Inputs in; // the defaults: 64 x 256, blocks of 16, outliers x100, seed 1
+    const Fp8Generated g = fp8Generate(in);
+    QCOMPARE(g.values.rows(), Eigen::Index(64));
+    QCOMPARE(g.values.cols(), Eigen::Index(256));
+    QVERIFY(sameMatrix(fp8InputMatrix(in), g.values));
+
+    const std::int64_t blocks = 64 * (256 / 16);
+    // About one block in 16 (expect 64, sd ~7.7); a wide margin, the seed is fixed anyway.
+    QVERIFY(g.outlierBlocks.size() >= 30 && g.outlierBlocks.size() <= 100);
+    for (std::size_t k = 1; k < g.outlierBlocks.size(); ++k)
+        QVERIFY(g.outlierBlocks[k - 1] < g.outlierBlocks[k]);
+    QVERIFY(g.outlierBlocks.front() >= 0 && g.outlierBlocks.back() < blocks);
+
+    // The normal part does not depend on block size or outlier scale; outlier blocks are it
+    // times 100 (rounded once from double), every other entry is it unchanged.
+    const MatrixF normals = fp8NormalMatrix(in);
+    Fp8Inputs other = in;
+    other.blockSize = 4;
+    other.outlierScale = 3.0;
+    QVERIFY(sameMatrix(fp8NormalMatrix(other), normals));
+    std::vector<bool> isOutlier(static_cast<std::size_t>(blocks), false);
+    for (std::int64_t b : g.outlierBlocks)
+        isOutlier[static_cast<std::size_t>(b)] = true;
+    // Box-Muller with u1 >= 2^-53 gives |z| <= sqrt(-2 ln 2^-53) = 8.57.
+    const float normalBound = 8.58f;
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        for (std::int64_t j = 0; j < 16; ++j) {
+            const std::int64_t idx = b * 16 + j;
+            const float n = normals.data()[idx];
+            const float v = g.values.data()[idx];
+            QVERIFY(std::fabs(n) <= normalBound);
+            const float expected = isOutlier[static_cast<std::size_t>(b)]
+                ? static_cast<float>(static_cast<double>(n) * 100.0)
+                : n;
+            QCOMPARE(bitsOf(v), bitsOf(expected));
+        }
+    }
+    // Standard normal entries: mean 0 and variance 1 within 5 standard errors (n = 16384).
+    const double n = static_cast<double>(normals.size());
+    const double mean = normals.cast<double>().sum() / n;
+    const double var = normals.cast<double>().array().square().sum() / n - mean * mean;
+    QVERIFY(std::fabs(mean) < 5.0 / std::sqrt(n));
+    QVERIFY(std::fabs(var - 1.0) < 5.0 * std::sqrt(2.0 / n));
+
+    // Same seed, same matrix; another seed, another one.
+    QVERIFY(sameMatrix(fp8Generate(in).values, g.values));
+    Fp8Inputs seed2 = in;
+    seed2.seed = 2;
+    QVERIFY(!sameMatrix(fp8Generate(seed2).values, g.values));
+}
+
+void TstFp8::generatedAlwaysHasAnOutlier()
+{
+    // A single 1 x 1 block is chosen with probability 1/16 only; the fallback makes it an
+    // outlier every time.
+    for (std::int64_t seed = 0; seed < 64; ++seed) {
+        Fp8Inputs in;
+        in.rows = 1;
+        in.cols = 1;
+        in.blockSize = 1;
+        in.seed = seed;
+        const Fp8Generated g = fp8Generate(in);
+        QCOMPARE(g.outlierBlocks.size(), std::size_t(1));
+        QCOMPARE(g.outlierBlocks[0], std::int64_t(0));
+    }
+    // Two rows of three blocks: whatever the seed, at least one.
+    for (std::int64_t seed = 0; seed < 64; ++seed) {
+        Fp8Inputs in;
+        in.rows = 2;
+        in.cols = 6;
+        in.blockSize = 2;
+        in.seed = seed;
+        QVERIFY(!fp8Generate(in).outlierBlocks.empty());
+    }
+}
+
+void TstFp8::perTensorVsPerBlock_data()
+{
+    QTest::addColumn<Fp8Format>("format");
+    QTest::addColumn<double>("outlierScale");
+    QTest::addColumn<double>("minRatio");
+    QTest::addColumn<double>("maxRatio");
+    // With outliers ~1e5 x the rest, one E4M3 scale (max ~4e5 / 448 ~ 900) maps the normal
+    // blocks below 2^-6, into the subnormals, whose fixed step 2^-9 is coarse there: the small
+    // blocks' RMSE grows many times. E5M2 reaches 2^-16, so it needs ~1e9 for the same.
+    QTest::newRow("e4m3 x1e5") << Fp8Format::E4M3 << 1e5 << 5.0 << 1e9;
+    QTest::newRow("e5m2 x1e9") << Fp8Format::E5M2 << 1e9 << 5.0 << 1e9;
+    // At the default x100 every block stays in the normal range under either scale, where a
+    // floating-point format's relative step does not depend on the scale: about the same RMSE.
+    QTest::newRow("e4m3 x100") << Fp8Format::E4M3 << 100.0 << 0.7 << 2.0;
+    QTest::newRow("e5m2 x100") << Fp8Format::E5M2 << 100.0 << 0.7 << 2.0;
+}
+
+void TstFp8::perTensorVsPerBlock()
+{
+    QFETCH(Fp8Format, format);
+    QFETCH(double, outlierScale);
+    QFETCH(double, minRatio);
+    QFETCH(double, maxRatio);
+    Fp8Inputs in;
+    in.format = format;
+    in.outlierScale = outlierScale;
+    const Fp8Generated g = fp8Generate(in);
+    const Fp8Result block = fp8BlockQuantize(g.values, format, {1, in.blockSize, false});
+    const Fp8Result tensor = fp8BlockQuantize(g.values, format, {0, 0, false});
+
+    std::vector<bool> isOutlier(static_cast<std::size_t>(g.values.size() / in.blockSize), false);
+    for (std::int64_t b : g.outlierBlocks)
+        isOutlier[static_cast<std::size_t>(b)] = true;
+    double blockSq = 0.0;
+    double tensorSq = 0.0;
+    for (Eigen::Index idx = 0; idx < g.values.size(); ++idx) {
+        if (isOutlier[static_cast<std::size_t>(idx / in.blockSize)])
+            continue;
+        const double v = g.values.data()[idx];
+        blockSq += std::pow(block.dequantized.data()[idx] - v, 2);
+        tensorSq += std::pow(tensor.dequantized.data()[idx] - v, 2);
+    }
+    const double ratio = std::sqrt(tensorSq / blockSq);
+    QVERIFY2(ratio >= minRatio && ratio <= maxRatio, qPrintable(QString::number(ratio)));
+}
+
+void TstFp8::tileShapes_data()
+{
+    QTest::addColumn<qint64>("tileRows");
+    QTest::addColumn<qint64>("tileCols");
+    QTest::addColumn<qint64>("gridRows");
+    QTest::addColumn<qint64>("gridCols");
+    // A 256 x 384 matrix.
+    QTest::newRow("per tensor") << qint64(0) << qint64(0) << qint64(1) << qint64(1);
+    QTest::newRow("per row") << qint64(1) << qint64(0) << qint64(256) << qint64(1);
+    QTest::newRow("per column") << qint64(0) << qint64(1) << qint64(1) << qint64(384);
+    QTest::newRow("chapter 1x16") << qint64(1) << qint64(16) << qint64(256) << qint64(24);
+    QTest::newRow("deepseek 1x128") << qint64(1) << qint64(128) << qint64(256) << qint64(3);
+    QTest::newRow("deepseek 128x128") << qint64(128) << qint64(128) << qint64(2) << qint64(3);
+    QTest::newRow("ragged 100x100") << qint64(100) << qint64(100) << qint64(3) << qint64(4);
+    QTest::newRow("larger than matrix") << qint64(1000) << qint64(1000) << qint64(1) << qint64(1);
+}
+
+void TstFp8::tileShapes()
+{
+    QFETCH(qint64, tileRows);
+    QFETCH(qint64, tileCols);
+    QFETCH(qint64, gridRows);
+    QFETCH(qint64, gridCols);
+    Fp8Inputs in;
+    in.rows = 256;
+    in.cols = 384;
+    in.seed = 11;
+    const MatrixF x = fp8Generate(in).values;
+    const Fp8Format f = Fp8Format::E4M3;
+    const Fp8Result r = fp8BlockQuantize(x, f, {tileRows, tileCols, false});
+    QCOMPARE(qint64(r.scales.rows()), gridRows);
+    QCOMPARE(qint64(r.scales.cols()), gridCols);
+    QCOMPARE(r.dequantized.rows(), x.rows());
+    QCOMPARE(r.dequantized.cols(), x.cols());
+    const qint64 tr = tileRows == 0 ? x.rows() : std::min<qint64>(tileRows, x.rows());
+    const qint64 tc = tileCols == 0 ? x.cols() : std::min<qint64>(tileCols, x.cols());
+    for (qint64 gi = 0; gi < gridRows; ++gi) {
+        for (qint64 gj = 0; gj < gridCols; ++gj) {
+            const qint64 r0 = gi * tr;
+            const qint64 c0 = gj * tc;
+            const qint64 h = std::min<qint64>(tr, x.rows() - r0);
+            const qint64 w = std::min<qint64>(tc, x.cols() - c0);
+            const float m = x.block(r0, c0, h, w).cwiseAbs().maxCoeff();
+            const float s = m / 448.0f;
+            QCOMPARE(bitsOf(r.scales(gi, gj)), bitsOf(s));
+            for (qint64 i = r0; i < r0 + h; ++i)
+                for (qint64 j = c0; j < c0 + w; ++j)
+                    QCOMPARE(bitsOf(r.dequantized(i, j)), bitsOf(fp8Quantize(x(i, j) / s, f) * s));
+        }
+    }
+}
+
+void TstFp8::powerOfTwoScales_data()
+{
+    QTest::addColumn<Fp8Format>("format");
+    QTest::addColumn<float>("maxAbs");
+    QTest::addColumn<float>("expectedScale");
+    const auto e4 = Fp8Format::E4M3;
+    const auto e5 = Fp8Format::E5M2;
+    // The smallest 2^k with maxAbs / 2^k <= max_value.
+    QTest::newRow("e4m3 448") << e4 << 448.0f << 1.0f;
+    QTest::newRow("e4m3 just above 448") << e4 << std::nextafter(448.0f, kInf) << 2.0f;
+    QTest::newRow("e4m3 449") << e4 << 449.0f << 2.0f;
+    QTest::newRow("e4m3 224") << e4 << 224.0f << 0.5f;
+    QTest::newRow("e4m3 225") << e4 << 225.0f << 1.0f;
+    QTest::newRow("e4m3 1.0") << e4 << 1.0f << std::ldexp(1.0f, -8); // 448 / 256 = 1.75 >= 1
+    QTest::newRow("e4m3 1.75") << e4 << 1.75f << std::ldexp(1.0f, -8);
+    QTest::newRow("e4m3 1.8") << e4 << 1.8f << std::ldexp(1.0f, -7);
+    QTest::newRow("e4m3 -3.0") << e4 << -3.0f << std::ldexp(1.0f, -7); // |x| is what counts
+    QTest::newRow("e4m3 float max") << e4 << kFloatMax << std::ldexp(1.0f, 120);
+    // A float32 subnormal maximum, and one whose scale would be below 2^-149 (clamped).
+    QTest::newRow("e4m3 1.75*2^-132") << e4 << std::ldexp(1.75f, -132) << std::ldexp(1.0f, -140);
+    QTest::newRow("e4m3 denorm min") << e4 << std::numeric_limits<float>::denorm_min()
+                                     << std::numeric_limits<float>::denorm_min();
+    QTest::newRow("e5m2 57344") << e5 << 57344.0f << 1.0f;
+    QTest::newRow("e5m2 57345") << e5 << 57345.0f << 2.0f;
+    QTest::newRow("e5m2 1.0") << e5 << 1.0f << std::ldexp(1.0f, -15);
+}
+
+void TstFp8::powerOfTwoScales()
+{
+    QFETCH(Fp8Format, format);
+    QFETCH(float, maxAbs);
+    QFETCH(float, expectedScale);
+    const MatrixF x = rowOf({maxAbs, maxAbs / 3.0f, 0.0f});
+    const Fp8Result r = fp8BlockQuantize(x, format, {0, 0, true});
+    QCOMPARE(bitsOf(r.scales(0, 0)), bitsOf(expectedScale));
+    QVERIFY(isPowerOfTwo(r.scales(0, 0)));
+}
+
+void TstFp8::powerOfTwoScaleTiles()
+{
+    Fp8Inputs in;
+    in.rows = 128;
+    in.cols = 256;
+    in.seed = 5;
+    in.outlierScale = 1000.0;
+    const MatrixF x = fp8Generate(in).values;
+    for (Fp8Format f : {Fp8Format::E4M3, Fp8Format::E5M2}) {
+        const double maxValue = fp8MaxValue(f);
+        for (Fp8Scaling sc : {Fp8Scaling{1, 16, true}, Fp8Scaling{128, 128, true},
+                              Fp8Scaling{0, 0, true}, Fp8Scaling{1, 0, true}}) {
+            const Fp8Result r = fp8BlockQuantize(x, f, sc);
+            const qint64 tr = sc.blockRows == 0 ? x.rows() : sc.blockRows;
+            const qint64 tc = sc.blockCols == 0 ? x.cols() : sc.blockCols;
+            QCOMPARE(qint64(r.scales.rows()), x.rows() / tr);
+            QCOMPARE(qint64(r.scales.cols()), x.cols() / tc);
+            for (Eigen::Index gi = 0; gi < r.scales.rows(); ++gi) {
+                for (Eigen::Index gj = 0; gj < r.scales.cols(); ++gj) {
+                    const float s = r.scales(gi, gj);
+                    QVERIFY(isPowerOfTwo(s));
+                    const double m = x.block(gi * tr, gj * tc, tr, tc).cwiseAbs().maxCoeff();
+                    // Fits (never overflows), and half the scale would not: the smallest such.
+                    QVERIFY(m <= maxValue * s);
+                    QVERIFY(m > maxValue * s / 2.0);
+                    for (Eigen::Index i = gi * tr; i < (gi + 1) * tr; ++i) {
+                        for (Eigen::Index j = gj * tc; j < (gj + 1) * tc; ++j) {
+                            // Division by a power of two is exact here, so x / s is in range
+                            // and the code never saturates.
+                            const float y = x(i, j) / s;
+                            VERIFY_SAME_DOUBLE(static_cast<double>(y),
+                                               static_cast<double>(x(i, j)) / s);
+                            QVERIFY(std::fabs(y) <= maxValue);
+                            QCOMPARE(bitsOf(r.dequantized(i, j)), bitsOf(fp8Quantize(y, f) * s));
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+void TstFp8::doubleToFloatRounding()
+{
+    const double tieDown = 1.0 + std::ldexp(1.0, -24); // halfway 1 and 1+2^-23: to even 1
+    const double tieUp = 1.0 + 3.0 * std::ldexp(1.0, -24); // halfway 1+2^-23 and 1+2^-22: up
+    const double floatMax = std::numeric_limits<float>::max();
+    const MatrixF m = fp8ValuesFromRows({{0.5, tieDown, tieUp}, {1e-50, -1e-50, -floatMax}});
+    QCOMPARE(m.rows(), Eigen::Index(2));
+    QCOMPARE(m.cols(), Eigen::Index(3));
+    QCOMPARE(bitsOf(m(0, 0)), 0x3F000000u);
+    QCOMPARE(bitsOf(m(0, 1)), 0x3F800000u);
+    QCOMPARE(bitsOf(m(0, 2)), 0x3F800002u);
+    QCOMPARE(bitsOf(m(1, 0)), 0x00000000u); // below half of 2^-149: zero, signed
+    QCOMPARE(bitsOf(m(1, 1)), 0x80000000u);
+    QCOMPARE(bitsOf(m(1, 2)), 0xFF7FFFFFu);
+}
+
+void TstFp8::badInputsNameTheirFields_data()
+{
+    QTest::addColumn<Action>("action");
+    QTest::addColumn<QString>("field");
+    const auto with = [](std::function<void(Fp8Inputs&)> change) {
+        return Action([change] {
+            Fp8Inputs in;
+            change(in);
+            validate(in);
+        });
+    };
+    const auto withValues = [](MatrixF v, std::int64_t blockSize) {
+        return Action([v, blockSize] {
+            Fp8Inputs in;
+            in.values = v;
+            in.blockSize = blockSize;
+            validate(in);
+        });
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::int64_t big = std::int64_t(1) << 53;
+
+    QTest::newRow("block 0") << with([](Fp8Inputs& in) { in.blockSize = 0; }) << "fp8.block_size";
+    QTest::newRow("block -4") << with([](Fp8Inputs& in) { in.blockSize = -4; }) << "fp8.block_size";
+    QTest::newRow("block 3 of 256")
+        << with([](Fp8Inputs& in) { in.blockSize = 3; }) << "fp8.block_size";
+    QTest::newRow("block past cols")
+        << with([](Fp8Inputs& in) { in.blockSize = 512; }) << "fp8.block_size";
+    QTest::newRow("block 2^53") << with([big](Fp8Inputs& in) { in.blockSize = big; })
+                                << "fp8.block_size";
+    QTest::newRow("rows 0") << with([](Fp8Inputs& in) { in.rows = 0; }) << "fp8.rows";
+    QTest::newRow("rows -1") << with([](Fp8Inputs& in) { in.rows = -1; }) << "fp8.rows";
+    QTest::newRow("cols 0") << with([](Fp8Inputs& in) { in.cols = 0; }) << "fp8.cols";
+    QTest::newRow("too many") << with([](Fp8Inputs& in) {
+        in.rows = 8193;
+        in.cols = 8192;
+    }) << "fp8.rows";
+    QTest::newRow("2^53 squared") << with([big](Fp8Inputs& in) {
+        in.rows = big;
+        in.cols = big;
+    }) << "fp8.rows";
+    QTest::newRow("outlier 0") << with([](Fp8Inputs& in) { in.outlierScale = 0.0; })
+                               << "fp8.outlier_scale";
+    QTest::newRow("outlier -1") << with([](Fp8Inputs& in) { in.outlierScale = -1.0; })
+                                << "fp8.outlier_scale";
+    QTest::newRow("outlier nan") << with([nan](Fp8Inputs& in) { in.outlierScale = nan; })
+                                 << "fp8.outlier_scale";
+    QTest::newRow("outlier inf") << with([inf](Fp8Inputs& in) { in.outlierScale = inf; })
+                                 << "fp8.outlier_scale";
+    QTest::newRow("seed -1") << with([](Fp8Inputs& in) { in.seed = -1; }) << "fp8.seed";
+
+    // Explicit values.
+    QTest::newRow("values no rows") << withValues(MatrixF(0, 0), 4) << "fp8.values";
+    QTest::newRow("values empty row") << withValues(MatrixF(1, 0), 4) << "fp8.values[0]";
+    QTest::newRow("values block 3 of 8") << withValues(MatrixF::Ones(1, 8), 3) << "fp8.block_size";
+    MatrixF withNaN = MatrixF::Ones(2, 4);
+    withNaN(1, 2) = std::numeric_limits<float>::quiet_NaN();
+    QTest::newRow("values nan") << withValues(withNaN, 4) << "fp8.values[1][2]";
+    MatrixF withInf = MatrixF::Ones(3, 2);
+    withInf(2, 0) = -kInf;
+    QTest::newRow("values -inf") << withValues(withInf, 2) << "fp8.values[2][0]";
+
+    // The scenario's rows of doubles.
+    const auto fromRows = [](std::vector<std::vector<double>> rows) {
+        return Action([rows] { fp8ValuesFromRows(rows); });
+    };
+    QTest::newRow("rows none") << fromRows({}) << "fp8.values";
+    QTest::newRow("rows first empty") << fromRows({{}}) << "fp8.values[0]";
+    QTest::newRow("rows ragged") << fromRows({{1, 2}, {3, 4}, {5}}) << "fp8.values[2]";
+    QTest::newRow("rows longer") << fromRows({{1, 2}, {3, 4, 5}}) << "fp8.values[1]";
+    QTest::newRow("rows nan") << fromRows({{1, nan}}) << "fp8.values[0][1]";
+    QTest::newRow("rows inf") << fromRows({{1, 2}, {3, -inf}}) << "fp8.values[1][1]";
+    QTest::newRow("rows 1e39") << fromRows({{1e39}}) << "fp8.values[0][0]";
+    QTest::newRow("rows just past float max")
+        << fromRows({{1.0, std::nextafter(double(kFloatMax), inf)}}) << "fp8.values[0][1]";
+    QTest::newRow("value helper") << Action([] { validateFp8Value(-1e300, 2, 5); })
+                                  << "fp8.values[2][5]";
+
+    // The block-scaling call itself.
+    QTest::newRow("quantize empty") << Action([] {
+        fp8BlockQuantize(MatrixF(0, 0), Fp8Format::E4M3, {0, 0, false});
+    }) << "fp8.values";
+    QTest::newRow("quantize nan") << Action([withNaN] {
+        fp8BlockQuantize(withNaN, Fp8Format::E4M3, {1, 2, false});
+    }) << "fp8.values[1][2]";
+    QTest::newRow("quantize inf stats") << Action([withInf] {
+        fp8BlockQuantizeStats(withInf, Fp8Format::E5M2, {0, 0, true});
+    }) << "fp8.values[2][0]";
+    QTest::newRow("quantize tile rows -1") << Action([] {
+        fp8BlockQuantize(MatrixF::Ones(2, 2), Fp8Format::E4M3, {-1, 2, false});
+    }) << "fp8.block_rows";
+    QTest::newRow("quantize tile cols -1") << Action([] {
+        fp8BlockQuantize(MatrixF::Ones(2, 2), Fp8Format::E4M3, {1, -1, false});
+    }) << "fp8.block_size";
+
+    // Generation keys are checked by the generator too.
+    QTest::newRow("generate block 5") << Action([] {
+        Fp8Inputs in;
+        in.blockSize = 5;
+        fp8Generate(in);
+    }) << "fp8.block_size";
+    QTest::newRow("normals seed -3") << Action([] {
+        Fp8Inputs in;
+        in.seed = -3;
+        fp8NormalMatrix(in);
+    }) << "fp8.seed";
+    QTest::newRow("outliers wrong shape") << Action([] {
+        Fp8Inputs in;
+        fp8ApplyOutliers(MatrixF::Zero(3, 256), in);
+    }) << "fp8.rows";
+    QTest::newRow("input matrix checks") << Action([] {
+        Fp8Inputs in;
+        in.cols = 0;
+        fp8InputMatrix(in);
+    }) << "fp8.cols";
+}
+
+void TstFp8::badInputsNameTheirFields()
+{
+    QFETCH(Action, action);
+    QFETCH(QString, field);
+    SCALELAB_VERIFY_INPUT_ERROR(action(), field.toStdString());
+}
+
+void TstFp8::goodInputsPass()
+{
+    Fp8Inputs in;
+    validate(in); // the defaults
+    in.rows = 8192;
+    in.cols = 8192; // exactly kMaxFp8Elements
+    validate(in);
+    QCOMPARE(in.rows * in.cols, kMaxFp8Elements);
+    // With explicit values block_size must divide their columns, not `cols`.
+    Fp8Inputs explicitValues;
+    explicitValues.cols = 3;
+    explicitValues.blockSize = 4;
+    explicitValues.values = MatrixF::Ones(2, 8);
+    validate(explicitValues);
+    QVERIFY(sameMatrix(fp8InputMatrix(explicitValues), *explicitValues.values));
+    // Float32's extremes are within range.
+    validateFp8Value(double(kFloatMax), 0, 0);
+    validateFp8Value(-double(kFloatMax), 0, 0);
+    validateFp8Value(0.0, 0, 0);
+    validateFp8Value(1e-300, 0, 0); // rounds to zero, still a valid number
+}
+
+QTEST_GUILESS_MAIN(TstFp8)
+#include "tst_fp8.moc"
