@@ -1,0 +1,109 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace scalelab::core {
+
+/// Inputs of the expert-parallel routing model (scenario section `experts`). Counts are token
+/// slots: one token routed to top_k experts fills top_k slots.
+struct ExpertsInputs {
+    std::int64_t ranks = 4;
+    std::int64_t experts = 16;
+    /// Explicit routing: one list per source rank of the expert ids its token slots chose. When
+    /// present, the router simulation (tokensPerRank, topK, skew, seed) is not used.
+    std::optional<std::vector<std::vector<std::int64_t>>> assignments;
+    /// Owner rank of each expert; when absent, contiguous equal blocks (experts % ranks == 0).
+    std::optional<std::vector<std::int64_t>> expertToRank;
+    std::int64_t tokensPerRank = 4096;
+    std::int64_t topK = 2;
+    double skew = 1.0; ///< 0 = balanced router, larger = more lopsided
+    double capacityFactor = 0.0; ///< 0 = unlimited
+    std::int64_t seed = 1;
+};
+
+struct ExpertsResult {
+    /// counts[s][d]: token slots sent from source rank s to the rank d owning the chosen expert
+    /// (all slots, before any capacity drop).
+    std::vector<std::vector<std::int64_t>> counts;
+    std::vector<std::int64_t> expertLoad; ///< slots routed to each expert, before drops
+    std::vector<std::int64_t> receivedPerRank; ///< slots each rank receives, before drops
+    std::optional<double> imbalance; ///< max / mean of receivedPerRank; none if no slots
+    std::int64_t totalSlots = 0;
+    /// Slots each expert keeps, ceil(capacityFactor * totalSlots / experts); 0 when unlimited.
+    /// A positive factor gives 0 only when nothing is routed, or when the product underflows
+    /// (a factor near 1e-320), and then every slot is dropped: check capacityFactor, not this.
+    std::int64_t capacity = 0;
+    std::vector<std::int64_t> droppedPerExpert; ///< slots over capacity, per expert
+    std::int64_t dropped = 0; ///< total dropped slots
+    /// droppedCounts[s][d]: the slots of counts[s][d] that capacity dropped (all zero when
+    /// unlimited). Slots are kept first come, first served: source rank 0's slots in order,
+    /// then rank 1's, and so on, so the slots that survive are counts - droppedCounts.
+    std::vector<std::vector<std::int64_t>> droppedCounts;
+    std::vector<std::int64_t> expertToRank; ///< the owner map actually used
+    /// The router's probability for each expert (what the simulation samples from); uniform
+    /// 1/experts for explicit assignments.
+    std::vector<double> routerProbability;
+};
+
+/// Largest ranks * tokensPerRank * topK the router simulation accepts (more is refused with an
+/// InputError naming `experts.tokens_per_rank`).
+inline constexpr std::int64_t kMaxRoutedSlots = 200'000'000;
+/// Largest ranks * tokensPerRank * topK routerAssignments() lists (8 bytes a slot).
+inline constexpr std::int64_t kMaxListedSlots = 10'000'000;
+/// Largest `ranks`: the ranks x ranks count matrices stay within a few hundred MB.
+inline constexpr std::int64_t kMaxExpertRanks = 4096;
+/// Largest `experts`.
+inline constexpr std::int64_t kMaxExperts = 65536;
+
+/// Throws InputError naming the field (`experts.top_k`, `experts.assignments[0][2]`, ...).
+/// tokensPerRank, skew and seed are range-checked always; the bound topK <= experts and the
+/// slot limit apply only to the router simulation (with explicit assignments topK is unused).
+void validate(const ExpertsInputs& in);
+
+/// The chapter's count matrix from explicit assignments: counts[s][expertToRank[e]] += 1 for
+/// every expert id e chosen by source rank s. Ids must be valid (validate() checks them).
+std::vector<std::vector<std::int64_t>>
+allToAllCounts(const std::vector<std::vector<std::int64_t>>& assignments,
+               const std::vector<std::int64_t>& expertToRank, std::int64_t ranks);
+
+/// The owner map in use: in.expertToRank when given, else contiguous equal blocks (expert e
+/// lives on rank e / (experts / ranks)). Validates first.
+std::vector<std::int64_t> expertOwners(const ExpertsInputs& in);
+
+/// Per-expert capacity: ceil(capacityFactor * totalSlots / experts), evaluated in double left
+/// to right; 0 when capacityFactor is 0 (unlimited).
+std::int64_t expertCapacity(double capacityFactor, std::int64_t totalSlots, std::int64_t experts);
+
+/// Routes (explicitly or by the seeded router), counts, applies the capacity limit. Validates
+/// first.
+///
+/// The router: expert e has weight (position(e) + 1)^-skew, where position is a random
+/// permutation of the experts drawn from `seed` (so which experts are hot depends on the seed;
+/// skew 0 is uniform). Every token of every rank (rank by rank, token by token) draws topK
+/// distinct experts one after the other, each from the weights of the experts it has not yet
+/// chosen (sampling without replacement, in the order chosen). The same seed gives the same
+/// result on every machine.
+ExpertsResult routeExperts(const ExpertsInputs& in);
+
+/// The router simulation's choices written out: for each source rank, its tokens' expert ids,
+/// token after token, each token's topK ids in the order chosen. routeExperts() makes exactly
+/// these choices (feeding them back as explicit assignments gives the same counts and drops).
+/// Meant for small inputs (tests, a per-token view): ranks * tokensPerRank * topK above
+/// kMaxListedSlots is refused (`experts.tokens_per_rank`). Ignores in.assignments. Validates
+/// first.
+std::vector<std::vector<std::int64_t>> routerAssignments(const ExpertsInputs& in);
+
+namespace detail {
+/// Draws per pick the router makes from its fast alias tables (rejecting experts the token
+/// already holds) before it finishes the token from its sum trees, which are exact for any
+/// weights but slower.
+inline constexpr int kRouterMaxRejections = 8;
+/// routerAssignments() with another rejection limit, for tests: 0 draws every token from the
+/// sum trees alone. The choices differ with the limit, their distribution does not.
+std::vector<std::vector<std::int64_t>> routerAssignments(const ExpertsInputs& in,
+                                                         int maxRejections);
+} // namespace detail
+
+} // namespace scalelab::core

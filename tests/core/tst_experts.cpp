@@ -1,0 +1,730 @@
+#include "scalelab/core/experts.h"
+#include "testhelpers.h"
+
+#include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace scalelab::core;
+
+using List = std::vector<std::int64_t>;
+using Matrix = std::vector<std::vector<std::int64_t>>;
+
+Q_DECLARE_METATYPE(scalelab::core::ExpertsInputs)
+
+namespace {
+
+ExpertsInputs explicitInputs(std::int64_t ranks, std::int64_t experts, Matrix assignments,
+                             std::optional<List> owners = std::nullopt, double capacity = 0.0)
+{
+    ExpertsInputs in;
+    in.ranks = ranks;
+    in.experts = experts;
+    in.assignments = std::move(assignments);
+    in.expertToRank = std::move(owners);
+    in.capacityFactor = capacity;
+    return in;
+}
+
+ExpertsInputs routerInputs(std::int64_t ranks, std::int64_t experts, std::int64_t topK, double skew,
+                           std::int64_t tokensPerRank, std::int64_t seed = 1)
+{
+    ExpertsInputs in;
+    in.ranks = ranks;
+    in.experts = experts;
+    in.topK = topK;
+    in.skew = skew;
+    in.tokensPerRank = tokensPerRank;
+    in.seed = seed;
+    return in;
+}
+
+Matrix zeros(std::size_t n)
+{
+    return Matrix(n, List(n, 0));
+}
+
+/// A binomial count of `trials` with success probability q lies within 5 standard deviations
+/// of its mean except with probability below 1e-6; the +1 absorbs the discreteness of counts
+/// whose mean is near zero.
+bool withinFiveSigma(double count, double trials, double q)
+{
+    const double sd = std::sqrt(trials * q * (1.0 - q));
+    const bool ok = std::abs(count - trials * q) <= 5.0 * sd + 1.0;
+    if (!ok)
+        qWarning("count %.0f, expected %.2f +- 5 x %.2f", count, trials * q, sd);
+    return ok;
+}
+
+/// Probability of drawing `sequence` in that order by successive weighted draws without
+/// replacement: each draw picks from the experts not yet chosen, in proportion to p.
+double sequenceProbability(const std::vector<double>& p, const List& sequence)
+{
+    double prob = 1.0;
+    double taken = 0.0;
+    for (const auto e : sequence) {
+        prob *= p[static_cast<std::size_t>(e)] / (1.0 - taken);
+        taken += p[static_cast<std::size_t>(e)];
+    }
+    return prob;
+}
+
+/// Every ordered sequence of k distinct ids from 0..n-1.
+void forEachSequence(std::int64_t n, std::int64_t k, const std::function<void(const List&)>& f)
+{
+    List current;
+    std::vector<bool> used(static_cast<std::size_t>(n), false);
+    std::function<void()> recurse = [&] {
+        if (static_cast<std::int64_t>(current.size()) == k) {
+            f(current);
+            return;
+        }
+        for (std::int64_t e = 0; e < n; ++e) {
+            if (used[static_cast<std::size_t>(e)])
+                continue;
+            used[static_cast<std::size_t>(e)] = true;
+            current.push_back(e);
+            recurse();
+            current.pop_back();
+            used[static_cast<std::size_t>(e)] = false;
+        }
+    };
+    recurse();
+}
+
+} // namespace
+
+class TstExperts : public QObject {
+    Q_OBJECT
+
+private slots:
+    void chapterExercise();
+    void allToAllCounts_data();
+    void allToAllCounts();
+    void defaultOwnersAreContiguousBlocks_data();
+    void defaultOwnersAreContiguousBlocks();
+    void explicitOwnersAreHonoured();
+    void explicitRoutingHasUniformProbability();
+    void emptyRouting();
+    void expertCapacity_data();
+    void expertCapacity();
+    void capacityDrops_data();
+    void capacityDrops();
+    void capacityZeroDropsNothing();
+    void capacityCeilInDouble();
+    void routerIsDeterministic();
+    void routerMatchesItsListing_data();
+    void routerMatchesItsListing();
+    void routerProbabilityIsZipf_data();
+    void routerProbabilityIsZipf();
+    void routerUniformAtSkewZero();
+    void routerSequenceFrequencies_data();
+    void routerSequenceFrequencies();
+    void routerLargeSkewConcentrates();
+    void routerExtremeSkewTakesTheHottest_data();
+    void routerExtremeSkewTakesTheHottest();
+    void routerTopKEqualsExperts();
+    void routerSlotLimits();
+    void badInputs_data();
+    void badInputs();
+};
+
+void TstExperts::chapterExercise()
+{
+    // Exercise 41.4: ranks 0 and 1 choose [0,1,3] and [2,3,2]; experts 0,1 live on rank 0,
+    // experts 2,3 on rank 1. Rank 0 sends 0,1 home and 3 away; rank 1 sends all three away.
+    const Matrix assignments{{0, 1, 3}, {2, 3, 2}};
+    const List owners{0, 0, 1, 1};
+    const Matrix expected{{2, 1}, {0, 3}};
+    QCOMPARE(scalelab::core::allToAllCounts(assignments, owners, 2), expected);
+
+    for (const bool explicitOwners : {true, false}) {
+        const auto r = routeExperts(explicitInputs(
+            2, 4, assignments, explicitOwners ? std::optional<List>(owners) : std::nullopt));
+        QCOMPARE(r.counts, expected);
+        QCOMPARE(r.expertLoad, (List{1, 1, 2, 2}));
+        QCOMPARE(r.receivedPerRank, (List{2, 4}));
+        QCOMPARE(r.totalSlots, std::int64_t{6});
+        QVERIFY(r.imbalance.has_value());
+        // max 4 over mean 3: both sides are the correctly rounded 4/3.
+        QCOMPARE(*r.imbalance, 4.0 / 3.0);
+        QCOMPARE(r.dropped, std::int64_t{0});
+        QCOMPARE(r.capacity, std::int64_t{0});
+        QCOMPARE(r.expertToRank, owners);
+    }
+}
+
+void TstExperts::allToAllCounts_data()
+{
+    QTest::addColumn<Matrix>("assignments");
+    QTest::addColumn<List>("owners");
+    QTest::addColumn<qint64>("ranks");
+    QTest::addColumn<Matrix>("expected");
+
+    QTest::newRow("one rank keeps everything")
+        << Matrix{{0, 1, 1, 0}} << List{0, 0} << 1LL << Matrix{{4}};
+    QTest::newRow("empty lists") << Matrix{{}, {}, {}} << List{0, 1, 2} << 3LL << zeros(3);
+    QTest::newRow("uneven lists, interleaved owners")
+        << Matrix{{0}, {1, 2, 3, 0, 1}, {}} << List{2, 0, 2, 1}
+        << 3LL
+        // rank 1: expert 1 -> 0 (twice), 2 -> 2, 3 -> 1, 0 -> 2
+        << Matrix{{0, 0, 1}, {2, 1, 2}, {0, 0, 0}};
+    QTest::newRow("one expert owned by the last rank")
+        << Matrix{{0, 0}, {0}} << List{1} << 2LL << Matrix{{0, 2}, {0, 1}};
+}
+
+void TstExperts::allToAllCounts()
+{
+    QFETCH(Matrix, assignments);
+    QFETCH(List, owners);
+    QFETCH(qint64, ranks);
+    QFETCH(Matrix, expected);
+    QCOMPARE(scalelab::core::allToAllCounts(assignments, owners, ranks), expected);
+
+    // routeExperts counts the same, and its row sums are the list lengths.
+    const auto r = routeExperts(
+        explicitInputs(ranks, static_cast<std::int64_t>(owners.size()), assignments, owners));
+    QCOMPARE(r.counts, expected);
+    for (std::size_t s = 0; s < assignments.size(); ++s)
+        QCOMPARE(std::accumulate(r.counts[s].begin(), r.counts[s].end(), std::int64_t{0}),
+                 static_cast<std::int64_t>(assignments[s].size()));
+}
+
+void TstExperts::defaultOwnersAreContiguousBlocks_data()
+{
+    QTest::addColumn<qint64>("ranks");
+    QTest::addColumn<qint64>("experts");
+    QTest::addColumn<List>("expected");
+
+    QTest::newRow("8 over 4") << 4LL << 8LL << List{0, 0, 1, 1, 2, 2, 3, 3};
+    QTest::newRow("one rank") << 1LL << 3LL << List{0, 0, 0};
+    QTest::newRow("one expert each") << 3LL << 3LL << List{0, 1, 2};
+    QTest::newRow("16 over 4") << 4LL << 16LL
+                               << List{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3};
+}
+
+void TstExperts::defaultOwnersAreContiguousBlocks()
+{
+    QFETCH(qint64, ranks);
+    QFETCH(qint64, experts);
+    QFETCH(List, expected);
+    ExpertsInputs in = routerInputs(ranks, experts, 1, 1.0, 10);
+    QCOMPARE(expertOwners(in), expected);
+    QCOMPARE(routeExperts(in).expertToRank, expected);
+}
+
+void TstExperts::explicitOwnersAreHonoured()
+{
+    // The chapter's assignments with experts 1,3 on rank 0 and 0,2 on rank 1.
+    const List owners{1, 0, 1, 0};
+    const auto r = routeExperts(explicitInputs(2, 4, {{0, 1, 3}, {2, 3, 2}}, owners));
+    QCOMPARE(r.expertToRank, owners);
+    QCOMPARE(r.counts, (Matrix{{2, 1}, {1, 2}}));
+    QCOMPARE(r.receivedPerRank, (List{3, 3}));
+    QCOMPARE(*r.imbalance, 1.0);
+
+    // With an explicit map experts need not be a multiple of ranks, and a rank may own none.
+    const auto uneven = routeExperts(explicitInputs(3, 4, {{0, 1}, {2}, {3, 3}}, List{2, 2, 0, 2}));
+    QCOMPARE(uneven.counts, (Matrix{{0, 0, 2}, {1, 0, 0}, {0, 0, 2}}));
+    QCOMPARE(uneven.receivedPerRank, (List{1, 0, 4}));
+    // max 4 over mean 5/3 is 12/5; both sides are its correctly rounded double.
+    QCOMPARE(*uneven.imbalance, 12.0 / 5.0);
+
+    // The router honours the map too: every slot of an expert lands on its owner.
+    ExpertsInputs in = routerInputs(2, 3, 1, 0.0, 3000);
+    in.expertToRank = List{1, 1, 0};
+    const auto routed = routeExperts(in);
+    QCOMPARE(routed.receivedPerRank[0], routed.expertLoad[2]);
+    QCOMPARE(routed.receivedPerRank[1], routed.expertLoad[0] + routed.expertLoad[1]);
+}
+
+void TstExperts::explicitRoutingHasUniformProbability()
+{
+    const auto r = routeExperts(explicitInputs(1, 5, {{4, 4, 4}}));
+    QCOMPARE(r.routerProbability, std::vector<double>(5, 1.0 / 5.0));
+}
+
+void TstExperts::emptyRouting()
+{
+    const auto r = routeExperts(explicitInputs(2, 4, {{}, {}}, std::nullopt, 1.5));
+    QCOMPARE(r.totalSlots, std::int64_t{0});
+    QVERIFY(!r.imbalance.has_value());
+    QCOMPARE(r.counts, zeros(2));
+    QCOMPARE(r.receivedPerRank, (List{0, 0}));
+    QCOMPARE(r.capacity, std::int64_t{0});
+    QCOMPARE(r.dropped, std::int64_t{0});
+}
+
+void TstExperts::expertCapacity_data()
+{
+    QTest::addColumn<double>("factor");
+    QTest::addColumn<qint64>("slotCount");
+    QTest::addColumn<qint64>("experts");
+    QTest::addColumn<qint64>("expected");
+
+    QTest::newRow("unlimited") << 0.0 << 100LL << 4LL << 0LL;
+    QTest::newRow("even share") << 1.0 << 8LL << 4LL << 2LL;
+    QTest::newRow("rounded up") << 1.25 << 8LL << 4LL << 3LL; // 2.5 -> 3
+    QTest::newRow("below one slot") << 0.01 << 8LL << 4LL << 1LL; // 0.02 -> 1
+    QTest::newRow("nothing routed") << 2.0 << 0LL << 4LL << 0LL;
+    QTest::newRow("double left to right") << 1.1 << 50LL << 5LL << 12LL; // see capacityCeilInDouble
+}
+
+void TstExperts::expertCapacity()
+{
+    QFETCH(double, factor);
+    QFETCH(qint64, slotCount);
+    QFETCH(qint64, experts);
+    QFETCH(qint64, expected);
+    QCOMPARE(scalelab::core::expertCapacity(factor, slotCount, experts), std::int64_t{expected});
+}
+
+void TstExperts::capacityDrops_data()
+{
+    QTest::addColumn<ExpertsInputs>("in");
+    QTest::addColumn<qint64>("capacity");
+    QTest::addColumn<List>("droppedPerExpert");
+    QTest::addColumn<Matrix>("droppedCounts");
+
+    // 2 ranks, 4 experts (0,1 on rank 0; 2,3 on rank 1), 8 slots; expert 0 gets 5 of them.
+    const Matrix skewed{{0, 0, 0, 1}, {0, 2, 0, 3}};
+    // Factor 1: capacity 8/4 = 2. Expert 0 keeps rank 0's first two slots, drops rank 0's
+    // third and both of rank 1's; the others carry one slot each.
+    QTest::newRow("factor 1") << explicitInputs(2, 4, skewed, std::nullopt, 1.0) << 2LL
+                              << List{3, 0, 0, 0} << Matrix{{1, 0}, {2, 0}};
+    // Factor 0.5: capacity 1. Expert 0 keeps one slot of rank 0's.
+    QTest::newRow("factor 0.5") << explicitInputs(2, 4, skewed, std::nullopt, 0.5) << 1LL
+                                << List{4, 0, 0, 0} << Matrix{{2, 0}, {2, 0}};
+    // Factor 2: capacity 4, expert 0 drops only its last slot, which is rank 1's second.
+    QTest::newRow("factor 2") << explicitInputs(2, 4, skewed, std::nullopt, 2.0) << 4LL
+                              << List{1, 0, 0, 0} << Matrix{{0, 0}, {1, 0}};
+    // First come, first served by source rank, not shared out: 3 ranks each own one expert;
+    // 6 slots and factor 1 give capacity 2, and expert 2 (on rank 2) takes 5 slots: rank 0's
+    // two are kept, rank 1's one and rank 2's two are dropped.
+    QTest::newRow("earlier ranks first")
+        << explicitInputs(3, 3, {{2, 2}, {2, 0}, {2, 2}}, std::nullopt, 1.0) << 2LL << List{0, 0, 3}
+        << Matrix{{0, 0, 0}, {0, 0, 1}, {0, 0, 2}};
+    // Two hot experts on different ranks with an explicit owner map (expert 1 on rank 0,
+    // expert 3 on rank 1); factor 1.5 of 12 slots over 4 experts = capacity 4.5 -> 5.
+    // Expert 1: rank 0 gives 3, rank 1 gives 4 -> rank 1 loses 2.
+    // Expert 3: rank 0 gives 3, rank 1 gives 0 -> nothing lost.
+    QTest::newRow("two hot experts")
+        << explicitInputs(2, 4, {{1, 3, 1, 3, 1, 3}, {1, 1, 0, 1, 1, 2}}, List{1, 0, 1, 1}, 1.5)
+        << 5LL << List{0, 2, 0, 0} << Matrix{{0, 0}, {2, 0}};
+}
+
+void TstExperts::capacityDrops()
+{
+    QFETCH(ExpertsInputs, in);
+    QFETCH(qint64, capacity);
+    QFETCH(List, droppedPerExpert);
+    QFETCH(Matrix, droppedCounts);
+
+    const auto r = routeExperts(in);
+    QCOMPARE(r.capacity, std::int64_t{capacity});
+    QCOMPARE(r.droppedPerExpert, droppedPerExpert);
+    QCOMPARE(r.droppedCounts, droppedCounts);
+    QCOMPARE(r.dropped,
+             std::accumulate(droppedPerExpert.begin(), droppedPerExpert.end(), std::int64_t{0}));
+
+    // Counts, loads and imbalance are taken before the drops: the same as without capacity.
+    ExpertsInputs unlimited = in;
+    unlimited.capacityFactor = 0.0;
+    const auto before = routeExperts(unlimited);
+    QCOMPARE(r.counts, before.counts);
+    QCOMPARE(r.expertLoad, before.expertLoad);
+    QCOMPARE(r.receivedPerRank, before.receivedPerRank);
+    QCOMPARE(r.imbalance, before.imbalance);
+    // And what is dropped from an expert is exactly its load above capacity.
+    for (std::size_t e = 0; e < r.expertLoad.size(); ++e)
+        QCOMPARE(r.droppedPerExpert[e],
+                 std::max<std::int64_t>(0, r.expertLoad[e] - std::int64_t{capacity}));
+}
+
+void TstExperts::capacityZeroDropsNothing()
+{
+    // Everything on one expert, still nothing dropped without a capacity factor.
+    const auto r = routeExperts(explicitInputs(2, 2, {{0, 0, 0, 0}, {0, 0}}));
+    QCOMPARE(r.capacity, std::int64_t{0});
+    QCOMPARE(r.dropped, std::int64_t{0});
+    QCOMPARE(r.droppedPerExpert, (List{0, 0}));
+    QCOMPARE(r.droppedCounts, zeros(2));
+
+    auto routed = routerInputs(2, 8, 2, 3.0, 2000);
+    const auto fromRouter = routeExperts(routed);
+    QCOMPARE(fromRouter.dropped, std::int64_t{0});
+    QCOMPARE(fromRouter.droppedCounts, zeros(2));
+}
+
+void TstExperts::capacityCeilInDouble()
+{
+    // 1.1 is stored as 1.100000000000000088..., so 1.1 * 50 = 55.0000000000000044 rounds up
+    // to the next double above 55 (its spacing there is 7.1e-15), and / 5 gives 11.000000000000002,
+    // whose ceiling is 12. Exact arithmetic would give 11, and 1.1 * (50 / 5) gives 11 too.
+    // One rank, 5 experts, 50 slots, expert 0 taking 12 of them: nothing dropped at 12.
+    List routed(12, 0);
+    for (std::int64_t e = 1; e < 5; ++e)
+        routed.insert(routed.end(), e == 4 ? 14 : 8, e);
+    QCOMPARE(routed.size(), std::size_t{50});
+    const auto r = routeExperts(explicitInputs(1, 5, {routed}, std::nullopt, 1.1));
+    QCOMPARE(r.capacity, std::int64_t{12});
+    QCOMPARE(r.expertLoad, (List{12, 8, 8, 8, 14}));
+    QCOMPARE(r.droppedPerExpert, (List{0, 0, 0, 0, 2}));
+}
+
+void TstExperts::routerIsDeterministic()
+{
+    const auto in = routerInputs(4, 16, 2, 1.0, 5000, 7);
+    const auto a = routeExperts(in);
+    const auto b = routeExperts(in);
+    QCOMPARE(a.counts, b.counts);
+    QCOMPARE(a.expertLoad, b.expertLoad);
+    QCOMPARE(a.routerProbability, b.routerProbability);
+    QCOMPARE(routerAssignments(in), routerAssignments(in));
+
+    auto other = in;
+    other.seed = 8;
+    const auto c = routeExperts(other);
+    QVERIFY(c.expertLoad != a.expertLoad);
+    // A different seed also picks different hot experts (a different permutation).
+    QVERIFY(c.routerProbability != a.routerProbability);
+}
+
+void TstExperts::routerMatchesItsListing_data()
+{
+    QTest::addColumn<ExpertsInputs>("in");
+
+    const auto withCapacity = [](ExpertsInputs in, double factor) {
+        in.capacityFactor = factor;
+        return in;
+    };
+    QTest::newRow("uniform top-2") << withCapacity(routerInputs(4, 16, 2, 0.0, 500), 1.0);
+    QTest::newRow("zipf top-4") << withCapacity(routerInputs(4, 64, 4, 1.0, 300, 3), 1.25);
+    // A few experts hold nearly all the weight, so many draws repeat an expert already taken.
+    QTest::newRow("skew 4 top-3") << withCapacity(routerInputs(2, 8, 3, 4.0, 1000, 5), 1.0);
+    QTest::newRow("all but one") << withCapacity(routerInputs(3, 12, 11, 0.5, 200, 9), 1.0);
+    QTest::newRow("top_k = experts") << withCapacity(routerInputs(2, 6, 6, 2.0, 100), 0.9);
+    // Weights of all but the hottest few underflow.
+    QTest::newRow("skew 5000") << withCapacity(routerInputs(2, 10, 4, 5000.0, 200), 1.0);
+    QTest::newRow("skew 1e300") << routerInputs(2, 10, 4, 1e300, 200);
+    // Skew 150 over 4096 experts: weights underflow from position ~150 on, yet neighbours
+    // there are within a factor of e of each other, so the tail must still be sampled.
+    QTest::newRow("underflowing tail") << routerInputs(1, 4096, 400, 150.0, 5);
+    // Weights fall by e^-300 from position 0 to 20, so the router's exact fallback moves to
+    // a second sum tree within a token, now and then holding a position past 20 already.
+    QTest::newRow("skew 100, top-30") << routerInputs(2, 64, 30, 100.0, 2000);
+    // Too many experts for a table per taken prefix: the router runs out of tables.
+    QTest::newRow("65536 experts, skew 6")
+        << withCapacity(routerInputs(1, 65536, 24, 6.0, 20), 1.0);
+    QTest::newRow("65536 experts, skew 0") << routerInputs(2, 65536, 3, 0.0, 10);
+}
+
+void TstExperts::routerMatchesItsListing()
+{
+    QFETCH(ExpertsInputs, in);
+    const Matrix listing = routerAssignments(in);
+    // Each token's top_k experts are valid and distinct, also when the sum trees alone pick.
+    for (const Matrix& candidate : {listing, detail::routerAssignments(in, 0)}) {
+        QCOMPARE(static_cast<std::int64_t>(candidate.size()), in.ranks);
+        for (const auto& list : candidate) {
+            QCOMPARE(static_cast<std::int64_t>(list.size()), in.tokensPerRank * in.topK);
+            for (auto t = list.begin(); t != list.end(); t += in.topK) {
+                const std::set<std::int64_t> token(t, t + in.topK);
+                QCOMPARE(static_cast<std::int64_t>(token.size()), in.topK);
+                QVERIFY(*token.begin() >= 0 && *token.rbegin() < in.experts);
+            }
+        }
+    }
+
+    // The simulation counts exactly what its listing says, drops included.
+    const auto routed = routeExperts(in);
+    auto asExplicit = in;
+    asExplicit.assignments = listing;
+    const auto replay = routeExperts(asExplicit);
+    QCOMPARE(routed.counts, replay.counts);
+    QCOMPARE(routed.counts, scalelab::core::allToAllCounts(listing, routed.expertToRank, in.ranks));
+    QCOMPARE(routed.expertLoad, replay.expertLoad);
+    QCOMPARE(routed.receivedPerRank, replay.receivedPerRank);
+    QCOMPARE(routed.totalSlots, replay.totalSlots);
+    QCOMPARE(routed.capacity, replay.capacity);
+    QCOMPARE(routed.droppedPerExpert, replay.droppedPerExpert);
+    QCOMPARE(routed.droppedCounts, replay.droppedCounts);
+    QCOMPARE(routed.dropped, replay.dropped);
+
+    // Every source rank sends tokens_per_rank * top_k slots.
+    QCOMPARE(routed.totalSlots, in.ranks * in.tokensPerRank * in.topK);
+    for (const auto& row : routed.counts)
+        QCOMPARE(std::accumulate(row.begin(), row.end(), std::int64_t{0}),
+                 in.tokensPerRank * in.topK);
+}
+
+void TstExperts::routerProbabilityIsZipf_data()
+{
+    QTest::addColumn<qint64>("experts");
+    QTest::addColumn<double>("skew");
+    QTest::newRow("uniform") << 16LL << 0.0;
+    QTest::newRow("skew 1") << 16LL << 1.0;
+    QTest::newRow("skew 2.5, 256 experts") << 256LL << 2.5;
+    QTest::newRow("skew 0.3, one expert") << 1LL << 0.3;
+}
+
+void TstExperts::routerProbabilityIsZipf()
+{
+    QFETCH(qint64, experts);
+    QFETCH(double, skew);
+    const auto r = routeExperts(routerInputs(1, experts, 1, skew, 1));
+    // Sorted hottest first, the probabilities are (i + 1)^-skew / sum, whatever permutation
+    // the seed chose. Both sides are sums of powers in double: 1e-12 relative is generous.
+    auto sorted = r.routerProbability;
+    std::sort(sorted.rbegin(), sorted.rend());
+    double sum = 0.0;
+    for (qint64 i = 0; i < experts; ++i)
+        sum += std::pow(static_cast<double>(i + 1), -skew);
+    for (qint64 i = 0; i < experts; ++i) {
+        const double expected = std::pow(static_cast<double>(i + 1), -skew) / sum;
+        QVERIFY2(std::abs(sorted[static_cast<std::size_t>(i)] - expected) <= 1e-12 * expected,
+                 qPrintable(QString::number(i)));
+    }
+}
+
+void TstExperts::routerUniformAtSkewZero()
+{
+    // Without skew each token holds a uniformly random set of top_k experts, so every expert
+    // is in a token with probability top_k / experts, independently across tokens.
+    const auto in = routerInputs(4, 16, 3, 0.0, 20000);
+    const auto r = routeExperts(in);
+    const double tokens = static_cast<double>(in.ranks * in.tokensPerRank);
+    for (const auto load : r.expertLoad)
+        QVERIFY(withinFiveSigma(static_cast<double>(load), tokens, 3.0 / 16.0));
+    // Balanced experts over balanced owners: the imbalance stays close to 1.
+    QVERIFY(*r.imbalance < 1.02);
+}
+
+void TstExperts::routerSequenceFrequencies_data()
+{
+    QTest::addColumn<qint64>("experts");
+    QTest::addColumn<qint64>("topK");
+    QTest::addColumn<double>("skew");
+    QTest::addColumn<int>("maxRejections");
+
+    const int usual = detail::kRouterMaxRejections;
+    QTest::newRow("4 experts, top-1, skew 1") << 4LL << 1LL << 1.0 << usual;
+    QTest::newRow("4 experts, top-2, skew 1") << 4LL << 2LL << 1.0 << usual;
+    QTest::newRow("5 experts, top-3, skew 0.5") << 5LL << 3LL << 0.5 << usual;
+    // Heavily skewed: the later picks repeatedly hit taken experts.
+    QTest::newRow("5 experts, top-3, skew 4") << 5LL << 3LL << 4.0 << usual;
+    QTest::newRow("5 experts, top-4, skew 2") << 5LL << 4LL << 2.0 << usual;
+    QTest::newRow("5 experts, top-4, skew 0") << 5LL << 4LL << 0.0 << usual;
+    // The sum trees on their own, and taking over after a single table draw.
+    QTest::newRow("trees: 4 experts, top-1, skew 0.7") << 4LL << 1LL << 0.7 << 0;
+    QTest::newRow("trees: 4 experts, top-2, skew 1") << 4LL << 2LL << 1.0 << 0;
+    QTest::newRow("trees: 5 experts, top-3, skew 4") << 5LL << 3LL << 4.0 << 0;
+    QTest::newRow("trees: 5 experts, top-4, skew 2") << 5LL << 4LL << 2.0 << 0;
+    QTest::newRow("one draw, then trees: 5 experts, top-3, skew 1") << 5LL << 3LL << 1.0 << 1;
+}
+
+void TstExperts::routerSequenceFrequencies()
+{
+    QFETCH(qint64, experts);
+    QFETCH(qint64, topK);
+    QFETCH(double, skew);
+    QFETCH(int, maxRejections);
+    // 60000 tokens, over two ranks where the experts split evenly, else one rank.
+    const std::int64_t ranks = experts % 2 == 0 ? 2 : 1;
+    const auto in = routerInputs(ranks, experts, topK, skew, 60000 / ranks, 11);
+    const auto p = routeExperts(in).routerProbability;
+    const Matrix listing = detail::routerAssignments(in, maxRejections);
+
+    // Count every ordered sequence of picks and compare with successive weighted sampling.
+    std::map<List, double> seen;
+    double tokens = 0.0;
+    for (const auto& list : listing)
+        for (std::size_t t = 0; t < list.size(); t += static_cast<std::size_t>(topK)) {
+            seen[List(list.begin() + static_cast<std::ptrdiff_t>(t),
+                      list.begin() + static_cast<std::ptrdiff_t>(t) + topK)] += 1.0;
+            tokens += 1.0;
+        }
+    double total = 0.0;
+    bool ok = true;
+    forEachSequence(experts, topK, [&](const List& sequence) {
+        const double q = sequenceProbability(p, sequence);
+        total += q;
+        ok = withinFiveSigma(seen[sequence], tokens, q) && ok;
+    });
+    QVERIFY(ok);
+    QVERIFY(std::abs(total - 1.0) < 1e-12); // the enumeration covers every outcome
+}
+
+void TstExperts::routerLargeSkewConcentrates()
+{
+    // Skew 8: the hottest expert has weight 1 / zeta-like sum ~ 0.996 on a single pick.
+    const auto one = routeExperts(routerInputs(4, 16, 1, 8.0, 2000));
+    const auto hottest = *std::max_element(one.expertLoad.begin(), one.expertLoad.end());
+    QVERIFY(hottest >= 0.99 * static_cast<double>(one.totalSlots));
+
+    // With top-2 the two hottest take nearly every slot.
+    const auto two = routeExperts(routerInputs(4, 16, 2, 8.0, 2000));
+    auto loads = two.expertLoad;
+    std::sort(loads.rbegin(), loads.rend());
+    // The second pick goes to the next-hottest with probability ~0.96, so about 98% of slots
+    // land on the two; 95% leaves room for chance.
+    QVERIFY(loads[0] + loads[1] >= 0.95 * static_cast<double>(two.totalSlots));
+
+    // More skew, more imbalance across ranks (same seed, so the same hot experts).
+    const auto balanced = routeExperts(routerInputs(4, 16, 2, 0.0, 2000));
+    const auto lopsided = routeExperts(routerInputs(4, 16, 2, 2.0, 2000));
+    QVERIFY(*lopsided.imbalance > *balanced.imbalance + 0.3);
+}
+
+void TstExperts::routerExtremeSkewTakesTheHottest_data()
+{
+    QTest::addColumn<double>("skew");
+    QTest::newRow("skew 5000") << 5000.0;
+    QTest::newRow("skew 1e300") << 1e300;
+}
+
+void TstExperts::routerExtremeSkewTakesTheHottest()
+{
+    // At such skews each next-hottest expert is infinitely more likely than the one after it,
+    // so every token takes the same top_k experts: top_k loads equal the token count.
+    QFETCH(double, skew);
+    const auto in = routerInputs(2, 10, 4, skew, 300);
+    const auto r = routeExperts(in);
+    auto loads = r.expertLoad;
+    std::sort(loads.rbegin(), loads.rend());
+    QCOMPARE(loads, (List{600, 600, 600, 600, 0, 0, 0, 0, 0, 0}));
+    // The single-pick probability is all on one of them.
+    QCOMPARE(*std::max_element(r.routerProbability.begin(), r.routerProbability.end()), 1.0);
+}
+
+void TstExperts::routerTopKEqualsExperts()
+{
+    const auto in = routerInputs(3, 6, 6, 1.5, 400);
+    const auto r = routeExperts(in);
+    QCOMPARE(r.expertLoad, List(6, 3 * 400));
+    // Each rank sends every token to both experts of every rank.
+    QCOMPARE(r.counts, Matrix(3, List(3, 2 * 400)));
+    QCOMPARE(*r.imbalance, 1.0);
+}
+
+void TstExperts::routerSlotLimits()
+{
+    // Exactly kMaxRoutedSlots is accepted, one token more is not.
+    auto in = routerInputs(4, 16, 2, 1.0, kMaxRoutedSlots / 8);
+    validate(in);
+    in.tokensPerRank += 1;
+    SCALELAB_VERIFY_INPUT_ERROR(validate(in), "experts.tokens_per_rank");
+    SCALELAB_VERIFY_INPUT_ERROR(routeExperts(in), "experts.tokens_per_rank");
+
+    // The listing has its own, smaller limit.
+    auto listed = routerInputs(1, 16, 2, 1.0, kMaxListedSlots / 2 + 1);
+    validate(listed);
+    SCALELAB_VERIFY_INPUT_ERROR(routerAssignments(listed), "experts.tokens_per_rank");
+
+    // Huge products are refused, not overflowed.
+    auto huge = routerInputs(kMaxExpertRanks, kMaxExperts, kMaxExperts, 1.0, std::int64_t{1} << 53);
+    SCALELAB_VERIFY_INPUT_ERROR(validate(huge), "experts.tokens_per_rank");
+}
+
+void TstExperts::badInputs_data()
+{
+    QTest::addColumn<ExpertsInputs>("in");
+    QTest::addColumn<QString>("field");
+
+    const auto with = [](const std::function<void(ExpertsInputs&)>& change) {
+        ExpertsInputs in; // the defaults are valid
+        change(in);
+        return in;
+    };
+    const auto chapter = [](const std::function<void(ExpertsInputs&)>& change) {
+        ExpertsInputs in = explicitInputs(2, 4, {{0, 1, 3}, {2, 3, 2}}, List{0, 0, 1, 1});
+        change(in);
+        return in;
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+
+    QTest::newRow("ranks 0") << with([](auto& in) { in.ranks = 0; }) << "experts.ranks";
+    QTest::newRow("ranks negative") << with([](auto& in) { in.ranks = -4; }) << "experts.ranks";
+    QTest::newRow("ranks too many") << with([](auto& in) {
+        in.ranks = kMaxExpertRanks + 1;
+        in.experts = 2 * (kMaxExpertRanks + 1);
+    }) << "experts.ranks";
+    QTest::newRow("experts 0") << with([](auto& in) { in.experts = 0; }) << "experts.experts";
+    QTest::newRow("experts too many")
+        << with([](auto& in) { in.experts = kMaxExperts + 4; }) << "experts.experts";
+    QTest::newRow("experts not a multiple of ranks")
+        << with([](auto& in) { in.experts = 6; }) << "experts.experts";
+    QTest::newRow("top_k 0") << with([](auto& in) { in.topK = 0; }) << "experts.top_k";
+    QTest::newRow("top_k above experts") << with([](auto& in) { in.topK = 17; }) << "experts.top_k";
+    QTest::newRow("top_k 0 with assignments")
+        << chapter([](auto& in) { in.topK = 0; }) << "experts.top_k";
+    QTest::newRow("tokens_per_rank 0")
+        << with([](auto& in) { in.tokensPerRank = 0; }) << "experts.tokens_per_rank";
+    QTest::newRow("tokens_per_rank 0 with assignments")
+        << chapter([](auto& in) { in.tokensPerRank = 0; }) << "experts.tokens_per_rank";
+    QTest::newRow("skew negative") << with([](auto& in) { in.skew = -0.5; }) << "experts.skew";
+    QTest::newRow("skew NaN") << with([nan](auto& in) { in.skew = nan; }) << "experts.skew";
+    QTest::newRow("skew infinite") << with([inf](auto& in) { in.skew = inf; }) << "experts.skew";
+    QTest::newRow("capacity negative")
+        << with([](auto& in) { in.capacityFactor = -1.0; }) << "experts.capacity_factor";
+    QTest::newRow("capacity NaN") << with([nan](auto& in) { in.capacityFactor = nan; })
+                                  << "experts.capacity_factor";
+    QTest::newRow("capacity infinite")
+        << with([inf](auto& in) { in.capacityFactor = inf; }) << "experts.capacity_factor";
+    QTest::newRow("capacity beyond 2^53")
+        << with([](auto& in) { in.capacityFactor = 1e300; }) << "experts.capacity_factor";
+    QTest::newRow("seed negative") << with([](auto& in) { in.seed = -1; }) << "experts.seed";
+    QTest::newRow("owner map too short") << chapter([](auto& in) {
+        in.expertToRank = List{0, 0, 1};
+    }) << "experts.expert_to_rank";
+    QTest::newRow("owner map too long") << chapter([](auto& in) {
+        in.expertToRank = List{0, 0, 1, 1, 1};
+    }) << "experts.expert_to_rank";
+    QTest::newRow("owner out of range") << chapter([](auto& in) {
+        in.expertToRank = List{0, 0, 1, 2};
+    }) << "experts.expert_to_rank[3]";
+    QTest::newRow("owner negative") << chapter([](auto& in) {
+        in.expertToRank = List{0, -1, 1, 1};
+    }) << "experts.expert_to_rank[1]";
+    QTest::newRow("assignments one list short") << chapter([](auto& in) {
+        in.assignments = Matrix{{0, 1}};
+    }) << "experts.assignments";
+    QTest::newRow("assignments one list too many") << chapter([](auto& in) {
+        in.assignments = Matrix{{}, {}, {}};
+    }) << "experts.assignments";
+    QTest::newRow("expert id too large") << chapter([](auto& in) {
+        in.assignments = Matrix{{0, 1, 3}, {2, 3, 4}};
+    }) << "experts.assignments[1][2]";
+    QTest::newRow("expert id negative") << chapter([](auto& in) {
+        in.assignments = Matrix{{0, -1}, {}};
+    }) << "experts.assignments[0][1]";
+    QTest::newRow("no owner map, experts not a multiple") << chapter([](auto& in) {
+        in.expertToRank.reset();
+        in.experts = 5;
+    }) << "experts.experts";
+}
+
+void TstExperts::badInputs()
+{
+    QFETCH(ExpertsInputs, in);
+    QFETCH(QString, field);
+    const std::string name = field.toStdString();
+    std::string message;
+    QVERIFY(scalelab::test::throwsInputError([&] { validate(in); }, name, &message));
+    // The message names the field and then says what was expected.
+    QVERIFY2(message.rfind(name + ": ", 0) == 0 && message.size() > name.size() + 8,
+             message.c_str());
+    SCALELAB_VERIFY_INPUT_ERROR(routeExperts(in), name);
+}
+
+QTEST_GUILESS_MAIN(TstExperts)
+#include "tst_experts.moc"
