@@ -1,0 +1,155 @@
+#include "cli.h"
+
+#include "report.h"
+#include "scenariojson.h"
+
+#include <QJsonDocument>
+#include <QRegularExpression>
+#include <cstdio>
+
+namespace scalelab::app {
+
+namespace {
+
+const QStringList kTabs = {"memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8"};
+
+/// Takes the value of an option given as `--name VALUE` or `--name=VALUE`.
+bool takeValue(const QStringList& args, qsizetype& i, const QString& name, QString* value,
+               QString* error)
+{
+    const QString& arg = args.at(i);
+    if (arg.startsWith(name + '=')) {
+        *value = arg.mid(name.size() + 1);
+    } else if (i + 1 < args.size()) {
+        *value = args.at(++i);
+    } else {
+        *error = name + " needs a value";
+        return false;
+    }
+    if (value->isEmpty()) {
+        *error = name + " needs a non-empty value";
+        return false;
+    }
+    return true;
+}
+
+bool isOption(const QString& arg, const QString& name)
+{
+    return arg == name || arg.startsWith(name + '=');
+}
+
+} // namespace
+
+std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* error)
+{
+    CommandLine cl;
+    qsizetype i = 0;
+    if (!args.isEmpty() && !args.first().startsWith('-')) {
+        const QString& sub = args.first();
+        if (sub == "report")
+            cl.command = CommandLine::Command::Report;
+        else if (sub == "export")
+            cl.command = CommandLine::Command::Export;
+        else {
+            *error = "unknown command '" + sub + "' (expected report or export; see --help)";
+            return std::nullopt;
+        }
+        i = 1;
+    }
+    const bool exporting = cl.command == CommandLine::Command::Export;
+    for (; i < args.size(); ++i) {
+        const QString& arg = args.at(i);
+        QString value;
+        if (arg == "--help" || arg == "-h") {
+            cl.command = CommandLine::Command::Help;
+            return cl;
+        } else if (arg == "--version") {
+            cl.command = CommandLine::Command::Version;
+            return cl;
+        } else if (isOption(arg, "--scenario")) {
+            if (!takeValue(args, i, "--scenario", &cl.scenarioFile, error))
+                return std::nullopt;
+        } else if (exporting && isOption(arg, "--out")) {
+            if (!takeValue(args, i, "--out", &cl.outDir, error))
+                return std::nullopt;
+        } else if (exporting && isOption(arg, "--format")) {
+            if (!takeValue(args, i, "--format", &value, error))
+                return std::nullopt;
+            if (value != "png" && value != "svg" && value != "pdf") {
+                *error = "--format: expected png, svg or pdf, found '" + value + "'";
+                return std::nullopt;
+            }
+            cl.format = value;
+        } else if (exporting && isOption(arg, "--size")) {
+            if (!takeValue(args, i, "--size", &value, error))
+                return std::nullopt;
+            const auto m = QRegularExpression("^(\\d{1,5})x(\\d{1,5})$").match(value);
+            const int w = m.hasMatch() ? m.captured(1).toInt() : 0;
+            const int h = m.hasMatch() ? m.captured(2).toInt() : 0;
+            if (w < 200 || h < 150 || w > 10000 || h > 10000) {
+                *error = "--size: expected WIDTHxHEIGHT between 200x150 and 10000x10000, found '"
+                    + value + "'";
+                return std::nullopt;
+            }
+            cl.size = QSize(w, h);
+        } else if (exporting && isOption(arg, "--tab")) {
+            if (!takeValue(args, i, "--tab", &cl.tab, error))
+                return std::nullopt;
+            if (!kTabs.contains(cl.tab)) {
+                *error = "--tab: expected one of " + kTabs.join(", ") + ", found '" + cl.tab + "'";
+                return std::nullopt;
+            }
+        } else {
+            *error = "unknown option '" + arg + "' (see --help)";
+            return std::nullopt;
+        }
+    }
+    if (exporting && cl.outDir.isEmpty()) {
+        *error = "export needs --out DIR";
+        return std::nullopt;
+    }
+    return cl;
+}
+
+QString usageText()
+{
+    return QStringLiteral(
+        "Usage:\n"
+        "  scalelab [--scenario FILE]                      open the window\n"
+        "  scalelab report [--scenario FILE]               print every tab's figures as JSON\n"
+        "  scalelab export [--scenario FILE] --out DIR     write every chart as an image\n"
+        "                  [--format png|svg|pdf] [--size WIDTHxHEIGHT] [--tab NAME]\n"
+        "  scalelab --help | --version\n"
+        "\n"
+        "Tabs: memory, zero, tensor_parallel, pipeline, experts, fp8.\n"
+        "Exit status: 0 success, 2 bad input, 1 any other failure.\n");
+}
+
+void printError(const QString& line)
+{
+    std::fprintf(stderr, "scalelab: %s\n", line.toLocal8Bit().constData());
+}
+
+int runReport(const CommandLine& cl)
+{
+    QJsonObject object;
+    try {
+        core::Scenario scenario;
+        if (!cl.scenarioFile.isEmpty()) {
+            object = readScenarioObject(cl.scenarioFile);
+            scenario = scenarioFromJson(object);
+        }
+        const QByteArray json =
+            QJsonDocument(buildReport(scenario)).toJson(QJsonDocument::Indented);
+        std::fwrite(json.constData(), 1, static_cast<std::size_t>(json.size()), stdout);
+        return std::fflush(stdout) == 0 ? ExitOk : ExitFailure;
+    } catch (const core::InputError& e) {
+        printError(describeInputError(cl.scenarioFile, e, object));
+        return ExitBadInput;
+    } catch (const std::bad_alloc&) {
+        printError("out of memory while computing the report");
+        return ExitFailure;
+    }
+}
+
+} // namespace scalelab::app

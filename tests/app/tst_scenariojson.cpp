@@ -1,0 +1,120 @@
+// Reading and writing scenario JSON (docs/CLI.md) and the report builder.
+
+#include "report.h"
+#include "scenariojson.h"
+#include "testhelpers.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace scalelab;
+
+namespace {
+
+QJsonObject parse(const char* text)
+{
+    return QJsonDocument::fromJson(text).object();
+}
+
+} // namespace
+
+class TstScenarioJson : public QObject {
+    Q_OBJECT
+
+private slots:
+    void defaultsAreTheDocumentedOnes()
+    {
+        // The defaults table of docs/CLI.md, key by key.
+        const QJsonObject d = app::scenarioToJson(core::Scenario{});
+        const QJsonObject expected = parse(R"({
+          "scalelab_scenario": 1,
+          "memory": {"parameters": 7000000000, "weight_bytes": 2, "grad_bytes": 2,
+                     "master_bytes": 4, "moment_bytes": 8, "tokens": 4096, "hidden": 4096,
+                     "layers": 32, "bytes_per_value": 2, "tensors_per_layer": 16, "segments": 8},
+          "zero": {"parameters": 7500000000, "ranks": 64, "weight_bytes": 2, "grad_bytes": 2,
+                   "optimizer_bytes": 12},
+          "tensor_parallel": {"tokens": 8, "d_model": 16, "d_ff": 64, "ranks": 4,
+                              "bytes_per_value": 2, "seed": 1},
+          "pipeline": {"stages": 4, "microbatches": 12, "schedule": "gpipe",
+                       "virtual_stages": 2, "forward_time": 1.0, "backward_time": 2.0},
+          "experts": {"ranks": 4, "experts": 16, "tokens_per_rank": 4096, "top_k": 2,
+                      "skew": 1.0, "capacity_factor": 0, "seed": 1},
+          "fp8": {"format": "e4m3", "block_size": 16, "rows": 64, "cols": 256,
+                  "outlier_scale": 100.0, "seed": 1}
+        })");
+        QCOMPARE(d, expected);
+    }
+
+    void roundTrip()
+    {
+        const QJsonObject written = parse(R"({
+          "memory": {"parameters": 7.5e9, "layers": 80, "segments": 9},
+          "pipeline": {"schedule": "interleaved", "stages": 4, "microbatches": 8,
+                       "virtual_stages": 3, "forward_time": 0.25},
+          "experts": {"ranks": 2, "experts": 4, "assignments": [[0, 1, 3], [2, 3, 2]],
+                      "expert_to_rank": [0, 0, 1, 1], "capacity_factor": 1.25},
+          "fp8": {"format": "e5m2", "block_size": 2, "values": [[0.5, -1.25], [3.0, 1e-30]]}
+        })");
+        const core::Scenario s = app::scenarioFromJson(written);
+        QCOMPARE(s.memory.parameters, std::int64_t(7'500'000'000)); // 7.5e9 is whole
+        QCOMPARE(s.pipeline.schedule, core::Schedule::Interleaved);
+        QCOMPARE(s.pipeline.forwardTime, 0.25);
+        QCOMPARE(s.experts.assignments->at(1), (std::vector<std::int64_t>{2, 3, 2}));
+        QCOMPARE(s.fp8.format, core::Fp8Format::E5M2);
+        QCOMPARE((*s.fp8.values)(1, 1), 1e-30f); // rounded to the nearest float32
+        // Written out and read back, nothing changes.
+        const QJsonObject again = app::scenarioToJson(s);
+        QCOMPARE(app::scenarioToJson(app::scenarioFromJson(again)), again);
+    }
+
+    void errorsNameThePath_data()
+    {
+        QTest::addColumn<QByteArray>("json");
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QString>("line");
+        QTest::newRow("type")
+            << QByteArray(R"({"memory": {"layers": true}})") << "memory.layers"
+            << "f.json: memory.layers: expected a whole number in 0..2^53, found true";
+        QTest::newRow("core range")
+            << QByteArray(R"({"memory": {"layers": 4, "segments": 6}})") << "memory.segments"
+            << "f.json: memory.segments: expected a whole number in 1..layers (1..4), found 6";
+        QTest::newRow("nested") << QByteArray(
+            R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0], [1, 4]]}})")
+                                << "experts.assignments[1][1]"
+                                << "";
+        QTest::newRow("wrong count of lists")
+            << QByteArray(R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0]]}})")
+            << "experts.assignments"
+            << "";
+    }
+
+    void errorsNameThePath()
+    {
+        QFETCH(QByteArray, json);
+        QFETCH(QString, field);
+        QFETCH(QString, line);
+        const QJsonObject object = QJsonDocument::fromJson(json).object();
+        try {
+            app::scenarioFromJson(object);
+            QFAIL("no error");
+        } catch (const core::InputError& e) {
+            QCOMPARE(QString::fromStdString(e.field()), field);
+            if (!line.isEmpty())
+                QCOMPARE(app::describeInputError("f.json", e, object), line);
+        }
+    }
+
+    void reportFollowsTheCore()
+    {
+        core::Scenario s;
+        s.memory.parameters = 123'456'789;
+        const QJsonObject r = app::buildReport(s);
+        QCOMPARE(r["memory"]["model_state_bytes"].toInteger(),
+                 static_cast<qint64>(core::computeMemory(s.memory).modelStateBytes));
+        QCOMPARE(r["pipeline"]["makespan"].toDouble(), core::simulatePipeline(s.pipeline).makespan);
+    }
+};
+
+QTEST_GUILESS_MAIN(TstScenarioJson)
+#include "tst_scenariojson.moc"

@@ -1,0 +1,343 @@
+// The command line through the real binary: report figures, exit codes and error lines.
+
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run runScalelab(const QStringList& args, bool withoutDisplay = false)
+{
+    QProcess p;
+    if (withoutDisplay) {
+        // As on a server: no display and no platform chosen; export must cope by itself.
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("QT_QPA_PLATFORM");
+        env.remove("DISPLAY");
+        env.remove("WAYLAND_DISPLAY");
+        p.setProcessEnvironment(env);
+    }
+    p.start(SCALELAB_BINARY, args);
+    if (!p.waitForFinished(120'000))
+        qFatal("scalelab did not finish");
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size())
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+QJsonObject reportOf(const Run& run)
+{
+    QJsonParseError error;
+    const QJsonDocument doc = QJsonDocument::fromJson(run.out, &error);
+    if (error.error != QJsonParseError::NoError)
+        qWarning("report is not JSON: %s", qPrintable(error.errorString()));
+    return doc.object();
+}
+
+} // namespace
+
+class TstCli : public QObject {
+    Q_OBJECT
+
+private slots:
+    void reportWithDefaultsHasEverySection()
+    {
+        const Run run = runScalelab({"report"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.err, QByteArray());
+        const QJsonObject report = reportOf(run);
+        QCOMPARE(report.value("scalelab_report").toInt(), 1);
+        const QMap<QString, QStringList> keys = {
+            {"memory",
+             {"model_state_bytes", "activation_bytes", "checkpointed_activation_bytes",
+              "optimal_segments"}},
+            {"zero",
+             {"dp_bytes", "zero1_bytes", "zero2_bytes", "zero3_bytes",
+              "ring_allreduce_bytes_per_rank"}},
+            {"tensor_parallel", {"max_abs_difference", "shard_widths", "allreduce_bytes_per_rank"}},
+            {"pipeline", {"bubble_fraction", "simulated_bubble_fraction", "makespan"}},
+            {"experts", {"counts", "expert_load", "received_per_rank", "imbalance", "dropped"}},
+            {"fp8", {"scales", "max_abs_error", "rmse", "per_tensor_rmse"}},
+        };
+        for (auto it = keys.begin(); it != keys.end(); ++it) {
+            QVERIFY2(report.value(it.key()).isObject(), qPrintable(it.key()));
+            for (const QString& key : it.value())
+                QVERIFY2(report.value(it.key()).toObject().contains(key),
+                         qPrintable(it.key() + '.' + key));
+        }
+        // Defaults of docs/CLI.md: 7e9 parameters x 16 bytes.
+        QCOMPARE(report["memory"]["model_state_bytes"].toInteger(), 112'000'000'000LL);
+        // Generated FP8 data prints no dequantized matrix.
+        QVERIFY(!report["fp8"].toObject().contains("dequantized"));
+    }
+
+    void reportOfTheChaptersExercises()
+    {
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "exercises.json", R"({
+          "scalelab_scenario": 1,
+          "memory": { "parameters": 1000000, "tokens": 8, "hidden": 16, "layers": 12,
+                      "tensors_per_layer": 1, "segments": 3 },
+          "zero": { "parameters": 1000, "ranks": 4 },
+          "pipeline": { "stages": 4, "microbatches": 12, "schedule": "gpipe" },
+          "experts": { "ranks": 2, "experts": 4,
+                       "assignments": [[0, 1, 3], [2, 3, 2]], "expert_to_rank": [0, 0, 1, 1] },
+          "fp8": { "format": "e4m3", "block_size": 4,
+                   "values": [[0.5, -1.25, 3.0, 0.001, 0.01, 0.02, 0.03, 0.04]] }
+        })");
+        const Run run = runScalelab({"report", "--scenario", file});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.err, QByteArray());
+        const QJsonObject r = reportOf(run);
+        QCOMPARE(r["memory"]["model_state_bytes"].toInteger(), 16'000'000LL);
+        QCOMPARE(r["memory"]["activation_bytes"].toInteger(), 3'072LL);
+        // 8 x 16 x 2 x (3 + ceil(12/3)) = 1792.
+        QCOMPARE(r["memory"]["checkpointed_activation_bytes"].toInteger(), 1'792LL);
+        QCOMPARE(r["zero"]["dp_bytes"].toInteger(), 16'000LL);
+        QCOMPARE(r["zero"]["zero1_bytes"].toInteger(), 7'000LL);
+        QCOMPARE(r["zero"]["zero2_bytes"].toInteger(), 5'500LL);
+        QCOMPARE(r["zero"]["zero3_bytes"].toInteger(), 4'000LL);
+        QCOMPARE(r["pipeline"]["bubble_fraction"].toDouble(), 0.2);
+        QCOMPARE(r["pipeline"]["simulated_bubble_fraction"].toDouble(), 0.2);
+        QCOMPARE(r["pipeline"]["makespan"].toDouble(), 45.0); // (12 + 3) x (1 + 2)
+        QCOMPARE(r["experts"]["counts"].toArray(),
+                 (QJsonArray{QJsonArray{2, 1}, QJsonArray{0, 3}}));
+        QCOMPARE(r["experts"]["dropped"].toInt(), 0);
+        const QJsonArray scales = r["fp8"]["scales"].toArray();
+        QCOMPARE(scales.size(), 1);
+        QCOMPARE(scales.at(0).toArray().size(), 2);
+        // float32(3.0f / 448.0f), printed so that it reads back exactly.
+        QCOMPARE(static_cast<float>(scales.at(0).toArray().at(0).toDouble()), 3.0f / 448.0f);
+        QCOMPARE(r["fp8"]["dequantized"].toArray().at(0).toArray().size(), 8);
+    }
+
+    void fractionalBytesPrintAsNumbers()
+    {
+        QTemporaryDir dir;
+        const QString file =
+            writeFile(dir, "z.json", R"({"zero": {"parameters": 1000, "ranks": 3}})");
+        const Run run = runScalelab({"report", "--scenario", file});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject r = reportOf(run);
+        QVERIFY(run.out.contains("\"zero1_bytes\": 8000"));
+        QCOMPARE(r["zero"]["zero2_bytes"].toDouble(), 2000.0 + 14000.0 / 3.0);
+    }
+
+    void badInput_data()
+    {
+        QTest::addColumn<QByteArray>("scenario");
+        QTest::addColumn<QString>("named");
+        QTest::newRow("unknown key")
+            << QByteArray(R"({"memory": {"paramters": 5}})") << "memory.paramters";
+        QTest::newRow("unknown section") << QByteArray(R"({"memroy": {}})") << "memroy";
+        QTest::newRow("wrong type")
+            << QByteArray(R"({"memory": {"layers": "32"}})") << "memory.layers";
+        QTest::newRow("section not an object") << QByteArray(R"({"zero": 4})") << "zero";
+        QTest::newRow("not whole") << QByteArray(R"({"zero": {"ranks": 7.5}})") << "zero.ranks";
+        QTest::newRow("past 2^53")
+            << QByteArray(R"({"zero": {"ranks": 9007199254740993}})") << "zero.ranks";
+        QTest::newRow("negative") << QByteArray(R"({"tensor_parallel": {"seed": -1}})")
+                                  << "tensor_parallel.seed";
+        QTest::newRow("out of range") << QByteArray(R"({"zero": {"ranks": 0}})") << "zero.ranks";
+        QTest::newRow("segments past layers")
+            << QByteArray(R"({"memory": {"layers": 4, "segments": 5}})") << "memory.segments";
+        QTest::newRow("version") << QByteArray(R"({"scalelab_scenario": 2})")
+                                 << "scalelab_scenario";
+        QTest::newRow("schedule") << QByteArray(R"({"pipeline": {"schedule": "zigzag"}})")
+                                  << "pipeline.schedule";
+        QTest::newRow("interleaved needs m % p == 0") << QByteArray(
+            R"({"pipeline": {"schedule": "interleaved", "stages": 4, "microbatches": 6}})")
+                                                      << "pipeline.microbatches";
+        QTest::newRow("time not finite")
+            << QByteArray(R"({"pipeline": {"forward_time": 0}})") << "pipeline.forward_time";
+        QTest::newRow("tp ranks past d_ff")
+            << QByteArray(R"({"tensor_parallel": {"d_ff": 8, "ranks": 9}})")
+            << "tensor_parallel.ranks";
+        QTest::newRow("assignment id") << QByteArray(
+            R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0, 1, 9], [2]]}})")
+                                       << "experts.assignments[0][2]";
+        QTest::newRow("assignment type")
+            << QByteArray(R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0], ["a"]]}})")
+            << "experts.assignments[1][0]";
+        QTest::newRow("expert_to_rank") << QByteArray(
+            R"({"experts": {"ranks": 2, "experts": 4, "expert_to_rank": [0, 0, 2, 1]}})")
+                                        << "experts.expert_to_rank[2]";
+        QTest::newRow("top_k past experts")
+            << QByteArray(R"({"experts": {"experts": 4, "top_k": 5}})") << "experts.top_k";
+        QTest::newRow("experts not a multiple of ranks")
+            << QByteArray(R"({"experts": {"ranks": 3, "experts": 16}})") << "experts.experts";
+        QTest::newRow("format") << QByteArray(R"({"fp8": {"format": "e3m4"}})") << "fp8.format";
+        QTest::newRow("block size does not divide")
+            << QByteArray(R"({"fp8": {"cols": 256, "block_size": 3}})") << "fp8.block_size";
+        QTest::newRow("ragged values")
+            << QByteArray(R"({"fp8": {"block_size": 2, "values": [[1, 2], [3]]}})")
+            << "fp8.values[1]";
+        QTest::newRow("value past float32")
+            << QByteArray(R"({"fp8": {"block_size": 2, "values": [[1, 1e39]]}})")
+            << "fp8.values[0][1]";
+    }
+
+    void badInput()
+    {
+        QFETCH(QByteArray, scenario);
+        QFETCH(QString, named);
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "bad.json", scenario);
+        const Run run = runScalelab({"report", "--scenario", file});
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.out, QByteArray()); // nothing on stdout on error
+        QVERIFY2(run.err.endsWith('\n') && run.err.count('\n') == 1, run.err.constData());
+        QVERIFY2(run.err.contains((": " + named + ": ").toUtf8()), run.err.constData());
+        QVERIFY2(run.err.contains(file.toUtf8()), run.err.constData());
+    }
+
+    void badFile_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QByteArray>("says");
+        QTest::newRow("missing") << "missing" << QByteArray("no such file");
+        QTest::newRow("folder") << "folder" << QByteArray("not a folder");
+        QTest::newRow("malformed JSON") << "malformed" << QByteArray("line 2, column");
+        QTest::newRow("not an object") << "array" << QByteArray("JSON object");
+    }
+
+    void badFile()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QByteArray, says);
+        QTemporaryDir dir;
+        QString file = dir.filePath("absent.json");
+        if (kind == "folder")
+            file = dir.path();
+        if (kind == "malformed")
+            file = writeFile(dir, "m.json", "{\n  \"memory\": {\"layers\": 3,}\n}");
+        if (kind == "array")
+            file = writeFile(dir, "a.json", "[1, 2]");
+        const Run run = runScalelab({"report", "--scenario", file});
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.out, QByteArray());
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.contains(says), run.err.constData());
+    }
+
+    void badCommandLine_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("says");
+        QTest::newRow("unknown command") << QStringList{"reprot"} << QByteArray("reprot");
+        QTest::newRow("unknown option") << QStringList{"report", "--fast"} << QByteArray("--fast");
+        QTest::newRow("option without value")
+            << QStringList{"report", "--scenario"} << QByteArray("--scenario");
+        QTest::newRow("export option on report")
+            << QStringList{"report", "--out", "x"} << QByteArray("--out");
+        QTest::newRow("bad format")
+            << QStringList{"export", "--out", "x", "--format", "gif"} << QByteArray("--format");
+        QTest::newRow("bad size") << QStringList{"export", "--out", "x", "--size", "big"}
+                                  << QByteArray("--size");
+        QTest::newRow("bad tab") << QStringList{"export", "--out", "x", "--tab", "gantt"}
+                                 << QByteArray("--tab");
+        QTest::newRow("export without --out") << QStringList{"export"} << QByteArray("--out");
+    }
+
+    void badCommandLine()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, says);
+        const Run run = runScalelab(args);
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.out, QByteArray());
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.contains(says), run.err.constData());
+    }
+
+    void exportTheMemoryTab()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath("charts"); // created by export
+        const Run run = runScalelab({"export", "--tab", "memory", "--out", out}, true);
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.err, QByteArray());
+        QStringList expected;
+        for (const char* chart : {"memory-budget", "memory-checkpointing"})
+            for (const char* format : {"png", "svg", "pdf"})
+                expected << QDir(out).filePath(QString("%1.%2").arg(chart, format));
+        QCOMPARE(QString::fromUtf8(run.out).split('\n', Qt::SkipEmptyParts), expected);
+        for (const QString& path : expected)
+            QVERIFY2(QFileInfo(path).size() > 1000, qPrintable(path));
+        QCOMPARE(QImage(QDir(out).filePath("memory-budget.png")).size(), QSize(1600, 1000));
+    }
+
+    void exportFormatAndSize()
+    {
+        QTemporaryDir dir;
+        const Run run =
+            runScalelab({"export", "--out", dir.path(), "--format", "png", "--size", "800x500"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.err, QByteArray());
+        const QStringList files = QDir(dir.path()).entryList(QDir::Files);
+        QVERIFY(files.contains("memory-budget.png"));
+        for (const QString& f : files) {
+            QVERIFY(f.endsWith(".png"));
+            QCOMPARE(QImage(dir.filePath(f)).size(), QSize(800, 500));
+        }
+    }
+
+    void exportToAnUnwritableFolder()
+    {
+        QTemporaryDir dir;
+        QFile blocker(dir.filePath("file"));
+        QVERIFY(blocker.open(QIODevice::WriteOnly));
+        blocker.close();
+        const QString out = dir.filePath("file/charts"); // below a regular file: cannot exist
+        const Run run = runScalelab({"export", "--tab", "memory", "--out", out});
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.out, QByteArray());
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.contains(out.toUtf8()), run.err.constData());
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot),
+                 QStringList{"file"});
+    }
+
+    void exportWithABadScenario()
+    {
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "bad.json", R"({"memory": {"segments": 0}})");
+        const Run run = runScalelab({"export", "--scenario", file, "--out", dir.filePath("o")});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY(run.err.contains("memory.segments"));
+        QVERIFY(!QFileInfo::exists(dir.filePath("o")));
+    }
+
+    void helpAndVersion()
+    {
+        const Run help = runScalelab({"--help"});
+        QCOMPARE(help.exitCode, 0);
+        QVERIFY(help.out.contains("scalelab report"));
+        const Run version = runScalelab({"--version"});
+        QCOMPARE(version.exitCode, 0);
+        QVERIFY(version.out.startsWith("scalelab "));
+    }
+};
+
+QTEST_MAIN(TstCli)
+#include "tst_cli.moc"
