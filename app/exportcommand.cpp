@@ -1,0 +1,97 @@
+#include "exportcommand.h"
+
+#include "common/chartexport.h"
+#include "common/chartpanel.h"
+#include "mainwindow.h"
+#include "scenariojson.h"
+#include "tabs/tab.h"
+#include "tabs/tabs.h"
+
+#include <QApplication>
+#include <QDir>
+#include <cstdio>
+#include <memory>
+
+namespace scalelab::app {
+
+namespace {
+
+/// Reads --scenario, or the defaults; on bad input prints the error line and returns false.
+bool loadScenario(const CommandLine& cl, core::Scenario* scenario)
+{
+    if (cl.scenarioFile.isEmpty())
+        return true;
+    QJsonObject object;
+    try {
+        object = readScenarioObject(cl.scenarioFile);
+        *scenario = scenarioFromJson(object);
+        return true;
+    } catch (const core::InputError& e) {
+        printError(describeInputError(cl.scenarioFile, e, object));
+        return false;
+    }
+}
+
+} // namespace
+
+int runExport(const CommandLine& cl)
+{
+    core::Scenario scenario;
+    if (!loadScenario(cl, &scenario))
+        return ExitBadInput;
+
+    QList<ui::ImageFormat> formats;
+    if (cl.format.isEmpty())
+        formats = {ui::ImageFormat::Png, ui::ImageFormat::Svg, ui::ImageFormat::Pdf};
+    else
+        formats = {*ui::imageFormatFromName(cl.format)};
+
+    std::vector<std::unique_ptr<ui::Tab>> tabs;
+    QList<ui::ExportJob> jobs;
+    const QDir out(cl.outDir);
+    for (ui::Tab* raw : ui::createTabs()) {
+        std::unique_ptr<ui::Tab> tab(raw);
+        if (!cl.tab.isEmpty() && tab->name() != cl.tab)
+            continue;
+        try {
+            tab->setScenario(scenario);
+            tab->refreshNow();
+        } catch (const core::InputError& e) {
+            printError(describeInputError(cl.scenarioFile, e));
+            return ExitBadInput;
+        }
+        for (ui::ChartPanel* chart : tab->charts())
+            for (ui::ImageFormat format : formats)
+                jobs.append({chart, out.filePath(chart->name() + '.' + ui::imageFormatName(format)),
+                             format, cl.size});
+        tabs.push_back(std::move(tab));
+    }
+    if (jobs.isEmpty()) {
+        printError("--tab " + cl.tab + ": that tab has no charts yet");
+        return ExitBadInput;
+    }
+    if (!QDir().mkpath(cl.outDir)) {
+        printError("cannot create the folder " + cl.outDir);
+        return ExitFailure;
+    }
+    const QString error = ui::exportCharts(jobs);
+    if (!error.isEmpty()) {
+        printError(error);
+        return ExitFailure;
+    }
+    for (const ui::ExportJob& job : jobs)
+        std::printf("%s\n", qPrintable(QDir::toNativeSeparators(job.path)));
+    return std::fflush(stdout) == 0 ? ExitOk : ExitFailure;
+}
+
+int runWindow(const CommandLine& cl)
+{
+    core::Scenario scenario;
+    if (!loadScenario(cl, &scenario))
+        return ExitBadInput;
+    MainWindow window(scenario);
+    window.show();
+    return QApplication::exec();
+}
+
+} // namespace scalelab::app

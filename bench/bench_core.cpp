@@ -1,0 +1,111 @@
+// Core kernels under Google Benchmark: what the tabs compute on every slider step, at the
+// sizes the issues name.
+//
+//   cmake --build --preset release --target bench_core && ./build/release/bench/bench_core
+
+#include "scalelab/core/collectives.h"
+#include "scalelab/core/experts.h"
+#include "scalelab/core/fp8.h"
+#include "scalelab/core/memory.h"
+#include "scalelab/core/pipeline.h"
+#include "scalelab/core/random.h"
+#include "scalelab/core/tensor_parallel.h"
+
+#include <benchmark/benchmark.h>
+#include <cstring>
+#include <vector>
+
+using namespace scalelab::core;
+
+static void BM_MemoryCheckpointSweep(benchmark::State& state)
+{
+    // The checkpointing chart: every segment count of a 1024-layer model.
+    for (auto _ : state) {
+        std::int64_t sum = 0;
+        for (std::int64_t s = 1; s <= 1024; ++s)
+            sum += checkpointedActivationBytes(4096, 8192, 1024, s, 2, 16);
+        benchmark::DoNotOptimize(sum);
+    }
+}
+BENCHMARK(BM_MemoryCheckpointSweep);
+
+static void BM_RingAllReduce(benchmark::State& state)
+{
+    const auto n = static_cast<Eigen::Index>(state.range(0));
+    const Eigen::MatrixXd inputs = Eigen::MatrixXd::Random(n, 1024);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(ringAllReduce(inputs));
+}
+BENCHMARK(BM_RingAllReduce)->Arg(4)->Arg(16);
+
+static void BM_TensorParallelMlp(benchmark::State& state)
+{
+    TensorParallelInputs in;
+    in.tokens = 512;
+    in.dModel = 1024;
+    in.dFf = 4096;
+    in.ranks = state.range(0);
+    for (auto _ : state)
+        benchmark::DoNotOptimize(computeTensorParallel(in));
+}
+BENCHMARK(BM_TensorParallelMlp)->Arg(8)->Unit(benchmark::kMillisecond);
+
+static void BM_PipelineInterleaved(benchmark::State& state)
+{
+    PipelineInputs in;
+    in.stages = 32;
+    in.microbatches = 256;
+    in.schedule = Schedule::Interleaved;
+    in.virtualStages = 4;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(simulatePipeline(in));
+}
+BENCHMARK(BM_PipelineInterleaved)->Unit(benchmark::kMillisecond);
+
+static void BM_ExpertsRouter(benchmark::State& state)
+{
+    ExpertsInputs in;
+    in.ranks = 64;
+    in.experts = 256;
+    in.tokensPerRank = state.range(0);
+    in.topK = 2;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(routeExperts(in));
+    state.SetItemsProcessed(state.iterations() * in.ranks * in.tokensPerRank * in.topK);
+}
+BENCHMARK(BM_ExpertsRouter)->Arg(4096)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+static MatrixF fp8Matrix()
+{
+    Fp8Inputs in;
+    in.rows = 4096;
+    in.cols = 4096;
+    return fp8InputMatrix(in);
+}
+
+static void BM_Fp8BlockQuantize(benchmark::State& state)
+{
+    const MatrixF m = fp8Matrix();
+    const Fp8Scaling scaling{1, state.range(0), false};
+    for (auto _ : state)
+        benchmark::DoNotOptimize(fp8BlockQuantize(m, Fp8Format::E4M3, scaling));
+    state.SetBytesProcessed(state.iterations() * m.size()
+                            * static_cast<std::int64_t>(sizeof(float)));
+}
+BENCHMARK(BM_Fp8BlockQuantize)->Arg(16)->Arg(128)->Unit(benchmark::kMillisecond);
+
+static void BM_Fp8Memcpy(benchmark::State& state)
+{
+    // The floor the quantizer is compared with: one plain copy of the same matrix.
+    const MatrixF m = fp8Matrix();
+    std::vector<float> out(static_cast<std::size_t>(m.size()));
+    for (auto _ : state) {
+        std::memcpy(out.data(), m.data(), out.size() * sizeof(float));
+        benchmark::ClobberMemory();
+    }
+    state.SetBytesProcessed(state.iterations() * m.size()
+                            * static_cast<std::int64_t>(sizeof(float)));
+}
+BENCHMARK(BM_Fp8Memcpy)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

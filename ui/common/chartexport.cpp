@@ -1,0 +1,129 @@
+#include "chartexport.h"
+
+#include "chartpanel.h"
+
+#include <QImage>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSaveFile>
+#include <QSvgGenerator>
+#include <memory>
+#include <vector>
+
+namespace scalelab::ui {
+
+namespace {
+
+/// Draws the panel at its layout size, scaled to fill a device of `pixels`.
+void paintScaled(QPainter& painter, ChartPanel& panel, const QSize& pixels)
+{
+    const QSizeF layout = exportLayoutSize(pixels);
+    painter.scale(pixels.width() / layout.width(), pixels.height() / layout.height());
+    panel.render(painter, QRectF(QPointF(0, 0), layout));
+}
+
+QString render(const ExportJob& job, QSaveFile& file)
+{
+    switch (job.format) {
+    case ImageFormat::Png: {
+        QImage image(job.size, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::white);
+        {
+            QPainter painter(&image);
+            paintScaled(painter, *job.panel, job.size);
+        }
+        if (!image.save(&file, "PNG"))
+            return "cannot encode the PNG image";
+        return {};
+    }
+    case ImageFormat::Svg: {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&file);
+        svg.setSize(job.size);
+        svg.setViewBox(QRect(QPoint(0, 0), job.size));
+        svg.setTitle(job.panel->name());
+        svg.setDescription("Exported by ScaleLab");
+        QPainter painter;
+        if (!painter.begin(&svg))
+            return "cannot start the SVG drawing";
+        painter.fillRect(QRect(QPoint(0, 0), job.size), Qt::white);
+        paintScaled(painter, *job.panel, job.size);
+        painter.end();
+        return {};
+    }
+    case ImageFormat::Pdf: {
+        // One page exactly the requested size, one point per pixel.
+        QPdfWriter pdf(&file);
+        pdf.setResolution(72);
+        pdf.setPageSize(
+            QPageSize(QSizeF(job.size), QPageSize::Point, QString(), QPageSize::ExactMatch));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setTitle(job.panel->name());
+        pdf.setCreator("ScaleLab");
+        QPainter painter;
+        if (!painter.begin(&pdf))
+            return "cannot start the PDF drawing";
+        paintScaled(painter, *job.panel, job.size);
+        painter.end();
+        return {};
+    }
+    }
+    return "unknown format";
+}
+
+} // namespace
+
+std::optional<ImageFormat> imageFormatFromName(const QString& name)
+{
+    if (name == "png")
+        return ImageFormat::Png;
+    if (name == "svg")
+        return ImageFormat::Svg;
+    if (name == "pdf")
+        return ImageFormat::Pdf;
+    return std::nullopt;
+}
+
+QString imageFormatName(ImageFormat format)
+{
+    switch (format) {
+    case ImageFormat::Png:
+        return "png";
+    case ImageFormat::Svg:
+        return "svg";
+    case ImageFormat::Pdf:
+        return "pdf";
+    }
+    return {};
+}
+
+QSizeF exportLayoutSize(const QSize& pixels)
+{
+    const qreal scale = std::max(1.0, pixels.width() / 1000.0);
+    return QSizeF(pixels.width() / scale, pixels.height() / scale);
+}
+
+QString exportCharts(const QList<ExportJob>& jobs)
+{
+    std::vector<std::unique_ptr<QSaveFile>> files;
+    for (const ExportJob& job : jobs) {
+        auto file = std::make_unique<QSaveFile>(job.path);
+        if (!file->open(QIODevice::WriteOnly))
+            return "cannot write " + job.path + ": " + file->errorString();
+        const QString problem = render(job, *file);
+        if (!problem.isEmpty())
+            return "cannot write " + job.path + ": " + problem;
+        if (file->error() != QFileDevice::NoError)
+            return "cannot write " + job.path + ": " + file->errorString();
+        files.push_back(std::move(file));
+    }
+    // Every file rendered: now make them visible. Unsaved QSaveFiles discard their temporaries.
+    for (std::size_t i = 0; i < files.size(); ++i)
+        if (!files[i]->commit())
+            return "cannot write " + jobs.at(static_cast<qsizetype>(i)).path + ": "
+                + files[i]->errorString();
+    return {};
+}
+
+} // namespace scalelab::ui

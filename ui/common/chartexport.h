@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QList>
+#include <QSize>
+#include <QString>
+#include <optional>
+
+namespace scalelab::ui {
+
+class ChartPanel;
+
+enum class ImageFormat { Png, Svg, Pdf };
+
+/// "png", "svg" or "pdf" (lower case); nullopt for anything else.
+std::optional<ImageFormat> imageFormatFromName(const QString& name);
+QString imageFormatName(ImageFormat format);
+
+/// The logical size a chart is laid out at for an image of `pixels`: wide images are drawn
+/// scaled up rather than laid out wider, so type grows with the image and a 1600 px slide reads
+/// like the window does (nothing is drawn at a fixed tiny size).
+QSizeF exportLayoutSize(const QSize& pixels);
+
+struct ExportJob {
+    ChartPanel* panel = nullptr;
+    QString path;
+    ImageFormat format = ImageFormat::Png;
+    QSize size{1600, 1000};
+};
+
+/// Renders every job and writes the files, all or none: each is rendered into a QSaveFile, and
+/// only when all have rendered are they committed, so a failure leaves no partial file and
+/// does not touch files already there. Returns an empty string on success, otherwise one line
+/// naming the file and what went wrong.
+QString exportCharts(const QList<ExportJob>& jobs);
+
+} // namespace scalelab::ui

@@ -1,0 +1,82 @@
+#include "chartstyle.h"
+
+#include <QAbstractAxis>
+#include <QApplication>
+#include <QChart>
+#include <QLegend>
+#include <QValueAxis>
+#include <cmath>
+
+namespace scalelab::ui {
+
+ChartFonts chartFonts()
+{
+    const QFont base = QApplication::font();
+    // Point sizes relative to the application font: the title stands out, tick labels stay
+    // readable at slide size (exports scale everything up with the image).
+    const qreal pt = base.pointSizeF() > 0 ? base.pointSizeF() : 10.0;
+    ChartFonts f{base, base, base, base, base};
+    f.title.setPointSizeF(pt * 1.5);
+    f.title.setBold(true);
+    f.axisTitle.setPointSizeF(pt * 1.2);
+    f.axisLabels.setPointSizeF(pt * 1.1);
+    f.legend.setPointSizeF(pt * 1.15);
+    f.annotation.setPointSizeF(pt * 1.1);
+    return f;
+}
+
+void styleChart(QChart* chart)
+{
+    const ChartFonts f = chartFonts();
+    chart->setTheme(QChart::ChartThemeLight);
+    chart->setBackgroundBrush(Qt::white);
+    chart->setBackgroundRoundness(0);
+    chart->setTitleFont(f.title);
+    chart->setTitleBrush(Qt::black);
+    chart->setMargins(QMargins(6, 6, 6, 6));
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->setFont(f.legend);
+    chart->legend()->setLabelColor(Qt::black);
+}
+
+void styleAxis(QAbstractAxis* axis, const QString& title)
+{
+    const ChartFonts f = chartFonts();
+    axis->setTitleText(title);
+    axis->setTitleFont(f.axisTitle);
+    axis->setTitleBrush(Qt::black);
+    axis->setLabelsFont(f.axisLabels);
+    axis->setLabelsColor(Qt::black);
+    axis->setGridLineColor(QColor(215, 215, 215));
+    axis->setLinePenColor(QColor(90, 90, 90));
+}
+
+void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
+{
+    if (!(max > min))
+        max = min + 1;
+    const double span = max - min;
+    // The smallest round step that needs at most eight intervals.
+    const double power = std::pow(10.0, std::floor(std::log10(span / 8)));
+    double step = 10 * power;
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (span / (m * power) <= 8.0 + 1e-9) {
+            step = m * power;
+            break;
+        }
+    if (whole)
+        step = std::max(1.0, std::round(step));
+    const double top = min + std::ceil(span / step - 1e-9) * step;
+    axis->setRange(min, top);
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(min);
+    axis->setTickInterval(step);
+    int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+    if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals)))
+        > 1e-6)
+        ++decimals; // 2.5, 0.25, ...
+    axis->setLabelFormat(QString("%.%1f").arg(decimals));
+}
+
+} // namespace scalelab::ui

@@ -1,0 +1,55 @@
+#pragma once
+
+#include <QColor>
+#include <QFont>
+#include <array>
+
+QT_BEGIN_NAMESPACE
+class QChart;
+class QAbstractAxis;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace scalelab::ui {
+
+/// The Okabe-Ito palette: eight colours that stay distinct for the common kinds of colour
+/// blindness, so no chart relies on red against green.
+namespace palette {
+inline const QColor kBlack{0, 0, 0};
+inline const QColor kOrange{230, 159, 0};
+inline const QColor kSkyBlue{86, 180, 233};
+inline const QColor kGreen{0, 158, 115};
+inline const QColor kYellow{240, 228, 66};
+inline const QColor kBlue{0, 114, 178};
+inline const QColor kVermillion{213, 94, 0};
+inline const QColor kPurple{204, 121, 167};
+/// In the order series take them.
+inline const std::array<QColor, 7> kSeries = {kBlue,   kOrange,  kGreen, kVermillion,
+                                              kPurple, kSkyBlue, kYellow};
+} // namespace palette
+
+/// Fonts of a chart, derived from the application font so a larger application font (projector
+/// mode) enlarges every chart.
+struct ChartFonts {
+    QFont title;
+    QFont axisTitle;
+    QFont axisLabels;
+    QFont legend;
+    QFont annotation;
+};
+ChartFonts chartFonts();
+
+/// Gives a chart ScaleLab's look: white background, readable fonts, legend below, thin margins.
+void styleChart(QChart* chart);
+/// Fonts and grid of one axis; `title` includes the unit, e.g. "Memory (GB)".
+void styleAxis(QAbstractAxis* axis, const QString& title);
+
+/// Gives a value axis a range from `min` to a rounded-up `max` with ticks at round steps (1, 2,
+/// 2.5 or 5 times a power of ten, about five to eight of them) labelled with just enough
+/// decimals. `whole` keeps steps whole (for counts such as segments).
+void setNiceRange(QValueAxis* axis, double min, double max, bool whole = false);
+
+/// Line width in pixels for data lines (3 px or more reads on a projector).
+inline constexpr int kLineWidth = 3;
+
+} // namespace scalelab::ui

@@ -1,0 +1,603 @@
+#include "common/parametercontrol.h"
+
+#include <QFontMetrics>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+#include <QRegularExpression>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <algorithm>
+#include <cmath>
+#include <initializer_list>
+#include <utility>
+
+namespace scalelab::ui {
+
+namespace {
+
+// Doubles hold every whole number up to 2^53 exactly; past it a typed count would silently
+// change, so ranges stop there.
+constexpr double kExactLimit = 9007199254740992.0;
+// A linear slider gets one position per step up to this many steps...
+constexpr int kMaxExactSteps = 10000;
+// ...and otherwise (and always on a log scale) this many equal steps.
+constexpr int kEvenSteps = 1000;
+
+// The C locale, but with ',' between thousands: "8,030,261,248" is readable from the back row,
+// and a fixed locale keeps scenario values and tests the same on every machine.
+const QLocale& groupedCLocale()
+{
+    static const QLocale locale = [] {
+        QLocale c = QLocale::c();
+        c.setNumberOptions(QLocale::DefaultNumberOptions);
+        return c;
+    }();
+    return locale;
+}
+
+// The same rounding QDoubleSpinBox applies, so the spin box never alters a value we hand it.
+double roundToDecimals(double value, int decimals)
+{
+    return QString::number(value, 'f', decimals).toDouble();
+}
+
+// Correctly rounded both ways, so 7.00e9 comes out as exactly 7000000000.
+double roundToSignificant(double value, int digits)
+{
+    return QString::number(value, 'e', digits - 1).toDouble();
+}
+
+// The label without its mnemonic marker ("&Parameters" -> "Parameters", "R&&D" -> "R&D").
+QString withoutMnemonic(const QString& text)
+{
+    QString plain;
+    plain.reserve(text.size());
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        if (text.at(i) == u'&') {
+            if (i + 1 < text.size() && text.at(i + 1) == u'&') {
+                plain += u'&';
+                ++i;
+            }
+            continue;
+        }
+        plain += text.at(i);
+    }
+    return plain;
+}
+
+struct Reading {
+    QValidator::State state = QValidator::Invalid;
+    double value = 0;
+};
+
+// Reads typed text. Invalid: no continuation can make it a number (the keystroke is refused).
+// Intermediate: it could still become one. Acceptable: a finite number, whatever the range.
+Reading readQuantity(const QString& text, bool suffixes)
+{
+    // Sign, mantissa (digits in strict groups of three, or plain), then an exponent or, with
+    // suffixes, a K/M/B/G/T multiplier that may follow a space ("175 B").
+    static const QString mantissa =
+        QStringLiteral(R"(((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+))");
+    static const QRegularExpression plainPattern(
+        QStringLiteral(R"(^\s*([+-]?)%1(?:[eE]([+-]?\d+))?\s*$)").arg(mantissa));
+    static const QRegularExpression suffixPattern(
+        QStringLiteral(R"(^\s*([+-]?)%1(?:[eE]([+-]?\d+)|\s*([kKmMbBgGtT]))?\s*$)").arg(mantissa));
+
+    if (text.trimmed().isEmpty())
+        return {QValidator::Intermediate, 0};
+    const QRegularExpressionMatch match =
+        (suffixes ? suffixPattern : plainPattern)
+            .match(text, 0, QRegularExpression::PartialPreferCompleteMatch);
+    if (match.hasPartialMatch())
+        return {QValidator::Intermediate, 0};
+    if (!match.hasMatch())
+        return {QValidator::Invalid, 0};
+
+    QString digits = match.captured(2);
+    digits.remove(u',');
+    if (digits.endsWith(u'.'))
+        digits.chop(1);
+    if (digits.startsWith(u'.'))
+        digits.prepend(u'0');
+    QString number = match.captured(1) + digits;
+    if (match.capturedLength(3) > 0) {
+        number += u'e' + match.captured(3);
+    } else if (suffixes && match.capturedLength(4) > 0) {
+        // Appending the power of ten lets the decimal conversion round once, so "8.03B" is
+        // exactly 8030000000 (8.03 * 1e9 in doubles would not be).
+        switch (match.captured(4).at(0).toUpper().unicode()) {
+        case u'K':
+            number += QStringLiteral("e3");
+            break;
+        case u'M':
+            number += QStringLiteral("e6");
+            break;
+        case u'B':
+        case u'G':
+            number += QStringLiteral("e9");
+            break;
+        default:
+            number += QStringLiteral("e12");
+            break;
+        }
+    }
+    bool ok = false;
+    const double value = number.toLatin1().toDouble(&ok);
+    if (!ok || !std::isfinite(value))
+        return {QValidator::Intermediate, 0};
+    return {QValidator::Acceptable, value == 0 ? 0.0 : value};
+}
+
+} // namespace
+
+QString formatQuantity(double value, int decimals, bool suffixes)
+{
+    if (!std::isfinite(value))
+        return QString::number(value);
+    decimals = std::clamp(decimals, 0, 15);
+    if (value == 0)
+        value = 0; // no "-0"
+    const QString grouped = groupedCLocale().toString(value, 'f', decimals);
+    const double magnitude = std::abs(value);
+    if (!suffixes || magnitude < 1e3 || magnitude != std::trunc(magnitude))
+        return grouped;
+
+    struct Unit {
+        double size;
+        char16_t letter;
+    };
+    static constexpr Unit units[] = {{1e12, u'T'}, {1e9, u'B'}, {1e6, u'M'}, {1e3, u'K'}};
+    for (const Unit& unit : units) {
+        if (magnitude < unit.size)
+            continue;
+        // The largest unit that fits needs the fewest digits; try 0..3 decimal places in it.
+        for (int places = 0; places <= 3; ++places) {
+            const QString mantissa = QString::number(magnitude / unit.size, 'f', places);
+            const qsizetype significant = mantissa.size() - (places > 0 ? 1 : 0);
+            if (significant > 4)
+                break;
+            const QString candidate = mantissa + QChar(unit.letter);
+            if (parseQuantity(candidate, true) == magnitude) {
+                const QString shortForm = (value < 0 ? QStringLiteral("-") : QString()) + candidate;
+                return shortForm.size() < grouped.size() ? shortForm : grouped;
+            }
+        }
+        break;
+    }
+    return grouped;
+}
+
+std::optional<double> parseQuantity(const QString& text, bool suffixes)
+{
+    const Reading reading = readQuantity(text, suffixes);
+    if (reading.state != QValidator::Acceptable)
+        return std::nullopt;
+    return reading.value;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ParameterSpinBox::ParameterSpinBox(bool suffixes, QWidget* parent)
+    : QDoubleSpinBox(parent)
+    , m_suffixes(suffixes)
+{
+    setLocale(QLocale::c());
+}
+
+void ParameterSpinBox::setStepper(std::function<double(double, int)> stepper)
+{
+    m_stepper = std::move(stepper);
+}
+
+QValidator::State ParameterSpinBox::validate(QString& text, int& position) const
+{
+    Q_UNUSED(position);
+    const Reading reading = readQuantity(text, m_suffixes);
+    if (reading.state != QValidator::Acceptable)
+        return reading.state;
+    // A number outside the range or finer than the decimals may be on its way to a good one,
+    // so it stays editable, but Enter will not take it.
+    if (reading.value < minimum() || reading.value > maximum())
+        return QValidator::Intermediate;
+    if (roundToDecimals(reading.value, decimals()) != reading.value)
+        return QValidator::Intermediate;
+    return QValidator::Acceptable;
+}
+
+void ParameterSpinBox::fixup(QString& text) const
+{
+    // Deliberately nothing: the base class would drop the commas and turn a mistyped "1,5" into
+    // 15. Text that is not acceptable is refused and the previous value comes back instead.
+    Q_UNUSED(text);
+}
+
+double ParameterSpinBox::valueFromText(const QString& text) const
+{
+    const Reading reading = readQuantity(text, m_suffixes);
+    return reading.state == QValidator::Acceptable ? reading.value : value();
+}
+
+QString ParameterSpinBox::textFromValue(double value) const
+{
+    return formatQuantity(value, decimals(), m_suffixes);
+}
+
+void ParameterSpinBox::stepBy(int steps)
+{
+    if (!m_stepper) {
+        QDoubleSpinBox::stepBy(steps);
+        return;
+    }
+    // Like the base class: text typed but not yet entered is taken first, and the step is made
+    // from it; text that is not acceptable is dropped without stepping.
+    double from = value();
+    QString typed = cleanText();
+    if (typed != textFromValue(from)) {
+        int position = 0;
+        if (validate(typed, position) != QValidator::Acceptable) {
+            setValue(from); // shows the value again
+            return;
+        }
+        from = valueFromText(typed);
+    }
+    setValue(m_stepper(from, steps));
+    selectAll();
+}
+
+int ParameterSpinBox::extraWidth() const
+{
+    // The base class sizes the field for the minimum and maximum as displayed, cut at 18
+    // characters. A value typed exactly can be as long as the maximum written out in full
+    // ("8,030,261,248" in a field whose maximum shows as "10T"), so make room for that.
+    const QFontMetrics metrics = fontMetrics();
+    const auto width = [&metrics](const QString& text) {
+        return metrics.horizontalAdvance(text + u' ');
+    };
+    int measured = 0;
+    int wanted = 0;
+    for (const double bound : {minimum(), maximum()}) {
+        const QString shown = textFromValue(bound);
+        measured = std::max(measured, width(shown.left(18)));
+        wanted = std::max({wanted, width(shown), width(formatQuantity(bound, decimals(), false))});
+    }
+    return std::max(0, wanted - measured);
+}
+
+QSize ParameterSpinBox::sizeHint() const
+{
+    QSize size = QDoubleSpinBox::sizeHint();
+    size.rwidth() += extraWidth();
+    return size;
+}
+
+QSize ParameterSpinBox::minimumSizeHint() const
+{
+    QSize size = QDoubleSpinBox::minimumSizeHint();
+    size.rwidth() += extraWidth();
+    return size;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+ParameterControl::ParameterControl(ParameterSpec spec, QWidget* parent)
+    : QWidget(parent)
+    , m_spec(std::move(spec))
+{
+    m_spec.decimals = std::clamp(m_spec.decimals, 0, 15);
+    if (!(m_spec.step > 0) || !std::isfinite(m_spec.step))
+        m_spec.step = std::pow(10.0, -m_spec.decimals);
+
+    setObjectName(m_spec.key);
+    // Created in Tab order: the slider comes before the spin box. Fonts are left alone so every
+    // part follows the application font (and a projector mode that enlarges it).
+    m_label = new QLabel(m_spec.label, this);
+    m_slider = new QSlider(Qt::Horizontal, this);
+    m_spinBox = new ParameterSpinBox(m_spec.suffixes, this);
+    m_unitLabel = new QLabel(m_spec.unit, this);
+
+    m_label->setObjectName(m_spec.key + QStringLiteral(".label"));
+    m_slider->setObjectName(m_spec.key + QStringLiteral(".slider"));
+    m_spinBox->setObjectName(m_spec.key + QStringLiteral(".spin"));
+    m_unitLabel->setObjectName(m_spec.key + QStringLiteral(".unit"));
+    m_label->setBuddy(m_spinBox);
+
+    // Arrows move one position, Page Up/Down ten, Home/End to the ends (QAbstractSlider's keys).
+    m_slider->setFocusPolicy(Qt::StrongFocus);
+    m_slider->setSingleStep(1);
+    m_slider->setPageStep(10);
+    m_slider->setTracking(true);
+
+    m_spinBox->setDecimals(m_spec.decimals);
+    m_spinBox->setSingleStep(m_spec.step);
+    // Typed text is committed on Enter or focus loss, not per keystroke, so typing "175B" does
+    // not first set 1, 17 and 175.
+    m_spinBox->setKeyboardTracking(false);
+    m_spinBox->setCorrectionMode(QAbstractSpinBox::CorrectToPreviousValue);
+    m_spinBox->setAlignment(Qt::AlignRight);
+    if (m_spec.scale == ParameterSpec::Scale::Log) {
+        // Adding 1 to a count of 1e9 would do nothing visible: on a log scale the spin box
+        // arrows move to the next slider position instead.
+        m_spinBox->setStepper([this](double from, int steps) { return steppedValue(from, steps); });
+    }
+
+    const QString name = withoutMnemonic(m_spec.label);
+    QString tip = name;
+    if (!m_spec.symbol.isEmpty())
+        tip += QStringLiteral(" (%1)").arg(m_spec.symbol);
+    if (!m_spec.unit.isEmpty())
+        tip += QStringLiteral(", in %1").arg(m_spec.unit);
+    if (!m_spec.description.isEmpty())
+        tip += QStringLiteral(": %1").arg(m_spec.description);
+    for (QWidget* widget : {static_cast<QWidget*>(this), static_cast<QWidget*>(m_label),
+                            static_cast<QWidget*>(m_slider), static_cast<QWidget*>(m_spinBox),
+                            static_cast<QWidget*>(m_unitLabel)})
+        widget->setToolTip(tip);
+    m_slider->setAccessibleName(name);
+    m_slider->setAccessibleDescription(m_spec.description);
+    m_spinBox->setAccessibleName(name + QStringLiteral(" value"));
+    m_spinBox->setAccessibleDescription(m_spec.description);
+
+    auto* row = new QHBoxLayout(this);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(m_label);
+    row->addWidget(m_slider, 1);
+    row->addWidget(m_spinBox);
+    row->addWidget(m_unitLabel);
+
+    applyRange(m_spec.minimum, m_spec.maximum);
+    m_value = m_spec.minimum;
+    showValueInSpinBox();
+    moveSliderToValue();
+
+    connect(m_slider, &QSlider::valueChanged, this, &ParameterControl::onSliderMoved);
+    connect(m_spinBox, &QDoubleSpinBox::valueChanged, this, &ParameterControl::onSpinBoxChanged);
+}
+
+std::int64_t ParameterControl::wholeValue() const
+{
+    return static_cast<std::int64_t>(std::llround(m_value));
+}
+
+void ParameterControl::setValue(double value)
+{
+    if (std::isnan(value))
+        return;
+    const double next = normalized(value);
+    if (next == m_value)
+        return;
+    m_value = next;
+    showValueInSpinBox();
+    moveSliderToValue();
+    emit valueChanged(m_value);
+}
+
+void ParameterControl::setRange(double minimum, double maximum)
+{
+    const double previous = m_value;
+    applyRange(minimum, maximum);
+    m_value = normalized(m_value);
+    showValueInSpinBox();
+    moveSliderToValue();
+    if (m_value != previous)
+        emit valueChanged(m_value);
+}
+
+double ParameterControl::valueAtPosition(int position) const
+{
+    position = std::clamp(position, 0, m_positions);
+    // The ends are the range itself, not a rounded approximation of it.
+    if (position == 0)
+        return m_spec.minimum;
+    if (position == m_positions)
+        return m_spec.maximum;
+    const double low = m_spec.minimum;
+    const double high = m_spec.maximum;
+    double value = low;
+    switch (m_mapping) {
+    case Mapping::ExactSteps:
+        value = low + position * m_spec.step;
+        break;
+    case Mapping::EvenSteps:
+        value = low + std::round(position * (high - low) / m_positions / m_spec.step) * m_spec.step;
+        break;
+    case Mapping::Log:
+        value = roundToSignificant(
+            std::pow(10.0, m_logLow + (m_logHigh - m_logLow) * position / m_positions),
+            m_significantDigits);
+        break;
+    }
+    return normalized(value);
+}
+
+int ParameterControl::positionForValue(double value) const
+{
+    if (m_positions == 0 || std::isnan(value))
+        return 0;
+    const double low = m_spec.minimum;
+    const double high = m_spec.maximum;
+    double at = 0;
+    switch (m_mapping) {
+    case Mapping::ExactSteps:
+        at = (value - low) / m_spec.step;
+        break;
+    case Mapping::EvenSteps:
+        at = (value - low) / (high - low) * m_positions;
+        break;
+    case Mapping::Log:
+        at = value > 0 ? (std::log10(value) - m_logLow) / (m_logHigh - m_logLow) * m_positions : 0;
+        break;
+    }
+    const int nearest = at <= 0 ? 0
+        : at >= m_positions     ? m_positions
+                                : static_cast<int>(std::lround(at));
+    // Rounding can put the position that stands for exactly this value next to the nearest one.
+    if (valueAtPosition(nearest) == value)
+        return nearest;
+    for (const int neighbour : {nearest - 1, nearest + 1}) {
+        if (neighbour >= 0 && neighbour <= m_positions && valueAtPosition(neighbour) == value)
+            return neighbour;
+    }
+    return nearest;
+}
+
+void ParameterControl::alignColumns(const QList<ParameterControl*>& controls)
+{
+    int labelWidth = 0;
+    int spinBoxWidth = 0;
+    int unitWidth = 0;
+    for (const ParameterControl* control : controls) {
+        if (!control)
+            continue;
+        labelWidth = std::max(labelWidth, control->m_label->sizeHint().width());
+        spinBoxWidth = std::max(spinBoxWidth, control->m_spinBox->sizeHint().width());
+        unitWidth = std::max(unitWidth, control->m_unitLabel->sizeHint().width());
+    }
+    for (ParameterControl* control : controls) {
+        if (!control)
+            continue;
+        control->m_label->setMinimumWidth(labelWidth);
+        control->m_spinBox->setMinimumWidth(spinBoxWidth);
+        control->m_unitLabel->setMinimumWidth(unitWidth);
+    }
+}
+
+void ParameterControl::applyRange(double minimum, double maximum)
+{
+    const auto limited = [this](double bound) {
+        if (std::isnan(bound))
+            bound = 0;
+        return roundToDecimals(std::clamp(bound, -kExactLimit, kExactLimit), m_spec.decimals);
+    };
+    m_spec.minimum = limited(minimum);
+    m_spec.maximum = std::max(m_spec.minimum, limited(maximum));
+    rebuildMapping();
+    {
+        const QSignalBlocker blocker(m_slider);
+        m_slider->setRange(0, m_positions);
+    }
+    {
+        const QSignalBlocker blocker(m_spinBox);
+        m_spinBox->setRange(m_spec.minimum, m_spec.maximum);
+    }
+    m_spinBox->updateGeometry();
+}
+
+void ParameterControl::rebuildMapping()
+{
+    const double low = m_spec.minimum;
+    const double high = m_spec.maximum;
+    m_significantDigits = 3;
+    m_mapping = Mapping::ExactSteps;
+    m_positions = 0;
+    if (high == low)
+        return;
+
+    if (m_spec.scale == ParameterSpec::Scale::Log) {
+        // A log scale cannot start at zero: it then starts at the smallest positive value the
+        // decimals can show, and position 0 alone stands for the minimum.
+        const double start = low > 0 ? low : std::pow(10.0, -m_spec.decimals);
+        if (high > start) {
+            m_mapping = Mapping::Log;
+            m_positions = kEvenSteps;
+            m_logLow = std::log10(start);
+            m_logHigh = std::log10(high);
+            // Enough digits that rounding moves a value by less than half a position, so
+            // positions stay distinct and a slider value leads back to its own position.
+            const double spacing = (m_logHigh - m_logLow) / m_positions;
+            while (m_significantDigits < 15
+                   && std::log10(1 + 0.5 * std::pow(10.0, 1 - m_significantDigits))
+                       >= 0.45 * spacing)
+                ++m_significantDigits;
+            return;
+        }
+        // No positive span to spread in log10: fall back to a linear slider.
+    }
+
+    const double steps = (high - low) / m_spec.step;
+    const double whole = std::round(steps);
+    // (0.3 - 0) / 0.1 is 2.9999999999999996 in doubles, which is three steps, not four.
+    const double count =
+        std::abs(steps - whole) <= 1e-9 * std::max(1.0, steps) ? whole : std::ceil(steps);
+    if (count <= kMaxExactSteps) {
+        m_mapping = Mapping::ExactSteps;
+        m_positions = static_cast<int>(count);
+    } else {
+        m_mapping = Mapping::EvenSteps;
+        m_positions = kEvenSteps;
+    }
+}
+
+double ParameterControl::normalized(double value) const
+{
+    if (std::isnan(value))
+        return m_value;
+    value = std::clamp(value, m_spec.minimum, m_spec.maximum);
+    value = std::clamp(roundToDecimals(value, m_spec.decimals), m_spec.minimum, m_spec.maximum);
+    return value == 0 ? 0.0 : value;
+}
+
+double ParameterControl::steppedValue(double from, int steps) const
+{
+    if (steps == 0 || m_positions == 0)
+        return normalized(from);
+    long long position = positionForValue(from);
+    if (steps > 0) {
+        // The first position strictly above `from`, then steps - 1 further.
+        while (position > 0 && valueAtPosition(static_cast<int>(position - 1)) > from)
+            --position;
+        while (position <= m_positions && valueAtPosition(static_cast<int>(position)) <= from)
+            ++position;
+        if (position > m_positions)
+            return m_spec.maximum;
+        position = std::min<long long>(m_positions, position + steps - 1);
+    } else {
+        while (position < m_positions && valueAtPosition(static_cast<int>(position + 1)) < from)
+            ++position;
+        while (position >= 0 && valueAtPosition(static_cast<int>(position)) >= from)
+            --position;
+        if (position < 0)
+            return m_spec.minimum;
+        position = std::max<long long>(0, position + steps + 1);
+    }
+    return valueAtPosition(static_cast<int>(position));
+}
+
+void ParameterControl::showValueInSpinBox()
+{
+    const QSignalBlocker blocker(m_spinBox);
+    m_spinBox->setValue(m_value);
+}
+
+void ParameterControl::moveSliderToValue()
+{
+    // Among positions that stand for the same value, keep the one the user chose.
+    if (valueAtPosition(m_slider->value()) == m_value)
+        return;
+    const QSignalBlocker blocker(m_slider);
+    m_slider->setValue(positionForValue(m_value));
+}
+
+void ParameterControl::onSliderMoved(int position)
+{
+    const double next = valueAtPosition(position);
+    if (next == m_value)
+        return;
+    m_value = next;
+    showValueInSpinBox();
+    emit valueChanged(m_value);
+}
+
+void ParameterControl::onSpinBoxChanged(double value)
+{
+    const double next = normalized(value);
+    if (next == m_value)
+        return;
+    m_value = next;
+    if (m_spinBox->value() != m_value)
+        showValueInSpinBox();
+    moveSliderToValue();
+    emit valueChanged(m_value);
+}
+
+} // namespace scalelab::ui

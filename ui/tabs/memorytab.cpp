@@ -1,0 +1,567 @@
+#include "memorytab.h"
+
+#include "common/chartpanel.h"
+#include "common/chartstyle.h"
+#include "common/parametercontrol.h"
+#include "scalelab/core/memory.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QScatterSeries>
+#include <QScrollArea>
+#include <QStackedBarSeries>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace scalelab::ui {
+
+namespace {
+
+struct Recipe {
+    const char* name;
+    std::int64_t weight, grad, master, moments;
+};
+
+// Bytes per parameter of common optimizer set-ups.
+constexpr Recipe kRecipes[] = {
+    {"Mixed-precision Adam: 2 + 2 + 4 + 8", 2, 2, 4, 8},
+    {"Pure fp32 Adam: 4 + 4 + 0 + 8", 4, 4, 0, 8},
+    {"bf16 with 8-bit moments: 2 + 2 + 4 + 2", 2, 2, 4, 2},
+};
+
+constexpr double kAcceleratorsGb[] = {24, 40, 80, 141};
+
+ParameterSpec spec(const char* key, const QString& label, const QString& symbol,
+                   const QString& unit, const QString& description, double min, double max,
+                   ParameterSpec::Scale scale = ParameterSpec::Scale::Linear)
+{
+    ParameterSpec s;
+    s.key = key;
+    s.label = label;
+    s.symbol = symbol;
+    s.unit = unit;
+    s.description = description;
+    s.minimum = min;
+    s.maximum = max;
+    s.scale = scale;
+    s.suffixes = scale == ParameterSpec::Scale::Log;
+    return s;
+}
+
+/// Sets a control from a scenario value, widening its range when a file asks for more than
+/// the slider offers (a scenario value is never silently clamped).
+void load(ParameterControl* c, std::int64_t value)
+{
+    const auto v = static_cast<double>(value);
+    if (v > c->spec().maximum || v < c->spec().minimum)
+        c->setRange(std::min(v, c->spec().minimum), std::max(v, c->spec().maximum));
+    c->setValue(v);
+}
+
+} // namespace
+
+MemoryTab::MemoryTab(QWidget* parent)
+    : Tab(parent)
+{
+    setObjectName("memory");
+    auto* layout = new QHBoxLayout(this);
+    layout->addWidget(buildControls());
+
+    auto* right = new QVBoxLayout;
+    m_figures = new QLabel(this);
+    m_figures->setObjectName("memory.figures");
+    m_figures->setWordWrap(true);
+    m_figures->setTextFormat(Qt::RichText);
+    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    right->addWidget(m_figures);
+    buildBudgetChart();
+    buildCheckpointChart();
+    auto* chartsRow = new QHBoxLayout;
+    chartsRow->addWidget(m_budget, 1);
+    chartsRow->addWidget(m_checkpoint, 1);
+    right->addLayout(chartsRow, 1);
+    right->addWidget(messageLabel());
+    layout->addLayout(right, 1);
+
+    readControls();
+    refreshNow();
+}
+
+QWidget* MemoryTab::buildControls()
+{
+    using Scale = ParameterSpec::Scale;
+    auto* panel = new QWidget;
+    auto* column = new QVBoxLayout(panel);
+
+    const auto addControl = [this](QVBoxLayout* box, const ParameterSpec& s) {
+        auto* c = new ParameterControl(s);
+        m_controls << c;
+        box->addWidget(c);
+        connect(c, &ParameterControl::valueChanged, this, [this] {
+            readControls();
+            emit scenarioChanged();
+        });
+        return c;
+    };
+
+    // Model state: the parameter count and how many bytes each parameter costs.
+    auto* model = new QGroupBox(tr("Model state"));
+    auto* modelBox = new QVBoxLayout(model);
+    addControl(modelBox,
+               spec("memory.parameters", tr("Parameters"), "P", tr("parameters"),
+                    tr("Number of trainable parameters in the model."), 1e6, 1e13, Scale::Log));
+    m_recipe = new QComboBox;
+    m_recipe->setObjectName("memory.recipe");
+    m_recipe->setAccessibleName(tr("Optimizer recipe"));
+    for (const Recipe& r : kRecipes)
+        m_recipe->addItem(tr(r.name));
+    m_recipe->addItem(tr("Custom bytes"));
+    auto* recipeRow = new QFormLayout;
+    recipeRow->addRow(tr("&Recipe"), m_recipe);
+    modelBox->addLayout(recipeRow);
+    connect(m_recipe, &QComboBox::activated, this, &MemoryTab::applyRecipe);
+
+    auto* more = new QToolButton;
+    more->setText(tr("Bytes per parameter"));
+    more->setCheckable(true);
+    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    more->setArrowType(Qt::RightArrow);
+    more->setAutoRaise(true);
+    more->setAccessibleName(tr("Show bytes per parameter"));
+    modelBox->addWidget(more);
+    auto* bytes = new QWidget;
+    auto* bytesBox = new QVBoxLayout(bytes);
+    bytesBox->setContentsMargins(12, 0, 0, 0);
+    const QString perParam = tr("bytes / parameter");
+    for (const auto& [key, label, what] :
+         {std::tuple{"memory.weight_bytes", tr("Weights"),
+                     tr("Bytes of each working weight (bf16: 2).")},
+          std::tuple{"memory.grad_bytes", tr("Gradients"), tr("Bytes of each gradient (bf16: 2).")},
+          std::tuple{"memory.master_bytes", tr("Master weights"),
+                     tr("Bytes of the higher-precision copy the optimizer updates (fp32: 4).")},
+          std::tuple{"memory.moment_bytes", tr("Adam moments"),
+                     tr("Bytes of both Adam moments together (two fp32: 8).")}}) {
+        auto* c = addControl(bytesBox, spec(key, label, "", perParam, what, 0, 16));
+        connect(c, &ParameterControl::valueChanged, this, &MemoryTab::syncRecipe);
+    }
+    bytes->setVisible(false);
+    modelBox->addWidget(bytes);
+    connect(more, &QToolButton::toggled, this, [more, bytes](bool on) {
+        bytes->setVisible(on);
+        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    });
+    column->addWidget(model);
+
+    // Activations: tokens in the batch, width, depth and what each layer saves.
+    auto* acts = new QGroupBox(tr("Activations"));
+    auto* actsBox = new QVBoxLayout(acts);
+    addControl(actsBox,
+               spec("memory.batch", tr("Batch"), "B", tr("sequences"),
+                    tr("Sequences per step on this accelerator."), 1, 1024, Scale::Log));
+    addControl(actsBox,
+               spec("memory.sequence", tr("Sequence length"), "T", tr("tokens"),
+                    tr("Tokens per sequence; tokens = batch x sequence."), 1, 1048576, Scale::Log));
+    addControl(actsBox,
+               spec("memory.hidden", tr("Hidden size"), "d", tr("values"),
+                    tr("Width of each saved activation tensor."), 1, 65536, Scale::Log));
+    addControl(actsBox,
+               spec("memory.layers", tr("Layers"), "L", tr("layers"),
+                    tr("Transformer layers, each saving its activations."), 1, 256));
+    addControl(actsBox,
+               spec("memory.bytes_per_value", tr("Bytes per value"), "", tr("bytes"),
+                    tr("Precision of saved activations (bf16: 2)."), 1, 8));
+    addControl(actsBox,
+               spec("memory.tensors_per_layer", tr("Tensors per layer"), "", tr("tensors"),
+                    tr("Saved tensors of tokens x hidden values per layer (1 in the "
+                       "chapter's formula; a real transformer layer saves many)."),
+                    1, 64));
+    column->addWidget(acts);
+
+    // Checkpointing: on or off, and how many segments.
+    auto* ckpt = new QGroupBox(tr("Activation checkpointing"));
+    auto* ckptBox = new QVBoxLayout(ckpt);
+    m_checkpointBox = new QCheckBox(tr("&Checkpoint segment boundaries"));
+    m_checkpointBox->setObjectName("memory.checkpointing");
+    m_checkpointBox->setChecked(true);
+    ckptBox->addWidget(m_checkpointBox);
+    auto* segments =
+        addControl(ckptBox,
+                   spec("memory.segments", tr("Segments"), "", tr("segments"),
+                        tr("Checkpoint segments: each keeps one boundary tensor; backward replays "
+                           "one segment at a time."),
+                        1, 32));
+    connect(m_checkpointBox, &QCheckBox::toggled, this, [this, segments](bool on) {
+        m_checkpointing = on;
+        segments->setEnabled(on);
+        scheduleRefresh();
+    });
+    column->addWidget(ckpt);
+
+    // The accelerator the budget is measured against.
+    auto* device = new QGroupBox(tr("Accelerator"));
+    auto* deviceBox = new QVBoxLayout(device);
+    auto* form = new QFormLayout;
+    m_accelerator = new QComboBox;
+    m_accelerator->setObjectName("memory.accelerator");
+    m_accelerator->setAccessibleName(tr("Accelerator memory preset"));
+    for (double gb : kAcceleratorsGb)
+        m_accelerator->addItem(tr("%1 GB").arg(gb), gb);
+    m_accelerator->addItem(tr("Other"), 0.0);
+    m_accelerator->setCurrentIndex(2);
+    form->addRow(tr("&Memory"), m_accelerator);
+    m_unitBox = new QComboBox;
+    m_unitBox->setObjectName("memory.unit");
+    m_unitBox->setAccessibleName(tr("Byte unit"));
+    m_unitBox->addItem(tr("GB (10^9 bytes)"));
+    m_unitBox->addItem(tr("GiB (2^30 bytes)"));
+    form->addRow(tr("&Units"), m_unitBox);
+    deviceBox->addLayout(form);
+    auto* capacity = addControl(deviceBox,
+                                spec("memory.accelerator_gb", tr("Capacity"), "", tr("GB"),
+                                     tr("Memory of one accelerator, in GB (10^9 "
+                                        "bytes)."),
+                                     1, 1024));
+    capacity->setValue(80);
+    connect(m_accelerator, &QComboBox::activated, this, [this, capacity](int i) {
+        const double gb = m_accelerator->itemData(i).toDouble();
+        if (gb > 0)
+            capacity->setValue(gb);
+    });
+    connect(capacity, &ParameterControl::valueChanged, this, [this](double gb) {
+        const int i = m_accelerator->findData(gb);
+        m_accelerator->setCurrentIndex(i >= 0 ? i : m_accelerator->count() - 1);
+        scheduleRefresh();
+    });
+    connect(m_unitBox, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_unit = i == 0 ? ByteUnit::GB : ByteUnit::GiB;
+        scheduleRefresh();
+    });
+    column->addWidget(device);
+    column->addStretch(1);
+
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(panel);
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(panel->sizeHint().width() + 24);
+    scroll->setFrameShape(QFrame::NoFrame);
+
+    // Defaults: the scenario's, with tokens shown as 1 sequence of 4096.
+    setScenario(core::Scenario{});
+    return scroll;
+}
+
+void MemoryTab::buildBudgetChart()
+{
+    m_budget = new ChartViewPanel("memory-budget", this);
+    QChart* chart = m_budget->chart();
+    chart->setTitle(tr("What one accelerator holds"));
+    m_bars = new QStackedBarSeries;
+    const QStringList names = {tr("Weights"),        tr("Gradients"),
+                               tr("Master weights"), tr("Adam moments"),
+                               tr("Activations"),    tr("Checkpointed activations")};
+    const QList<QColor> colours = {palette::kBlue,   palette::kSkyBlue,    palette::kGreen,
+                                   palette::kPurple, palette::kVermillion, palette::kOrange};
+    for (int i = 0; i < names.size(); ++i) {
+        auto* set = new QBarSet(names[i]);
+        set->setColor(colours[i]);
+        set->setBorderColor(Qt::white);
+        m_sets << set;
+        m_bars->append(set);
+    }
+    m_bars->setBarWidth(0.6);
+    // Stacked parts read best with the legend beside them, one entry a line.
+    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->addSeries(m_bars);
+    m_budgetCategories = new QBarCategoryAxis;
+    m_budgetY = new QValueAxis;
+    chart->addAxis(m_budgetCategories, Qt::AlignBottom);
+    chart->addAxis(m_budgetY, Qt::AlignLeft);
+    m_bars->attachAxis(m_budgetCategories);
+    m_bars->attachAxis(m_budgetY);
+    styleAxis(m_budgetCategories, QString());
+    m_budgetCategories->setTitleVisible(false);
+
+    m_limitLine = new QLineSeries;
+    QPen pen(palette::kBlack, kLineWidth, Qt::DashLine);
+    m_limitLine->setPen(pen);
+    chart->addSeries(m_limitLine);
+    m_limitLine->attachAxis(m_budgetCategories);
+    m_limitLine->attachAxis(m_budgetY);
+}
+
+void MemoryTab::buildCheckpointChart()
+{
+    m_checkpoint = new ChartViewPanel("memory-checkpointing", this);
+    QChart* chart = m_checkpoint->chart();
+    chart->setTitle(tr("Checkpointing: memory saved, compute paid"));
+    m_segmentsAxis = new QValueAxis;
+    m_bytesAxis = new QValueAxis;
+    m_computeAxis = new QValueAxis;
+    chart->addAxis(m_segmentsAxis, Qt::AlignBottom);
+    chart->addAxis(m_bytesAxis, Qt::AlignLeft);
+    chart->addAxis(m_computeAxis, Qt::AlignRight);
+    styleAxis(m_segmentsAxis, tr("Checkpoint segments"));
+    styleAxis(m_computeAxis, tr("Extra forward compute (% of one forward)"));
+    setNiceRange(m_computeAxis, 0, 110);
+    m_computeAxis->setGridLineVisible(false);
+
+    const auto add = [&](QXYSeries* s, const QString& name, QAbstractAxis* y) {
+        s->setName(name);
+        chart->addSeries(s);
+        s->attachAxis(m_segmentsAxis);
+        s->attachAxis(y);
+    };
+    m_uncheckpointed = new QLineSeries;
+    m_uncheckpointed->setPen(QPen(palette::kVermillion, kLineWidth, Qt::DashLine));
+    add(m_uncheckpointed, tr("All saved"), m_bytesAxis);
+    m_checkpointed = new QLineSeries;
+    m_checkpointed->setPen(QPen(palette::kOrange, kLineWidth));
+    add(m_checkpointed, tr("Checkpointed"), m_bytesAxis);
+    m_recompute = new QLineSeries;
+    m_recompute->setPen(QPen(palette::kBlue, kLineWidth, Qt::DashDotLine));
+    add(m_recompute, tr("Extra compute"), m_computeAxis);
+    m_current = new QScatterSeries;
+    m_current->setMarkerSize(16);
+    m_current->setColor(palette::kBlack);
+    m_current->setBorderColor(Qt::white);
+    add(m_current, tr("Your segments"), m_bytesAxis);
+    m_optimum = new QScatterSeries;
+    m_optimum->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    m_optimum->setMarkerSize(14);
+    m_optimum->setColor(palette::kGreen);
+    m_optimum->setBorderColor(Qt::black);
+    add(m_optimum, tr("Fewest bytes"), m_bytesAxis);
+}
+
+QList<ChartPanel*> MemoryTab::charts() const
+{
+    return {m_budget, m_checkpoint};
+}
+
+ParameterControl* MemoryTab::control(const QString& key) const
+{
+    for (ParameterControl* c : m_controls)
+        if (c->spec().key == key)
+            return c;
+    return nullptr;
+}
+
+double MemoryTab::acceleratorBytes() const
+{
+    return control("memory.accelerator_gb")->value() * 1e9;
+}
+
+void MemoryTab::setScenario(const core::Scenario& scenario)
+{
+    const core::MemoryInputs& m = scenario.memory;
+    // Tokens are shown as batch x sequence: keep the current batch when it divides the token
+    // count (a file usually changes the sequence length), otherwise one sequence of them all.
+    std::int64_t batch = control("memory.batch")->wholeValue();
+    if (batch < 1 || m.tokens % batch != 0)
+        batch = 1;
+    const std::int64_t seq = m.tokens / batch;
+    const std::pair<const char*, std::int64_t> values[] = {
+        {"memory.parameters", m.parameters},
+        {"memory.weight_bytes", m.weightBytes},
+        {"memory.grad_bytes", m.gradBytes},
+        {"memory.master_bytes", m.masterBytes},
+        {"memory.moment_bytes", m.momentBytes},
+        {"memory.batch", batch},
+        {"memory.sequence", seq},
+        {"memory.hidden", m.hidden},
+        {"memory.layers", m.layers},
+        {"memory.bytes_per_value", m.bytesPerValue},
+        {"memory.tensors_per_layer", m.tensorsPerLayer}};
+    for (const auto& [key, value] : values) {
+        ParameterControl* c = control(key);
+        const QSignalBlocker block(c);
+        load(c, value);
+    }
+    ParameterControl* segments = control("memory.segments");
+    {
+        const QSignalBlocker block(segments);
+        segments->setRange(1, static_cast<double>(m.layers));
+        load(segments, m.segments);
+    }
+    readControls();
+    syncRecipe();
+}
+
+void MemoryTab::writeScenario(core::Scenario& scenario) const
+{
+    scenario.memory = m_inputs;
+}
+
+void MemoryTab::readControls()
+{
+    const auto whole = [this](const char* key) {
+        return control(key)->wholeValue();
+    };
+    // Segments may not pass the layer count: its range follows the layers.
+    ParameterControl* segments = control("memory.segments");
+    if (segments->spec().maximum != control("memory.layers")->value()) {
+        const QSignalBlocker block(segments);
+        segments->setRange(1, control("memory.layers")->value());
+    }
+    m_inputs.parameters = whole("memory.parameters");
+    m_inputs.weightBytes = whole("memory.weight_bytes");
+    m_inputs.gradBytes = whole("memory.grad_bytes");
+    m_inputs.masterBytes = whole("memory.master_bytes");
+    m_inputs.momentBytes = whole("memory.moment_bytes");
+    m_inputs.tokens = whole("memory.batch") * whole("memory.sequence");
+    m_inputs.hidden = whole("memory.hidden");
+    m_inputs.layers = whole("memory.layers");
+    m_inputs.bytesPerValue = whole("memory.bytes_per_value");
+    m_inputs.tensorsPerLayer = whole("memory.tensors_per_layer");
+    m_inputs.segments = whole("memory.segments");
+    scheduleRefresh();
+}
+
+void MemoryTab::applyRecipe(int index)
+{
+    if (index < 0 || index >= static_cast<int>(std::size(kRecipes)))
+        return;
+    const Recipe& r = kRecipes[index];
+    const std::pair<const char*, std::int64_t> values[] = {{"memory.weight_bytes", r.weight},
+                                                           {"memory.grad_bytes", r.grad},
+                                                           {"memory.master_bytes", r.master},
+                                                           {"memory.moment_bytes", r.moments}};
+    for (const auto& [key, value] : values) {
+        const QSignalBlocker block(control(key));
+        control(key)->setValue(static_cast<double>(value));
+    }
+    readControls();
+    emit scenarioChanged();
+}
+
+void MemoryTab::syncRecipe()
+{
+    const auto whole = [this](const char* key) {
+        return control(key)->wholeValue();
+    };
+    int match = static_cast<int>(std::size(kRecipes));
+    for (int i = 0; i < static_cast<int>(std::size(kRecipes)); ++i) {
+        const Recipe& r = kRecipes[i];
+        if (whole("memory.weight_bytes") == r.weight && whole("memory.grad_bytes") == r.grad
+            && whole("memory.master_bytes") == r.master
+            && whole("memory.moment_bytes") == r.moments)
+            match = i;
+    }
+    m_recipe->setCurrentIndex(match);
+}
+
+void MemoryTab::recompute()
+{
+    const core::MemoryResult r = core::computeMemory(m_inputs);
+    const double unit = bytesPerUnit(m_unit);
+    const QString unitText = unitName(m_unit);
+    const auto in = [unit](double bytes) {
+        return bytes / unit;
+    };
+
+    // Budget: one bar without checkpointing and, when it is on, one with it.
+    const double state = static_cast<double>(r.modelStateBytes);
+    const double all = state + static_cast<double>(r.activationBytes);
+    const double ckpt = state + static_cast<double>(r.checkpointedActivationBytes);
+    const int bars = m_checkpointing ? 2 : 1;
+    const QList<double> stateParts = {
+        static_cast<double>(r.weightBytes), static_cast<double>(r.gradBytes),
+        static_cast<double>(r.masterBytes), static_cast<double>(r.momentBytes)};
+    for (int i = 0; i < 4; ++i) {
+        QList<qreal> values(bars, in(stateParts[i]));
+        m_sets[i]->remove(0, m_sets[i]->count());
+        m_sets[i]->append(values);
+    }
+    m_sets[4]->remove(0, m_sets[4]->count());
+    m_sets[4]->append(QList<qreal>{in(static_cast<double>(r.activationBytes))}
+                      + QList<qreal>(bars - 1, 0.0));
+    m_sets[5]->remove(0, m_sets[5]->count());
+    m_sets[5]->append(
+        QList<qreal>{0.0}
+        + QList<qreal>(bars - 1, in(static_cast<double>(r.checkpointedActivationBytes))));
+    QStringList categories = {tr("All saved<br>%1").arg(formatBytes(all, m_unit))};
+    if (m_checkpointing)
+        categories << tr("%1 segments<br>%2").arg(m_inputs.segments).arg(formatBytes(ckpt, m_unit));
+    if (m_budgetCategories->categories() != categories) {
+        m_budgetCategories->clear();
+        m_budgetCategories->append(categories);
+    }
+    // The markers of an unused set stay out of the legend.
+    const auto markers = m_budget->chart()->legend()->markers(m_bars);
+    if (markers.size() == 6)
+        markers[5]->setVisible(m_checkpointing);
+
+    const double limit = acceleratorBytes();
+    m_limitLine->setName(tr("Accelerator: %1").arg(formatBytes(limit, m_unit)));
+    m_limitLine->replace(QList<QPointF>{{-0.5, in(limit)}, {bars - 0.5, in(limit)}});
+    setNiceRange(m_budgetY, 0, std::max(all, limit) / unit * 1.04);
+    styleAxis(m_budgetY, tr("Memory (%1)").arg(unitText));
+
+    // Checkpointing: bytes for every segment count, with the choice and the optimum marked.
+    const std::int64_t layers = m_inputs.layers;
+    QList<QPointF> ckptPoints, computePoints;
+    ckptPoints.reserve(layers);
+    computePoints.reserve(layers);
+    for (std::int64_t s = 1; s <= layers; ++s) {
+        const auto x = static_cast<double>(s);
+        ckptPoints.append({x,
+                           in(static_cast<double>(core::checkpointedActivationBytes(
+                               m_inputs.tokens, m_inputs.hidden, layers, s, m_inputs.bytesPerValue,
+                               m_inputs.tensorsPerLayer)))});
+        computePoints.append(
+            {x,
+             100.0
+                 * static_cast<double>(core::recomputedLayers(layers, s, m_inputs.tensorsPerLayer))
+                 / static_cast<double>(layers)});
+    }
+    m_checkpointed->replace(ckptPoints);
+    m_recompute->replace(computePoints);
+    const double full = in(static_cast<double>(r.activationBytes));
+    m_uncheckpointed->replace(QList<QPointF>{{1, full}, {static_cast<double>(layers), full}});
+    m_current->replace(QList<QPointF>{{static_cast<double>(m_inputs.segments),
+                                       in(static_cast<double>(r.checkpointedActivationBytes))}});
+    m_optimum->replace(QList<QPointF>{{static_cast<double>(r.optimalSegments),
+                                       in(static_cast<double>(r.optimalCheckpointedBytes))}});
+    m_current->setName(tr("Yours: %1").arg(m_inputs.segments));
+    m_optimum->setName(tr("Fewest: %1").arg(r.optimalSegments));
+    // Whole segment counts from 0 so the ticks fall on round numbers; 1 is the first point.
+    setNiceRange(m_segmentsAxis, 0, static_cast<double>(std::max<std::int64_t>(layers, 2)), true);
+    m_segmentsAxis->setMax(static_cast<double>(std::max<std::int64_t>(layers, 2)));
+    double top = full;
+    for (const QPointF& p : ckptPoints)
+        top = std::max(top, p.y());
+    setNiceRange(m_bytesAxis, 0, top * 1.04);
+    styleAxis(m_bytesAxis, tr("Saved activations (%1)").arg(unitText));
+
+    // The figures line: the equation with today's numbers.
+    const double bytesPerParam =
+        static_cast<double>(r.modelStateBytes) / static_cast<double>(m_inputs.parameters);
+    const bool fits = (m_checkpointing ? ckpt : all) <= limit;
+    m_figures->setText(
+        tr("<b>Model state</b> %1 bytes x %2 parameters = <b>%3</b> &nbsp;·&nbsp; "
+           "<b>Activations</b> %4 (all saved), <b>%5</b> with %6 segments (fewest at %7) "
+           "&nbsp;·&nbsp; <b>Total</b> %8 against %9: %10")
+            .arg(formatNumber(bytesPerParam), formatCount(static_cast<double>(m_inputs.parameters)),
+                 formatBytes(state, m_unit),
+                 formatBytes(static_cast<double>(r.activationBytes), m_unit),
+                 formatBytes(static_cast<double>(r.checkpointedActivationBytes), m_unit))
+            .arg(m_inputs.segments)
+            .arg(r.optimalSegments)
+            .arg(formatBytes(m_checkpointing ? ckpt : all, m_unit), formatBytes(limit, m_unit),
+                 fits ? tr("<b>fits</b>") : tr("<b>does not fit</b>")));
+}
+
+} // namespace scalelab::ui

@@ -1,0 +1,89 @@
+#pragma once
+
+#include "common/format.h"
+#include "tab.h"
+
+QT_BEGIN_NAMESPACE
+class QBarCategoryAxis;
+class QBarSet;
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineSeries;
+class QScatterSeries;
+class QStackedBarSeries;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace scalelab::ui {
+
+class ChartViewPanel;
+class ParameterControl;
+
+/// Memory budget: what one accelerator holds under Adam (weights, gradients, master weights,
+/// moments) and how much activation memory checkpointing saves, against the accelerator's
+/// memory.
+class MemoryTab : public Tab {
+    Q_OBJECT
+
+public:
+    explicit MemoryTab(QWidget* parent = nullptr);
+
+    QString name() const override { return "memory"; }
+    QString title() const override { return tr("Memory budget"); }
+    QList<ChartPanel*> charts() const override;
+    void setScenario(const core::Scenario& scenario) override;
+    void writeScenario(core::Scenario& scenario) const override;
+
+    /// The inputs as the controls hold them.
+    core::MemoryInputs inputs() const { return m_inputs; }
+    /// The accelerator's memory in bytes (the line on the budget chart).
+    double acceleratorBytes() const;
+    ByteUnit byteUnit() const { return m_unit; }
+    bool checkpointing() const { return m_checkpointing; }
+
+    ParameterControl* control(const QString& key) const;
+    ChartViewPanel* budgetChart() const { return m_budget; }
+    ChartViewPanel* checkpointChart() const { return m_checkpoint; }
+
+protected:
+    void recompute() override;
+
+private:
+    QWidget* buildControls();
+    void buildBudgetChart();
+    void buildCheckpointChart();
+    void readControls();
+    void applyRecipe(int index);
+    void syncRecipe();
+
+    core::MemoryInputs m_inputs;
+    ByteUnit m_unit = ByteUnit::GB;
+    bool m_checkpointing = true;
+
+    QList<ParameterControl*> m_controls;
+    QComboBox* m_recipe = nullptr;
+    QComboBox* m_accelerator = nullptr;
+    QComboBox* m_unitBox = nullptr;
+    QCheckBox* m_checkpointBox = nullptr;
+    QLabel* m_figures = nullptr;
+
+    ChartViewPanel* m_budget = nullptr;
+    QStackedBarSeries* m_bars = nullptr;
+    QList<QBarSet*> m_sets;
+    QBarCategoryAxis* m_budgetCategories = nullptr;
+    QValueAxis* m_budgetY = nullptr;
+    QLineSeries* m_limitLine = nullptr;
+
+    ChartViewPanel* m_checkpoint = nullptr;
+    QLineSeries* m_checkpointed = nullptr;
+    QLineSeries* m_uncheckpointed = nullptr;
+    QLineSeries* m_recompute = nullptr;
+    QScatterSeries* m_current = nullptr;
+    QScatterSeries* m_optimum = nullptr;
+    QValueAxis* m_segmentsAxis = nullptr;
+    QValueAxis* m_bytesAxis = nullptr;
+    QValueAxis* m_computeAxis = nullptr;
+};
+
+} // namespace scalelab::ui
