@@ -1,0 +1,33 @@
+#pragma once
+
+#include "scalelab/core/collectives.h"
+#include "scalelab/core/experts.h"
+#include "scalelab/core/fp8.h"
+#include "scalelab/core/memory.h"
+#include "scalelab/core/pipeline.h"
+#include "scalelab/core/tensor_parallel.h"
+
+#include <array>
+#include <string_view>
+
+namespace scalelab::core {
+
+/// Every tab's inputs. Default-constructed, it holds the defaults the window shows on first
+/// start (the table of docs/CLI.md). One Scenario drives the window, the report and the export.
+struct Scenario {
+    MemoryInputs memory;
+    ZeroInputs zero;
+    TensorParallelInputs tensorParallel;
+    PipelineInputs pipeline;
+    ExpertsInputs experts;
+    Fp8Inputs fp8;
+};
+
+/// The section names, which are also the tab names, in the order the window shows them.
+inline constexpr std::array<std::string_view, 6> kSectionNames = {
+    "memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8"};
+
+/// Validates every section; throws the first InputError found.
+void validate(const Scenario& scenario);
+
+} // namespace scalelab::core
