@@ -56,6 +56,7 @@ int runExport(const CommandLine& cl)
         try {
             tab->setScenario(scenario);
             tab->refreshNow();
+            tab->waitForIdle();
         } catch (const core::InputError& e) {
             printError(describeInputError(cl.scenarioFile, e));
             return ExitBadInput;

@@ -100,6 +100,8 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
 
 QString MainWindow::exportCurrentChart(const QString& path, const QSize& size)
 {
+    if (ui::Tab* tab = currentTab())
+        tab->waitForIdle(); // export what the inputs say, not a result still on its way
     ui::ChartPanel* chart = currentChart();
     if (!chart)
         return tr("this tab has no chart");
@@ -112,6 +114,8 @@ QString MainWindow::exportCurrentChart(const QString& path, const QSize& size)
 QString MainWindow::exportAllCharts(const QString& folder, QStringList* written)
 {
     QList<ui::ExportJob> jobs;
+    for (ui::Tab* tab : m_tabs)
+        tab->waitForIdle();
     for (ui::Tab* tab : m_tabs)
         for (ui::ChartPanel* chart : tab->charts())
             for (auto format : {ui::ImageFormat::Png, ui::ImageFormat::Svg, ui::ImageFormat::Pdf})

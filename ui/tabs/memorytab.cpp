@@ -11,7 +11,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
@@ -43,85 +42,31 @@ constexpr Recipe kRecipes[] = {
 
 constexpr double kAcceleratorsGb[] = {24, 40, 80, 141};
 
-ParameterSpec spec(const char* key, const QString& label, const QString& symbol,
-                   const QString& unit, const QString& description, double min, double max,
-                   ParameterSpec::Scale scale = ParameterSpec::Scale::Linear)
-{
-    ParameterSpec s;
-    s.key = key;
-    s.label = label;
-    s.symbol = symbol;
-    s.unit = unit;
-    s.description = description;
-    s.minimum = min;
-    s.maximum = max;
-    s.scale = scale;
-    s.suffixes = scale == ParameterSpec::Scale::Log;
-    return s;
-}
-
-/// Sets a control from a scenario value, widening its range when a file asks for more than
-/// the slider offers (a scenario value is never silently clamped).
-void load(ParameterControl* c, std::int64_t value)
-{
-    const auto v = static_cast<double>(value);
-    if (v > c->spec().maximum || v < c->spec().minimum)
-        c->setRange(std::min(v, c->spec().minimum), std::max(v, c->spec().maximum));
-    c->setValue(v);
-}
-
 } // namespace
 
 MemoryTab::MemoryTab(QWidget* parent)
     : Tab(parent)
 {
     setObjectName("memory");
-    auto* layout = new QHBoxLayout(this);
-    layout->addWidget(buildControls());
-
-    auto* right = new QVBoxLayout;
-    m_figures = new QLabel(this);
-    m_figures->setObjectName("memory.figures");
-    m_figures->setWordWrap(true);
-    m_figures->setTextFormat(Qt::RichText);
-    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    right->addWidget(m_figures);
+    buildControls();
     buildBudgetChart();
     buildCheckpointChart();
-    auto* chartsRow = new QHBoxLayout;
-    chartsRow->addWidget(m_budget, 1);
-    chartsRow->addWidget(m_checkpoint, 1);
-    right->addLayout(chartsRow, 1);
-    right->addWidget(messageLabel());
-    layout->addLayout(right, 1);
-
-    readControls();
+    setCharts({m_budget, m_checkpoint});
+    setScenario(core::Scenario{});
     refreshNow();
 }
 
-QWidget* MemoryTab::buildControls()
+void MemoryTab::buildControls()
 {
     using Scale = ParameterSpec::Scale;
-    auto* panel = new QWidget;
-    auto* column = new QVBoxLayout(panel);
-
-    const auto addControl = [this](QVBoxLayout* box, const ParameterSpec& s) {
-        auto* c = new ParameterControl(s);
-        m_controls << c;
-        box->addWidget(c);
-        connect(c, &ParameterControl::valueChanged, this, [this] {
-            readControls();
-            emit scenarioChanged();
-        });
-        return c;
-    };
+    const core::MemoryInputs d;
 
     // Model state: the parameter count and how many bytes each parameter costs.
-    auto* model = new QGroupBox(tr("Model state"));
-    auto* modelBox = new QVBoxLayout(model);
+    QVBoxLayout* modelBox = addGroup(tr("Model state"));
     addControl(modelBox,
-               spec("memory.parameters", tr("Parameters"), "P", tr("parameters"),
-                    tr("Number of trainable parameters in the model."), 1e6, 1e13, Scale::Log));
+               makeSpec("memory.parameters", tr("&Parameters"), "P", tr("parameters"),
+                        tr("Number of trainable parameters in the model."), 1e6, 1e13, Scale::Log),
+               static_cast<double>(d.parameters));
     m_recipe = new QComboBox;
     m_recipe->setObjectName("memory.recipe");
     m_recipe->setAccessibleName(tr("Optimizer recipe"));
@@ -145,6 +90,10 @@ QWidget* MemoryTab::buildControls()
     auto* bytesBox = new QVBoxLayout(bytes);
     bytesBox->setContentsMargins(12, 0, 0, 0);
     const QString perParam = tr("bytes / parameter");
+    const double initial[] = {static_cast<double>(d.weightBytes), static_cast<double>(d.gradBytes),
+                              static_cast<double>(d.masterBytes),
+                              static_cast<double>(d.momentBytes)};
+    int index = 0;
     for (const auto& [key, label, what] :
          {std::tuple{"memory.weight_bytes", tr("Weights"),
                      tr("Bytes of each working weight (bf16: 2).")},
@@ -153,7 +102,8 @@ QWidget* MemoryTab::buildControls()
                      tr("Bytes of the higher-precision copy the optimizer updates (fp32: 4).")},
           std::tuple{"memory.moment_bytes", tr("Adam moments"),
                      tr("Bytes of both Adam moments together (two fp32: 8).")}}) {
-        auto* c = addControl(bytesBox, spec(key, label, "", perParam, what, 0, 16));
+        auto* c =
+            addControl(bytesBox, makeSpec(key, label, "", perParam, what, 0, 16), initial[index++]);
         connect(c, &ParameterControl::valueChanged, this, &MemoryTab::syncRecipe);
     }
     bytes->setVisible(false);
@@ -162,56 +112,58 @@ QWidget* MemoryTab::buildControls()
         bytes->setVisible(on);
         more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
     });
-    column->addWidget(model);
 
     // Activations: tokens in the batch, width, depth and what each layer saves.
-    auto* acts = new QGroupBox(tr("Activations"));
-    auto* actsBox = new QVBoxLayout(acts);
+    QVBoxLayout* actsBox = addGroup(tr("Activations"));
     addControl(actsBox,
-               spec("memory.batch", tr("Batch"), "B", tr("sequences"),
-                    tr("Sequences per step on this accelerator."), 1, 1024, Scale::Log));
+               makeSpec("memory.batch", tr("&Batch"), "B", tr("sequences"),
+                        tr("Sequences per step on this accelerator."), 1, 1024, Scale::Log),
+               1);
     addControl(actsBox,
-               spec("memory.sequence", tr("Sequence length"), "T", tr("tokens"),
-                    tr("Tokens per sequence; tokens = batch x sequence."), 1, 1048576, Scale::Log));
+               makeSpec("memory.sequence", tr("Se&quence length"), "T", tr("tokens"),
+                        tr("Tokens per sequence; tokens = batch x sequence."), 1, 1048576,
+                        Scale::Log),
+               static_cast<double>(d.tokens));
     addControl(actsBox,
-               spec("memory.hidden", tr("Hidden size"), "d", tr("values"),
-                    tr("Width of each saved activation tensor."), 1, 65536, Scale::Log));
+               makeSpec("memory.hidden", tr("Hi&dden size"), "d", tr("values"),
+                        tr("Width of each saved activation tensor."), 1, 65536, Scale::Log),
+               static_cast<double>(d.hidden));
     addControl(actsBox,
-               spec("memory.layers", tr("Layers"), "L", tr("layers"),
-                    tr("Transformer layers, each saving its activations."), 1, 256));
+               makeSpec("memory.layers", tr("&Layers"), "L", tr("layers"),
+                        tr("Transformer layers, each saving its activations."), 1, 256),
+               static_cast<double>(d.layers));
     addControl(actsBox,
-               spec("memory.bytes_per_value", tr("Bytes per value"), "", tr("bytes"),
-                    tr("Precision of saved activations (bf16: 2)."), 1, 8));
+               makeSpec("memory.bytes_per_value", tr("Bytes p&er value"), "", tr("bytes"),
+                        tr("Precision of saved activations (bf16: 2)."), 1, 8),
+               static_cast<double>(d.bytesPerValue));
     addControl(actsBox,
-               spec("memory.tensors_per_layer", tr("Tensors per layer"), "", tr("tensors"),
-                    tr("Saved tensors of tokens x hidden values per layer (1 in the "
-                       "chapter's formula; a real transformer layer saves many)."),
-                    1, 64));
-    column->addWidget(acts);
+               makeSpec("memory.tensors_per_layer", tr("&Tensors per layer"), "", tr("tensors"),
+                        tr("Saved tensors of tokens x hidden values per layer (1 in the "
+                           "chapter's formula; a real transformer layer saves many)."),
+                        1, 64),
+               static_cast<double>(d.tensorsPerLayer));
 
     // Checkpointing: on or off, and how many segments.
-    auto* ckpt = new QGroupBox(tr("Activation checkpointing"));
-    auto* ckptBox = new QVBoxLayout(ckpt);
+    QVBoxLayout* ckptBox = addGroup(tr("Activation checkpointing"));
     m_checkpointBox = new QCheckBox(tr("&Checkpoint segment boundaries"));
     m_checkpointBox->setObjectName("memory.checkpointing");
     m_checkpointBox->setChecked(true);
     ckptBox->addWidget(m_checkpointBox);
-    auto* segments =
-        addControl(ckptBox,
-                   spec("memory.segments", tr("Segments"), "", tr("segments"),
-                        tr("Checkpoint segments: each keeps one boundary tensor; backward replays "
-                           "one segment at a time."),
-                        1, 32));
+    auto* segments = addControl(
+        ckptBox,
+        makeSpec("memory.segments", tr("Se&gments"), "", tr("segments"),
+                 tr("Checkpoint segments: each keeps one boundary tensor; backward replays one "
+                    "segment at a time."),
+                 1, static_cast<double>(d.layers)),
+        static_cast<double>(d.segments));
     connect(m_checkpointBox, &QCheckBox::toggled, this, [this, segments](bool on) {
         m_checkpointing = on;
         segments->setEnabled(on);
-        scheduleRefresh();
+        inputEdited();
     });
-    column->addWidget(ckpt);
 
     // The accelerator the budget is measured against.
-    auto* device = new QGroupBox(tr("Accelerator"));
-    auto* deviceBox = new QVBoxLayout(device);
+    QVBoxLayout* deviceBox = addGroup(tr("Accelerator"));
     auto* form = new QFormLayout;
     m_accelerator = new QComboBox;
     m_accelerator->setObjectName("memory.accelerator");
@@ -228,12 +180,11 @@ QWidget* MemoryTab::buildControls()
     m_unitBox->addItem(tr("GiB (2^30 bytes)"));
     form->addRow(tr("&Units"), m_unitBox);
     deviceBox->addLayout(form);
-    auto* capacity = addControl(deviceBox,
-                                spec("memory.accelerator_gb", tr("Capacity"), "", tr("GB"),
-                                     tr("Memory of one accelerator, in GB (10^9 "
-                                        "bytes)."),
-                                     1, 1024));
-    capacity->setValue(80);
+    auto* capacity =
+        addControl(deviceBox,
+                   makeSpec("memory.accelerator_gb", tr("C&apacity"), "", tr("GB"),
+                            tr("Memory of one accelerator, in GB (10^9 bytes)."), 1, 1024),
+                   80);
     connect(m_accelerator, &QComboBox::activated, this, [this, capacity](int i) {
         const double gb = m_accelerator->itemData(i).toDouble();
         if (gb > 0)
@@ -242,30 +193,16 @@ QWidget* MemoryTab::buildControls()
     connect(capacity, &ParameterControl::valueChanged, this, [this](double gb) {
         const int i = m_accelerator->findData(gb);
         m_accelerator->setCurrentIndex(i >= 0 ? i : m_accelerator->count() - 1);
-        scheduleRefresh();
     });
     connect(m_unitBox, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_unit = i == 0 ? ByteUnit::GB : ByteUnit::GiB;
-        scheduleRefresh();
+        inputEdited();
     });
-    column->addWidget(device);
-    column->addStretch(1);
-
-    auto* scroll = new QScrollArea;
-    scroll->setWidget(panel);
-    scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setMinimumWidth(panel->sizeHint().width() + 24);
-    scroll->setFrameShape(QFrame::NoFrame);
-
-    // Defaults: the scenario's, with tokens shown as 1 sequence of 4096.
-    setScenario(core::Scenario{});
-    return scroll;
 }
 
 void MemoryTab::buildBudgetChart()
 {
-    m_budget = new ChartViewPanel("memory-budget", this);
+    m_budget = new ChartViewPanel("memory-budget");
     QChart* chart = m_budget->chart();
     chart->setTitle(tr("What one accelerator holds"));
     m_bars = new QStackedBarSeries;
@@ -304,7 +241,7 @@ void MemoryTab::buildBudgetChart()
 
 void MemoryTab::buildCheckpointChart()
 {
-    m_checkpoint = new ChartViewPanel("memory-checkpointing", this);
+    m_checkpoint = new ChartViewPanel("memory-checkpointing");
     QChart* chart = m_checkpoint->chart();
     chart->setTitle(tr("Checkpointing: memory saved, compute paid"));
     m_segmentsAxis = new QValueAxis;
@@ -351,14 +288,6 @@ QList<ChartPanel*> MemoryTab::charts() const
     return {m_budget, m_checkpoint};
 }
 
-ParameterControl* MemoryTab::control(const QString& key) const
-{
-    for (ParameterControl* c : m_controls)
-        if (c->spec().key == key)
-            return c;
-    return nullptr;
-}
-
 double MemoryTab::acceleratorBytes() const
 {
     return control("memory.accelerator_gb")->value() * 1e9;
@@ -385,19 +314,17 @@ void MemoryTab::setScenario(const core::Scenario& scenario)
         {"memory.layers", m.layers},
         {"memory.bytes_per_value", m.bytesPerValue},
         {"memory.tensors_per_layer", m.tensorsPerLayer}};
-    for (const auto& [key, value] : values) {
-        ParameterControl* c = control(key);
-        const QSignalBlocker block(c);
-        load(c, value);
-    }
+    for (const auto& [key, value] : values)
+        loadValue(control(key), static_cast<double>(value));
     ParameterControl* segments = control("memory.segments");
     {
         const QSignalBlocker block(segments);
         segments->setRange(1, static_cast<double>(m.layers));
-        load(segments, m.segments);
     }
+    loadValue(segments, static_cast<double>(m.segments));
     readControls();
     syncRecipe();
+    scheduleRefresh();
 }
 
 void MemoryTab::writeScenario(core::Scenario& scenario) const
@@ -427,7 +354,6 @@ void MemoryTab::readControls()
     m_inputs.bytesPerValue = whole("memory.bytes_per_value");
     m_inputs.tensorsPerLayer = whole("memory.tensors_per_layer");
     m_inputs.segments = whole("memory.segments");
-    scheduleRefresh();
 }
 
 void MemoryTab::applyRecipe(int index)
@@ -439,12 +365,9 @@ void MemoryTab::applyRecipe(int index)
                                                            {"memory.grad_bytes", r.grad},
                                                            {"memory.master_bytes", r.master},
                                                            {"memory.moment_bytes", r.moments}};
-    for (const auto& [key, value] : values) {
-        const QSignalBlocker block(control(key));
-        control(key)->setValue(static_cast<double>(value));
-    }
-    readControls();
-    emit scenarioChanged();
+    for (const auto& [key, value] : values)
+        loadValue(control(key), static_cast<double>(value));
+    inputEdited();
 }
 
 void MemoryTab::syncRecipe()
@@ -550,7 +473,7 @@ void MemoryTab::recompute()
     const double bytesPerParam =
         static_cast<double>(r.modelStateBytes) / static_cast<double>(m_inputs.parameters);
     const bool fits = (m_checkpointing ? ckpt : all) <= limit;
-    m_figures->setText(
+    figuresLabel()->setText(
         tr("<b>Model state</b> %1 bytes x %2 parameters = <b>%3</b> &nbsp;·&nbsp; "
            "<b>Activations</b> %4 (all saved), <b>%5</b> with %6 segments (fewest at %7) "
            "&nbsp;·&nbsp; <b>Total</b> %8 against %9: %10")

@@ -42,18 +42,17 @@ public:
     ByteUnit byteUnit() const { return m_unit; }
     bool checkpointing() const { return m_checkpointing; }
 
-    ParameterControl* control(const QString& key) const;
     ChartViewPanel* budgetChart() const { return m_budget; }
     ChartViewPanel* checkpointChart() const { return m_checkpoint; }
 
 protected:
+    void readControls() override;
     void recompute() override;
 
 private:
-    QWidget* buildControls();
+    void buildControls();
     void buildBudgetChart();
     void buildCheckpointChart();
-    void readControls();
     void applyRecipe(int index);
     void syncRecipe();
 
@@ -61,12 +60,10 @@ private:
     ByteUnit m_unit = ByteUnit::GB;
     bool m_checkpointing = true;
 
-    QList<ParameterControl*> m_controls;
     QComboBox* m_recipe = nullptr;
     QComboBox* m_accelerator = nullptr;
     QComboBox* m_unitBox = nullptr;
     QCheckBox* m_checkpointBox = nullptr;
-    QLabel* m_figures = nullptr;
 
     ChartViewPanel* m_budget = nullptr;
     QStackedBarSeries* m_bars = nullptr;

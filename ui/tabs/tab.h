@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/parametercontrol.h"
 #include "scalelab/core/scenario.h"
 
 #include <QList>
@@ -7,17 +8,29 @@
 #include <QWidget>
 
 QT_BEGIN_NAMESPACE
+class QGridLayout;
 class QLabel;
+class QScrollArea;
 class QTimer;
+class QVBoxLayout;
 QT_END_NAMESPACE
 
 namespace scalelab::ui {
 
+class BackgroundRunner;
 class ChartPanel;
+
+/// A ParameterSpec in one call; `suffixes` follows a log scale (counts such as 7B).
+ParameterSpec makeSpec(const QString& key, const QString& label, const QString& symbol,
+                       const QString& unit, const QString& description, double minimum,
+                       double maximum, ParameterSpec::Scale scale = ParameterSpec::Scale::Linear);
 
 /// One topic of the window. A tab owns its section of the scenario, builds its controls and
 /// chart series once, and on any change schedules one recompute: several slider steps inside
 /// one turn of the event loop cost one core call and one redraw.
+///
+/// Every tab has the same face: a column of grouped controls on the left; on the right a line
+/// of live figures, the charts in a grid, and a line for refused input.
 class Tab : public QWidget {
     Q_OBJECT
 
@@ -38,8 +51,19 @@ public:
 
     /// Recomputes and redraws at once (the live loop calls it through a zero-delay timer).
     void refreshNow();
-    /// Whether a recompute is scheduled but has not run yet.
+    /// Whether a recompute is scheduled, or running on a worker thread, and not shown yet.
     bool refreshPending() const;
+    /// Runs a scheduled recompute now and waits for any background result (exports, tests).
+    void waitForIdle();
+
+    /// The control whose spec key is `key` ("memory.layers"), or null.
+    ParameterControl* control(const QString& key) const;
+    /// Every parameter control, in the order they were added.
+    QList<ParameterControl*> controls() const { return m_controls; }
+    /// The line of live figures above the charts.
+    QLabel* figuresLabel() const { return m_figures; }
+    /// The line under the charts that names refused input; hidden when all is well.
+    QLabel* messageLabel() const { return m_message; }
 
 signals:
     /// The user changed an input (after the tab's own section has been updated).
@@ -48,16 +72,45 @@ signals:
     void refreshed();
 
 protected:
-    /// Called by subclasses whenever an input changes.
-    void scheduleRefresh();
+    /// A titled group in the controls column; add controls to the returned layout.
+    QVBoxLayout* addGroup(const QString& title);
+    /// A parameter control set to `initial` in `group`. A change by the user calls
+    /// readControls(), schedules a refresh and emits scenarioChanged().
+    ParameterControl* addControl(QVBoxLayout* group, const ParameterSpec& spec, double initial);
+    /// Places the charts in a grid of `columns` under the figures line.
+    void setCharts(const QList<ChartPanel*>& charts, int columns = 2);
+    /// The right-hand column, for a tab's extra widgets (a step slider, a table).
+    QVBoxLayout* chartsColumn() const { return m_right; }
+
+    /// Sets a control from a scenario value without signals, widening its range when a file
+    /// asks for more than the slider offers (a scenario value is never silently clamped).
+    static void loadValue(ParameterControl* control, double value);
+
+    /// Copies the controls into the tab's input struct; called after every user change.
+    virtual void readControls() = 0;
     /// Calls core and updates the charts. Throws core::InputError for inputs core refuses.
     virtual void recompute() = 0;
-    /// A line under the charts for problems; empty hides it.
-    QLabel* messageLabel() const { return m_message; }
+    /// Schedules one recompute in this turn of the event loop.
+    void scheduleRefresh();
+    /// For sections too heavy for one frame: called from recompute(), runs `work` on a worker
+    /// thread and the function it returns on the GUI thread, newest request only. An
+    /// InputError thrown by `work` shows in the message line like one from recompute().
+    void computeInBackground(std::function<std::function<void()>()> work);
+    /// The user changed something that is not a parameter control (a combo box, a check box).
+    void inputEdited();
 
 private:
+    void showError(const QString& message);
+
     QTimer* m_timer;
+    BackgroundRunner* m_runner = nullptr;
+    QVBoxLayout* m_controlsColumn;
+    QScrollArea* m_scroll;
+    QVBoxLayout* m_right;
+    QGridLayout* m_grid;
+    QLabel* m_figures;
     QLabel* m_message;
+    QList<ParameterControl*> m_controls;
 };
 
 } // namespace scalelab::ui

@@ -1,0 +1,110 @@
+// Shared widgets: the background runner and the heatmap painter.
+
+#include "common/backgroundrunner.h"
+#include "widgets/heatmappanel.h"
+
+#include <QImage>
+#include <QPainter>
+#include <QSignalSpy>
+#include <QTest>
+#include <QThread>
+#include <atomic>
+
+using namespace scalelab::ui;
+
+class TstWidgets : public QObject {
+    Q_OBJECT
+
+private slots:
+    void onlyTheNewestResultIsDelivered()
+    {
+        BackgroundRunner runner;
+        QSignalSpy delivered(&runner, &BackgroundRunner::delivered);
+        QList<int> applied;
+        std::atomic<int> computed{0};
+        for (int i = 1; i <= 20; ++i)
+            runner.run([i, &computed, &applied]() -> std::function<void()> {
+                ++computed;
+                QThread::msleep(2);
+                return [i, &applied] {
+                    applied << i;
+                };
+            });
+        QVERIFY(runner.busy());
+        runner.waitForIdle();
+        QVERIFY(!runner.busy());
+        QCOMPARE(applied, QList<int>{20});
+        QCOMPARE(delivered.count(), 1);
+        // Requests superseded before they started were never computed.
+        QVERIFY(computed.load() < 20);
+    }
+
+    void resultsArriveThroughTheEventLoop()
+    {
+        BackgroundRunner runner;
+        int value = 0;
+        runner.run([] { return std::function<void()>([] {}); });
+        runner.run([&value] { return std::function<void()>([&value] { value = 7; }); });
+        QTRY_VERIFY(!runner.busy());
+        QCOMPARE(value, 7);
+    }
+
+    void viridisEnds()
+    {
+        QCOMPARE(viridis(0.0), QColor(68, 1, 84));
+        QCOMPARE(viridis(1.0), QColor(253, 231, 37));
+        QCOMPARE(viridis(-3.0), viridis(0.0));
+        QCOMPARE(viridis(std::nan("")), viridis(0.0));
+    }
+
+    void coloursFollowTheRange()
+    {
+        HeatmapPanel heat("test-heatmap");
+        Eigen::MatrixXd m(2, 2);
+        m << 0, 1, 2, 4;
+        heat.setMatrix(m);
+        QCOMPARE(heat.colorRange(), std::make_pair(0.0, 4.0));
+        QCOMPARE(heat.colorFor(0), viridis(0));
+        QCOMPARE(heat.colorFor(4), viridis(1));
+        QCOMPARE(heat.colorFor(2), viridis(0.5));
+        heat.setLogScale(true);
+        QCOMPARE(heat.colorRange(), std::make_pair(1.0, 4.0)); // smallest positive value
+        QCOMPARE(heat.colorFor(2), viridis(0.5)); // halfway in log10
+    }
+
+    void smallMatricesWriteTheirValues()
+    {
+        HeatmapPanel heat("test-heatmap");
+        Eigen::MatrixXd m(2, 2);
+        m << 2, 1, 0, 3;
+        heat.setMatrix(m);
+        QVERIFY(heat.writesValues(QSizeF(800, 600)));
+        heat.setMatrix(Eigen::MatrixXd::Ones(64, 64));
+        QVERIFY(!heat.writesValues(QSizeF(800, 600)));
+    }
+
+    void aLoneOutlierSurvivesPooling()
+    {
+        // 3000 x 3000 is pooled to at most 1024 a side; one large value must still colour its
+        // pool with the top colour.
+        HeatmapPanel heat("test-heatmap");
+        Eigen::MatrixXd m = Eigen::MatrixXd::Zero(3000, 3000);
+        m(1777, 2222) = 1.0;
+        heat.setMatrix(m);
+        heat.setTitle("Outlier");
+        QImage image(900, 700, QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        heat.render(painter, QRectF(0, 0, 900, 700));
+        painter.end();
+        int top = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width() - 150; ++x) // left of the colour bar
+                if (image.pixelColor(x, y) == viridis(1.0))
+                    ++top;
+        QVERIFY(top > 0);
+    }
+};
+
+QTEST_MAIN(TstWidgets)
+#include "tst_widgets.moc"

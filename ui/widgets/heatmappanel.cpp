@@ -1,0 +1,355 @@
+#include "heatmappanel.h"
+
+#include "common/chartstyle.h"
+#include "common/format.h"
+
+#include <QEvent>
+#include <QFontMetricsF>
+#include <QHelpEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+namespace scalelab::ui {
+
+QColor viridis(double t)
+{
+    // Nine samples of viridis; linear interpolation between them is indistinguishable by eye.
+    static const QColor stops[] = {{68, 1, 84},    {71, 44, 122},  {59, 81, 139},
+                                   {44, 113, 142}, {33, 144, 141}, {39, 173, 129},
+                                   {92, 200, 99},  {170, 220, 50}, {253, 231, 37}};
+    constexpr int n = static_cast<int>(std::size(stops));
+    t = std::clamp(std::isfinite(t) ? t : 0.0, 0.0, 1.0) * (n - 1);
+    const int i = std::min(static_cast<int>(t), n - 2);
+    const double f = t - i;
+    const auto mix = [f](int a, int b) {
+        return static_cast<int>(std::lround(a + (b - a) * f));
+    };
+    return QColor(mix(stops[i].red(), stops[i + 1].red()),
+                  mix(stops[i].green(), stops[i + 1].green()),
+                  mix(stops[i].blue(), stops[i + 1].blue()));
+}
+
+HeatmapPanel::HeatmapPanel(const QString& name, QWidget* parent)
+    : ChartPanel(name, parent)
+    , m_format([](double v) { return formatNumber(v); })
+{
+    setMinimumSize(320, 240);
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+void HeatmapPanel::setTitle(const QString& title)
+{
+    m_title = title;
+    update();
+}
+
+void HeatmapPanel::setAxisTitles(const QString& x, const QString& y)
+{
+    m_xTitle = x;
+    m_yTitle = y;
+    update();
+}
+
+void HeatmapPanel::setColorBarTitle(const QString& title)
+{
+    m_barTitle = title;
+    update();
+}
+
+void HeatmapPanel::setRowLabels(const QStringList& labels)
+{
+    m_rowLabels = labels;
+    update();
+}
+
+void HeatmapPanel::setColumnLabels(const QStringList& labels)
+{
+    m_columnLabels = labels;
+    update();
+}
+
+void HeatmapPanel::setMarkDiagonal(bool mark)
+{
+    m_markDiagonal = mark;
+    update();
+}
+
+void HeatmapPanel::setLogScale(bool log)
+{
+    m_log = log;
+    rebuildImage();
+}
+
+void HeatmapPanel::setValueFormat(const std::function<QString(double)>& format)
+{
+    m_format = format;
+    update();
+}
+
+void HeatmapPanel::setRange(std::optional<std::pair<double, double>> range)
+{
+    m_fixedRange = range;
+    rebuildImage();
+}
+
+void HeatmapPanel::setMatrix(const Eigen::MatrixXd& values)
+{
+    m_values = values;
+    rebuildImage();
+}
+
+std::pair<double, double> HeatmapPanel::colorRange() const
+{
+    if (m_fixedRange)
+        return *m_fixedRange;
+    if (m_values.size() == 0)
+        return {0.0, 1.0};
+    double lo = m_values.minCoeff();
+    double hi = m_values.maxCoeff();
+    if (m_log) {
+        // The smallest positive value sets the bottom of a log scale.
+        double smallest = hi;
+        for (Eigen::Index i = 0; i < m_values.size(); ++i)
+            if (m_values.data()[i] > 0)
+                smallest = std::min(smallest, m_values.data()[i]);
+        lo = smallest;
+    }
+    if (!(hi > lo))
+        hi = lo + (m_log ? lo : 1.0);
+    return {lo, hi};
+}
+
+double HeatmapPanel::scaled(double value, std::pair<double, double> range) const
+{
+    const auto [lo, hi] = range;
+    if (m_log) {
+        if (!(value > 0) || !(lo > 0))
+            return 0.0;
+        return (std::log10(value) - std::log10(lo)) / (std::log10(hi) - std::log10(lo));
+    }
+    return (value - lo) / (hi - lo);
+}
+
+QColor HeatmapPanel::colorFor(double value) const
+{
+    return viridis(scaled(value, colorRange()));
+}
+
+void HeatmapPanel::rebuildImage()
+{
+    m_image = QImage();
+    update();
+}
+
+const QImage& HeatmapPanel::imageFor(const QSize& pixels)
+{
+    // Pool the matrix down to the pixels it is drawn on, by the largest value of each pool:
+    // scaling a larger image down would drop cells, and with them a lone outlier.
+    const Eigen::Index rows = m_values.rows(), cols = m_values.cols();
+    const auto limit = [](Eigen::Index n, int px) {
+        return (n + std::clamp(px, 1, kMaxImageSide) - 1) / std::clamp(px, 1, kMaxImageSide);
+    };
+    const Eigen::Index poolR = limit(rows, pixels.height());
+    const Eigen::Index poolC = limit(cols, pixels.width());
+    const auto h = static_cast<int>((rows + poolR - 1) / poolR);
+    const auto w = static_cast<int>((cols + poolC - 1) / poolC);
+    if (m_image.size() == QSize(w, h))
+        return m_image;
+    m_image = QImage(w, h, QImage::Format_RGB32);
+    const auto range = colorRange(); // once: it scans the whole matrix
+    for (int y = 0; y < h; ++y) {
+        auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(y));
+        for (int x = 0; x < w; ++x) {
+            const Eigen::Index r0 = y * poolR, c0 = x * poolC;
+            const double v =
+                m_values.block(r0, c0, std::min(poolR, rows - r0), std::min(poolC, cols - c0))
+                    .maxCoeff();
+            line[x] = viridis(scaled(v, range)).rgb();
+        }
+    }
+    return m_image;
+}
+
+bool HeatmapPanel::writesValues(const QSizeF& size) const
+{
+    const Layout l = layoutFor(QRectF(QPointF(0, 0), size));
+    if (m_values.size() == 0 || m_values.rows() > 24 || m_values.cols() > 24)
+        return false;
+    const QFontMetricsF fm(chartFonts().annotation);
+    const double cellW = l.plot.width() / static_cast<double>(m_values.cols());
+    const double cellH = l.plot.height() / static_cast<double>(m_values.rows());
+    double widest = 0;
+    for (Eigen::Index i = 0; i < m_values.size(); ++i)
+        widest = std::max(widest, fm.horizontalAdvance(m_format(m_values.data()[i])));
+    return cellW >= widest + 6 && cellH >= fm.height() + 4;
+}
+
+HeatmapPanel::Layout HeatmapPanel::layoutFor(const QRectF& t) const
+{
+    const ChartFonts f = chartFonts();
+    const QFontMetricsF titleFm(f.title), axisFm(f.axisTitle), labelFm(f.axisLabels);
+    double labelWidth = labelFm.horizontalAdvance("0000");
+    for (const QString& s : m_rowLabels)
+        labelWidth = std::max(labelWidth, labelFm.horizontalAdvance(s));
+    const double barWidth = 22 + 12 + labelFm.horizontalAdvance("0.000e-00") + axisFm.height() + 8;
+    Layout l;
+    l.title = QRectF(t.left(), t.top() + 6, t.width(), titleFm.height() + 8);
+    const double top = l.title.bottom() + 8;
+    const double bottom = t.bottom() - axisFm.height() - labelFm.height() - 16;
+    const double left = t.left() + axisFm.height() + 8 + labelWidth + 10;
+    const double right = t.right() - barWidth - 16;
+    l.plot = QRectF(QPointF(left, top), QPointF(right, bottom));
+    l.bar = QRectF(right + 16, top, 22, bottom - top);
+    l.xTitle = QRectF(left, t.bottom() - axisFm.height() - 6, right - left, axisFm.height());
+    l.yTitle = QRectF(t.left() + 4, top, axisFm.height(), bottom - top);
+    return l;
+}
+
+void HeatmapPanel::render(QPainter& painter, const QRectF& target)
+{
+    const ChartFonts f = chartFonts();
+    const Layout l = layoutFor(target);
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.fillRect(target, Qt::white);
+
+    painter.setPen(Qt::black);
+    painter.setFont(f.title);
+    painter.drawText(l.title, Qt::AlignCenter, m_title);
+
+    const Eigen::Index rows = m_values.rows(), cols = m_values.cols();
+    if (m_values.size() > 0) {
+        // Cells as crisp blocks: no smoothing between neighbouring values.
+        painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+        const QRectF device = painter.deviceTransform().mapRect(l.plot);
+        painter.drawImage(l.plot, imageFor(device.size().toSize()));
+        const double cw = l.plot.width() / static_cast<double>(cols);
+        const double ch = l.plot.height() / static_cast<double>(rows);
+        if (writesValues(target.size())) {
+            const auto range = colorRange();
+            painter.setFont(f.annotation);
+            for (Eigen::Index r = 0; r < rows; ++r)
+                for (Eigen::Index c = 0; c < cols; ++c) {
+                    const QRectF cell(l.plot.left() + c * cw, l.plot.top() + r * ch, cw, ch);
+                    const QColor bg = viridis(scaled(m_values(r, c), range));
+                    painter.setPen(bg.lightnessF() > 0.55 ? Qt::black : Qt::white);
+                    painter.drawText(cell, Qt::AlignCenter, m_format(m_values(r, c)));
+                }
+        }
+        if (m_markDiagonal && rows == cols && rows <= 64) {
+            painter.setPen(
+                QPen(palette::kVermillion, std::max(2.0, std::min(cw, ch) / 12), Qt::SolidLine));
+            painter.setBrush(Qt::NoBrush);
+            for (Eigen::Index i = 0; i < rows; ++i)
+                painter.drawRect(QRectF(l.plot.left() + i * cw, l.plot.top() + i * ch, cw, ch)
+                                     .adjusted(1.5, 1.5, -1.5, -1.5));
+        }
+        // Row and column labels, thinned so they never overlap.
+        painter.setPen(Qt::black);
+        painter.setFont(f.axisLabels);
+        const QFontMetricsF fm(f.axisLabels);
+        const auto label = [](const QStringList& names, Eigen::Index i) {
+            return i < names.size() ? names[static_cast<int>(i)] : QString::number(i);
+        };
+        const Eigen::Index rowStep =
+            std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((fm.height() + 2) / ch)));
+        for (Eigen::Index r = 0; r < rows; r += rowStep)
+            painter.drawText(QRectF(l.yTitle.right() + 4, l.plot.top() + r * ch,
+                                    l.plot.left() - l.yTitle.right() - 10, ch),
+                             Qt::AlignRight | Qt::AlignVCenter, label(m_rowLabels, r));
+        double widest = fm.horizontalAdvance(label(m_columnLabels, cols - 1));
+        const Eigen::Index colStep =
+            std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest + 8) / cw)));
+        for (Eigen::Index c = 0; c < cols; c += colStep)
+            painter.drawText(
+                QRectF(l.plot.left() + c * cw - 40, l.plot.bottom() + 2, cw + 80, fm.height()),
+                Qt::AlignHCenter | Qt::AlignTop, label(m_columnLabels, c));
+        painter.setPen(QPen(QColor(90, 90, 90), 1));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(l.plot);
+    }
+
+    // Axis titles.
+    painter.setPen(Qt::black);
+    painter.setFont(f.axisTitle);
+    painter.drawText(l.xTitle, Qt::AlignCenter, m_xTitle);
+    painter.save();
+    painter.translate(l.yTitle.center());
+    painter.rotate(-90);
+    painter.drawText(
+        QRectF(-l.yTitle.height() / 2, -l.yTitle.width() / 2, l.yTitle.height(), l.yTitle.width()),
+        Qt::AlignCenter, m_yTitle);
+    painter.restore();
+
+    // Colour bar with its range and title.
+    QLinearGradient gradient(l.bar.bottomLeft(), l.bar.topLeft());
+    for (int i = 0; i <= 16; ++i)
+        gradient.setColorAt(i / 16.0, viridis(i / 16.0));
+    painter.fillRect(l.bar, gradient);
+    painter.setPen(QPen(QColor(90, 90, 90), 1));
+    painter.drawRect(l.bar);
+    const auto [lo, hi] = colorRange();
+    painter.setFont(f.axisLabels);
+    painter.setPen(Qt::black);
+    const QFontMetricsF fm(f.axisLabels);
+    const int ticks = 5;
+    for (int i = 0; i < ticks; ++i) {
+        const double t = i / double(ticks - 1);
+        const double v = m_log
+            ? std::pow(10.0, std::log10(lo) + t * (std::log10(hi) - std::log10(lo)))
+            : lo + t * (hi - lo);
+        const double y = l.bar.bottom() - t * l.bar.height();
+        painter.drawLine(QPointF(l.bar.right(), y), QPointF(l.bar.right() + 4, y));
+        painter.drawText(QRectF(l.bar.right() + 6, y - fm.height() / 2, 200, fm.height()),
+                         Qt::AlignLeft | Qt::AlignVCenter, m_format(v));
+    }
+    painter.setFont(f.axisTitle);
+    painter.save();
+    painter.translate(target.right() - QFontMetricsF(f.axisTitle).height() / 2 - 4,
+                      l.bar.center().y());
+    painter.rotate(-90);
+    painter.drawText(QRectF(-l.bar.height() / 2, -20, l.bar.height(), 40), Qt::AlignCenter,
+                     m_barTitle);
+    painter.restore();
+    painter.restore();
+}
+
+void HeatmapPanel::paintEvent(QPaintEvent*)
+{
+    QPainter painter(this);
+    render(painter, rect());
+}
+
+bool HeatmapPanel::event(QEvent* event)
+{
+    if (event->type() == QEvent::ToolTip && m_values.size() > 0) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const Layout l = layoutFor(rect());
+        if (l.plot.contains(help->pos())) {
+            const auto c = static_cast<Eigen::Index>((help->pos().x() - l.plot.left())
+                                                     / l.plot.width() * m_values.cols());
+            const auto r = static_cast<Eigen::Index>((help->pos().y() - l.plot.top())
+                                                     / l.plot.height() * m_values.rows());
+            if (r >= 0 && r < m_values.rows() && c >= 0 && c < m_values.cols()) {
+                const auto name = [](const QStringList& names, Eigen::Index i) {
+                    return i < names.size() ? names[static_cast<int>(i)] : QString::number(i);
+                };
+                QToolTip::showText(help->globalPos(),
+                                   tr("%1 %2, %3 %4: %5")
+                                       .arg(m_yTitle, name(m_rowLabels, r), m_xTitle,
+                                            name(m_columnLabels, c), m_format(m_values(r, c))),
+                                   this);
+                return true;
+            }
+        }
+        QToolTip::hideText();
+        event->ignore();
+        return true;
+    }
+    return ChartPanel::event(event);
+}
+
+} // namespace scalelab::ui

@@ -1,0 +1,82 @@
+#pragma once
+
+#include "common/chartpanel.h"
+
+#include <Eigen/Core>
+#include <QImage>
+#include <QStringList>
+#include <functional>
+#include <optional>
+
+namespace scalelab::ui {
+
+/// A matrix drawn as coloured cells with a colour bar: rows top to bottom, columns left to
+/// right. Small matrices get their values written in the cells; large ones (an FP8 error map
+/// of 4096 x 4096) are pooled to the pixels they are drawn on (at most kMaxImageSide a side) by
+/// the largest value of each pool, so a single bad value still shows. Hovering a cell tells its
+/// row, column and value.
+class HeatmapPanel : public ChartPanel {
+    Q_OBJECT
+
+public:
+    static constexpr int kMaxImageSide = 1024;
+
+    explicit HeatmapPanel(const QString& name, QWidget* parent = nullptr);
+
+    void setTitle(const QString& title);
+    /// Axis titles with units: x along the columns, y down the rows.
+    void setAxisTitles(const QString& x, const QString& y);
+    /// The colour bar's title with the unit, e.g. "tokens" or "|error|".
+    void setColorBarTitle(const QString& title);
+    /// Labels for rows and columns; by default their indices.
+    void setRowLabels(const QStringList& labels);
+    void setColumnLabels(const QStringList& labels);
+    /// Outlines the diagonal cells (source == destination).
+    void setMarkDiagonal(bool mark);
+    /// Colours on a log10 scale of the value (zero and below take the bottom colour).
+    void setLogScale(bool log);
+    /// How values are written in cells and on the colour bar (default: three significant digits).
+    void setValueFormat(const std::function<QString(double)>& format);
+    /// A fixed colour range; by default min..max of the matrix.
+    void setRange(std::optional<std::pair<double, double>> range);
+
+    void setMatrix(const Eigen::MatrixXd& values);
+    const Eigen::MatrixXd& matrix() const { return m_values; }
+
+    /// The colour a value gets with the current range and scale.
+    QColor colorFor(double value) const;
+    /// The range colours run over (min, max).
+    std::pair<double, double> colorRange() const;
+    /// Whether values are written in the cells at this size.
+    bool writesValues(const QSizeF& size) const;
+
+    void render(QPainter& painter, const QRectF& target) override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    struct Layout {
+        QRectF title, plot, bar, xTitle, yTitle;
+    };
+    Layout layoutFor(const QRectF& target) const;
+    void rebuildImage();
+    const QImage& imageFor(const QSize& pixels);
+    double scaled(double value, std::pair<double, double> range) const;
+
+    QString m_title, m_xTitle, m_yTitle, m_barTitle;
+    QStringList m_rowLabels, m_columnLabels;
+    bool m_markDiagonal = false;
+    bool m_log = false;
+    std::function<QString(double)> m_format;
+    std::optional<std::pair<double, double>> m_fixedRange;
+    Eigen::MatrixXd m_values;
+    QImage m_image; ///< one pixel per pooled cell, for the size last drawn
+};
+
+/// The viridis colour map at t in [0, 1]: perceptually even and readable for the common kinds
+/// of colour blindness.
+QColor viridis(double t);
+
+} // namespace scalelab::ui
