@@ -9,6 +9,8 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QStatusBar>
+#include <QUndoStack>
 #include <cstdio>
 #include <memory>
 
@@ -91,6 +93,14 @@ int runWindow(const CommandLine& cl)
     if (!loadScenario(cl, &scenario))
         return ExitBadInput;
     MainWindow window(scenario);
+    if (cl.scenarioFile.isEmpty()) {
+        // No file asked for: the last session's state, or the defaults with a word why.
+        const QString problem = window.restoreLastScenario();
+        if (!problem.isEmpty())
+            window.statusBar()->showMessage(problem, 15000);
+    } else {
+        window.undoStack()->clear();
+    }
     window.show();
     return QApplication::exec();
 }

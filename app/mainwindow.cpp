@@ -2,28 +2,95 @@
 
 #include "common/chartexport.h"
 #include "common/chartpanel.h"
+#include "common/chartstyle.h"
+#include "scenariojson.h"
 #include "tabs/tab.h"
 #include "tabs/tabs.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
+#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QImage>
+#include <QJsonDocument>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
+#include <QSaveFile>
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUndoStack>
+#include <cmath>
+#include <functional>
 
 namespace scalelab::app {
+
+namespace {
+
+bool sameScenario(const core::Scenario& a, const core::Scenario& b)
+{
+    return scenarioToJson(a) == scenarioToJson(b);
+}
+
+/// One change of the scenario. Successive edits of the same tab within a moment (a slider
+/// drag, a held arrow key) merge into one step, and a step that ends where it began vanishes.
+class ScenarioCommand : public QUndoCommand {
+public:
+    ScenarioCommand(std::function<void(const core::Scenario&)> apply, core::Scenario before,
+                    core::Scenario after, const QString& text, const void* source)
+        : QUndoCommand(text)
+        , m_apply(std::move(apply))
+        , m_before(std::move(before))
+        , m_after(std::move(after))
+        , m_source(source)
+        , m_when(QDateTime::currentMSecsSinceEpoch())
+    {
+    }
+
+    int id() const override { return 1; }
+
+    bool mergeWith(const QUndoCommand* other) override
+    {
+        const auto* next = static_cast<const ScenarioCommand*>(other);
+        if (!m_source || next->m_source != m_source || next->m_when - m_when > 1500)
+            return false;
+        m_after = next->m_after;
+        m_when = next->m_when;
+        setObsolete(sameScenario(m_before, m_after));
+        return true;
+    }
+
+    void undo() override { m_apply(m_before); }
+    void redo() override
+    {
+        // The first redo is the edit itself, already on screen.
+        if (m_done)
+            m_apply(m_after);
+        m_done = true;
+    }
+
+private:
+    std::function<void(const core::Scenario&)> m_apply;
+    core::Scenario m_before, m_after;
+    const void* m_source;
+    qint64 m_when;
+    bool m_done = false;
+};
+
+} // namespace
 
 MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
     : QMainWindow(parent)
     , m_scenario(scenario)
     , m_tabWidget(new QTabWidget(this))
+    , m_undo(new QUndoStack(this))
+    , m_baseFont(QApplication::font())
 {
     setWindowTitle(tr("ScaleLab: training at scale"));
     m_tabWidget->setObjectName("tabs");
@@ -34,8 +101,7 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
         tab->refreshNow();
         m_tabs << tab;
         m_tabWidget->addTab(tab, tab->title());
-        connect(tab, &ui::Tab::scenarioChanged, this,
-                [this, tab] { tab->writeScenario(m_scenario); });
+        connect(tab, &ui::Tab::scenarioChanged, this, [this, tab] { tabEdited(tab); });
         for (ui::ChartPanel* chart : tab->charts())
             chart->installEventFilter(this);
     }
@@ -44,21 +110,174 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
     restoreSettings();
 }
 
+void MainWindow::tabEdited(ui::Tab* tab)
+{
+    if (m_applying)
+        return;
+    const core::Scenario before = m_scenario;
+    tab->writeScenario(m_scenario);
+    if (sameScenario(before, m_scenario))
+        return;
+    m_undo->push(new ScenarioCommand([this](const core::Scenario& s) { applyScenario(s); }, before,
+                                     m_scenario, tr("Change %1").arg(tab->title()), tab));
+}
+
+void MainWindow::applyScenario(const core::Scenario& scenario)
+{
+    m_applying = true;
+    m_scenario = scenario;
+    for (ui::Tab* tab : m_tabs)
+        tab->setScenario(scenario);
+    m_applying = false;
+}
+
+void MainWindow::setScenario(const core::Scenario& scenario, const QString& what)
+{
+    if (sameScenario(scenario, m_scenario))
+        return;
+    auto* command = new ScenarioCommand([this](const core::Scenario& s) { applyScenario(s); },
+                                        m_scenario, scenario, what, nullptr);
+    applyScenario(scenario);
+    m_undo->push(command);
+}
+
+QString MainWindow::openScenarioFile(const QString& path)
+{
+    QJsonObject object;
+    try {
+        object = readScenarioObject(path);
+        const core::Scenario scenario = scenarioFromJson(object);
+        setScenario(scenario, tr("Open %1").arg(QFileInfo(path).fileName()));
+    } catch (const core::InputError& e) {
+        return describeInputError(path, e, object);
+    }
+    addRecentFile(path);
+    const QString title = object.value("title").toString();
+    statusBar()->showMessage(
+        title.isEmpty() ? tr("Opened %1").arg(path) : tr("Opened %1: %2").arg(path, title), 8000);
+    return {};
+}
+
+QString MainWindow::saveScenarioFile(const QString& path)
+{
+    QSaveFile file(path);
+    const QByteArray json =
+        QJsonDocument(scenarioToJson(m_scenario)).toJson(QJsonDocument::Indented);
+    if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit())
+        return tr("cannot write %1: %2").arg(path, file.errorString());
+    addRecentFile(path);
+    statusBar()->showMessage(tr("Saved %1").arg(path), 8000);
+    return {};
+}
+
+QString MainWindow::restoreLastScenario()
+{
+    QSettings settings;
+    if (settings.status() != QSettings::NoError)
+        return tr("The saved settings could not be read; ScaleLab starts from the defaults.");
+    const QByteArray saved = settings.value("state/scenario").toByteArray();
+    if (saved.isEmpty())
+        return {};
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(saved, &error);
+    try {
+        if (error.error != QJsonParseError::NoError || !document.isObject())
+            throw core::InputError("", "a JSON object");
+        applyScenario(scenarioFromJson(document.object()));
+    } catch (const core::InputError& e) {
+        return tr("The last session's state could not be restored (%1); ScaleLab starts from "
+                  "the defaults.")
+            .arg(describeInputError({}, e, document.object()));
+    }
+    return {};
+}
+
+void MainWindow::resetCurrentTab()
+{
+    ui::Tab* tab = currentTab();
+    if (!tab)
+        return;
+    // Only this tab's section goes back to the defaults; the others keep what they show.
+    core::Scenario reset = m_scenario;
+    m_applying = true;
+    tab->setScenario(core::Scenario{});
+    tab->writeScenario(reset);
+    m_applying = false;
+    setScenario(reset, tr("Reset %1").arg(tab->title()));
+}
+
+void MainWindow::setProjectorMode(bool on)
+{
+    m_projector = on;
+    if (m_projectorAction && m_projectorAction->isChecked() != on)
+        m_projectorAction->setChecked(on);
+    applyFont();
+}
+
+void MainWindow::setTextSizeStep(int step)
+{
+    m_textStep = std::clamp(step, -4, 8);
+    applyFont();
+}
+
+void MainWindow::applyFont()
+{
+    // Projector mode: about 1.6 times the type (20 px and more at 1920 x 1080) and lines
+    // 1.7 times as thick; every chart restyles itself when the application font changes.
+    QFont font = m_baseFont;
+    const qreal base = m_baseFont.pointSizeF() > 0 ? m_baseFont.pointSizeF() : 10.0;
+    font.setPointSizeF(base * (m_projector ? 1.6 : 1.0) * std::pow(1.12, m_textStep));
+    ui::setLineScale(m_projector ? 1.7 : 1.0);
+    QApplication::setFont(font);
+}
+
 void MainWindow::buildMenus()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open scenario..."), this, &MainWindow::askOpen);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    updateRecentMenu();
+    QAction* save = file->addAction(tr("&Save scenario as..."), this, &MainWindow::askSave);
+    save->setShortcut(QKeySequence::Save);
+    file->addSeparator();
     QAction* exportOne =
         file->addAction(tr("&Export current chart..."), this, &MainWindow::askExportCurrent);
     exportOne->setShortcut(QKeySequence(tr("Ctrl+E")));
     QAction* exportAll =
         file->addAction(tr("Export &all charts..."), this, &MainWindow::askExportAll);
     exportAll->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+    QAction* copy = file->addAction(tr("&Copy current chart"), this, &MainWindow::copyCurrentChart);
+    copy->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
 
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = m_undo->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence(tr("Ctrl+Z")));
+    QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
+    redo->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence(tr("Ctrl+Y"))});
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("Reset &tab to defaults"), this, &MainWindow::resetCurrentTab);
+
     QMenu* view = menuBar()->addMenu(tr("&View"));
+    m_projectorAction = view->addAction(tr("&Projector mode"));
+    m_projectorAction->setCheckable(true);
+    m_projectorAction->setShortcut(QKeySequence(Qt::Key_F5));
+    connect(m_projectorAction, &QAction::toggled, this, &MainWindow::setProjectorMode);
+    QAction* larger =
+        view->addAction(tr("&Larger text"), this, [this] { setTextSizeStep(m_textStep + 1); });
+    larger->setShortcuts({QKeySequence(tr("Ctrl+=")), QKeySequence(tr("Ctrl++"))});
+    QAction* smaller =
+        view->addAction(tr("&Smaller text"), this, [this] { setTextSizeStep(m_textStep - 1); });
+    smaller->setShortcut(QKeySequence(tr("Ctrl+-")));
+    view->addAction(tr("&Normal text size"), this, [this] { setTextSizeStep(0); })
+        ->setShortcut(QKeySequence(tr("Ctrl+0")));
+    view->addSeparator();
     m_fullScreen = view->addAction(tr("&Full screen"));
     m_fullScreen->setCheckable(true);
     m_fullScreen->setShortcut(QKeySequence(Qt::Key_F11));
@@ -72,6 +291,79 @@ void MainWindow::buildMenus()
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     QAction* about = help->addAction(tr("&About ScaleLab"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
+}
+
+void MainWindow::addRecentFile(const QString& path)
+{
+    QSettings settings;
+    QStringList recent = settings.value("recent/files").toStringList();
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    settings.setValue("recent/files", recent.mid(0, 8));
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    if (!m_recentMenu)
+        return;
+    m_recentMenu->clear();
+    const QStringList recent = QSettings().value("recent/files").toStringList();
+    for (const QString& path : recent)
+        m_recentMenu
+            ->addAction(QFileInfo(path).fileName(), this,
+                        [this, path] {
+                            const QString error = openScenarioFile(path);
+                            if (!error.isEmpty())
+                                QMessageBox::warning(this, tr("Cannot open scenario"), error);
+                        })
+            ->setToolTip(path);
+    m_recentMenu->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::askOpen()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QDir::homePath(),
+                                                      tr("ScaleLab scenario (*.json)"));
+    if (path.isEmpty())
+        return;
+    const QString error = openScenarioFile(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Cannot open scenario"),
+                             tr("%1\n\nNothing was changed.").arg(error));
+}
+
+void MainWindow::askSave()
+{
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"),
+                                                      QDir::home().filePath("scenario.json"),
+                                                      tr("ScaleLab scenario (*.json)"));
+    if (path.isEmpty())
+        return;
+    const QString error = saveScenarioFile(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Cannot save scenario"), error);
+}
+
+void MainWindow::copyCurrentChart()
+{
+    ui::ChartPanel* chart = currentChart();
+    if (!chart)
+        return;
+    if (ui::Tab* tab = currentTab())
+        tab->waitForIdle();
+    const QSize size(1600, 1000);
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    const QSizeF layout = ui::exportLayoutSize(size);
+    painter.scale(size.width() / layout.width(), size.height() / layout.height());
+    chart->render(painter, QRectF(QPointF(0, 0), layout));
+    painter.end();
+    QApplication::clipboard()->setImage(image);
+    statusBar()->showMessage(tr("Copied %1 to the clipboard (1600 x 1000)").arg(chart->name()),
+                             6000);
 }
 
 ui::Tab* MainWindow::currentTab() const
@@ -185,6 +477,8 @@ void MainWindow::restoreSettings()
     for (int i = 0; i < m_tabs.size(); ++i)
         if (m_tabs[i]->name() == tab)
             m_tabWidget->setCurrentIndex(i);
+    m_textStep = std::clamp(settings.value("view/textStep", 0).toInt(), -4, 8);
+    setProjectorMode(settings.value("view/projector", false).toBool());
 }
 
 void MainWindow::saveSettings() const
@@ -193,6 +487,10 @@ void MainWindow::saveSettings() const
     settings.setValue("window/geometry", saveGeometry());
     if (ui::Tab* tab = currentTab())
         settings.setValue("window/tab", tab->name());
+    settings.setValue("view/projector", m_projector);
+    settings.setValue("view/textStep", m_textStep);
+    settings.setValue("state/scenario",
+                      QJsonDocument(scenarioToJson(m_scenario)).toJson(QJsonDocument::Compact));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

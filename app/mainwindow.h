@@ -6,7 +6,9 @@
 
 QT_BEGIN_NAMESPACE
 class QAction;
+class QMenu;
 class QTabWidget;
+class QUndoStack;
 QT_END_NAMESPACE
 
 namespace scalelab::ui {
@@ -16,21 +18,44 @@ class Tab;
 
 namespace scalelab::app {
 
-/// The window: one tab per topic over one scenario, the File/View/Help menus and the status
-/// bar. Geometry and the current tab come back on the next start.
+/// The window: one tab per topic over one scenario; File (scenarios, exports), Edit (undo,
+/// redo, reset), View (projector mode, text size, full screen) and Help menus; a status bar.
+/// Geometry, the current tab, recent files, text size and the last scenario come back on the
+/// next start.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    explicit MainWindow(const core::Scenario& scenario, QWidget* parent = nullptr);
+    explicit MainWindow(const core::Scenario& scenario = {}, QWidget* parent = nullptr);
 
     /// The scenario as the tabs hold it now.
     const core::Scenario& scenario() const { return m_scenario; }
+    /// Shows `scenario` in every tab as one undoable step.
+    void setScenario(const core::Scenario& scenario, const QString& what);
     QList<ui::Tab*> tabs() const { return m_tabs; }
     ui::Tab* currentTab() const;
     /// The chart "Export current chart" writes: the one last clicked in the current tab, or
     /// its first.
     ui::ChartPanel* currentChart() const;
+    QUndoStack* undoStack() const { return m_undo; }
+
+    /// Reads a scenario file into every tab; on bad input returns the error line and leaves
+    /// the current state untouched.
+    QString openScenarioFile(const QString& path);
+    /// Writes the current scenario (every key) through QSaveFile; returns an error line.
+    QString saveScenarioFile(const QString& path);
+    /// Brings back the scenario saved when the window last closed. Returns a message when the
+    /// saved state could not be used (the defaults stay), empty otherwise.
+    QString restoreLastScenario();
+    /// Puts the current tab's section back to the documented defaults (undoable).
+    void resetCurrentTab();
+
+    /// Larger type and thicker lines for a room; `on` also remembered for the next start.
+    void setProjectorMode(bool on);
+    bool projectorMode() const { return m_projector; }
+    /// Text size steps: 0 is the system size, each step about 12% larger or smaller.
+    void setTextSizeStep(int step);
+    int textSizeStep() const { return m_textStep; }
 
     /// Writes the current chart to `path` (format from the extension) at `size`; returns an
     /// error line, empty on success. The menu action asks for the path and calls this.
@@ -38,6 +63,8 @@ public:
     /// Writes every chart of every tab into `folder` in every format; returns an error line,
     /// empty on success, and the written paths in `written`.
     QString exportAllCharts(const QString& folder, QStringList* written = nullptr);
+    /// Puts the current chart on the clipboard as an image of 1600 x 1000.
+    void copyCurrentChart();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -45,8 +72,15 @@ protected:
 
 private:
     void buildMenus();
+    void applyScenario(const core::Scenario& scenario);
+    void tabEdited(ui::Tab* tab);
+    void applyFont();
     void restoreSettings();
     void saveSettings() const;
+    void addRecentFile(const QString& path);
+    void updateRecentMenu();
+    void askOpen();
+    void askSave();
     void askExportCurrent();
     void askExportAll();
     void showAbout();
@@ -55,7 +89,14 @@ private:
     QTabWidget* m_tabWidget = nullptr;
     QList<ui::Tab*> m_tabs;
     QHash<ui::Tab*, ui::ChartPanel*> m_lastChart;
+    QUndoStack* m_undo = nullptr;
+    QMenu* m_recentMenu = nullptr;
     QAction* m_fullScreen = nullptr;
+    QAction* m_projectorAction = nullptr;
+    QFont m_baseFont;
+    bool m_projector = false;
+    int m_textStep = 0;
+    bool m_applying = false; ///< true while tabs are being set from a scenario
 };
 
 } // namespace scalelab::app

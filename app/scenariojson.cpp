@@ -322,8 +322,12 @@ QString shortJson(const QJsonValue& value)
 
 core::Scenario scenarioFromJson(const QJsonObject& object)
 {
-    const QStringList sections = {"scalelab_scenario", "memory",  "zero", "tensor_parallel",
-                                  "pipeline",          "experts", "fp8"};
+    // "title" and "source" describe a preset (what it is, where its numbers come from).
+    for (const char* meta : {"title", "source"})
+        if (object.contains(meta) && !object.value(meta).isString())
+            throw InputError(meta, "a string");
+    const QStringList sections = {"scalelab_scenario", "title",    "source",  "memory", "zero",
+                                  "tensor_parallel",   "pipeline", "experts", "fp8"};
     for (const QString& key : object.keys())
         if (!sections.contains(key))
             throw InputError(key.toStdString(),

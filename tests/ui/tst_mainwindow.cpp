@@ -1,12 +1,17 @@
 // The main window: tabs, menus, settings and exports from the File menu's code path.
 
 #include "common/chartpanel.h"
+#include "common/chartstyle.h"
 #include "common/parametercontrol.h"
 #include "mainwindow.h"
+#include "report.h"
 #include "tabs/memorytab.h"
 #include "tabs/tabs.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QChart>
+#include <QFileInfo>
 #include <QImage>
 #include <QMenuBar>
 #include <QSettings>
@@ -14,6 +19,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 using namespace scalelab;
 
@@ -65,6 +71,140 @@ private slots:
         app::MainWindow again{core::Scenario{}};
         QCOMPARE(again.size(), QSize(1234, 777));
         QCOMPARE(QSettings().value("window/tab").toString(), QString("memory"));
+    }
+
+    void undoAndRedoRestoreExactValues()
+    {
+        app::MainWindow w{core::Scenario{}};
+        auto* memory = qobject_cast<ui::MemoryTab*>(w.tabs().first());
+        ui::ParameterControl* layers = memory->control("memory.layers");
+        // A drag: many steps in a moment make one undo step.
+        for (int v : {33, 34, 35, 36})
+            layers->setValue(v);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(36));
+        QCOMPARE(w.undoStack()->count(), 1);
+        w.undoStack()->undo();
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(32));
+        QCOMPARE(layers->value(), 32.0);
+        w.undoStack()->redo();
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(36));
+        QCOMPARE(layers->value(), 36.0);
+        // A drag that ends where it began leaves no step.
+        w.undoStack()->clear();
+        layers->setValue(40);
+        layers->setValue(36);
+        QCOMPARE(w.undoStack()->count(), 0);
+    }
+
+    void openSaveAndABadFile()
+    {
+        app::MainWindow w{core::Scenario{}};
+        QTemporaryDir dir;
+        const QString good = dir.filePath("good.json");
+        QFile f(good);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            R"({"title": "Exercise", "memory": {"parameters": 1000000, "layers": 12, "segments": 3}})");
+        f.close();
+        QCOMPARE(w.openScenarioFile(good), QString());
+        QCOMPARE(w.scenario().memory.parameters, std::int64_t(1'000'000));
+        auto* memory = qobject_cast<ui::MemoryTab*>(w.tabs().first());
+        QCOMPARE(memory->inputs().layers, std::int64_t(12));
+
+        // A bad file names the key and changes nothing.
+        const QString bad = dir.filePath("bad.json");
+        QFile b(bad);
+        QVERIFY(b.open(QIODevice::WriteOnly));
+        b.write(R"({"memory": {"parameters": 5, "segments": 99}})");
+        b.close();
+        const QString error = w.openScenarioFile(bad);
+        QVERIFY2(error.contains("memory.segments"), qPrintable(error));
+        QCOMPARE(w.scenario().memory.parameters, std::int64_t(1'000'000));
+        QCOMPARE(memory->inputs().parameters, std::int64_t(1'000'000));
+
+        // Saved and opened again, the same report.
+        const QString saved = dir.filePath("saved.json");
+        QCOMPARE(w.saveScenarioFile(saved), QString());
+        app::MainWindow other{core::Scenario{}};
+        QCOMPARE(other.openScenarioFile(saved), QString());
+        QCOMPARE(app::buildReport(other.scenario()), app::buildReport(w.scenario()));
+        QVERIFY(QSettings()
+                    .value("recent/files")
+                    .toStringList()
+                    .contains(QFileInfo(saved).absoluteFilePath()));
+
+        // Undo goes back to before the file was opened.
+        w.undoStack()->undo();
+        QCOMPARE(w.scenario().memory.parameters, core::MemoryInputs{}.parameters);
+    }
+
+    void lastStateComesBackAndACorruptOneDoesNotCrash()
+    {
+        {
+            app::MainWindow w{core::Scenario{}};
+            qobject_cast<ui::MemoryTab*>(w.tabs().first())->control("memory.layers")->setValue(48);
+            w.close();
+        }
+        {
+            app::MainWindow w{core::Scenario{}};
+            QCOMPARE(w.restoreLastScenario(), QString());
+            QCOMPARE(w.scenario().memory.layers, std::int64_t(48));
+        }
+        QSettings().setValue("state/scenario", QByteArray("{\"memory\": {\"layers\": -3}}"));
+        {
+            app::MainWindow w{core::Scenario{}};
+            const QString message = w.restoreLastScenario();
+            QVERIFY2(message.contains("memory.layers"), qPrintable(message));
+            QCOMPARE(w.scenario().memory.layers, core::MemoryInputs{}.layers);
+        }
+        QSettings().setValue("state/scenario", QByteArray("not json at all"));
+        {
+            app::MainWindow w{core::Scenario{}};
+            QVERIFY(!w.restoreLastScenario().isEmpty());
+        }
+        // A settings file that is not a settings file at all.
+        const QString path = QSettings().fileName();
+        QSettings().sync();
+        QFile garbage(path);
+        QVERIFY(garbage.open(QIODevice::WriteOnly));
+        garbage.write(QByteArray("\x00\xff[[[ not = an ini\n\x01", 26));
+        garbage.close();
+        {
+            app::MainWindow w{core::Scenario{}};
+            w.restoreLastScenario(); // may or may not say something; must not crash
+            QCOMPARE(w.scenario().memory.layers, core::MemoryInputs{}.layers);
+        }
+        QSettings().clear();
+    }
+
+    void resetTabKeepsTheOtherSections()
+    {
+        core::Scenario s;
+        s.memory.layers = 12;
+        s.memory.segments = 3;
+        s.pipeline.stages = 8;
+        app::MainWindow w{s};
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(12));
+        w.resetCurrentTab(); // the memory tab is current
+        QCOMPARE(w.scenario().memory.layers, core::MemoryInputs{}.layers);
+        QCOMPARE(w.scenario().pipeline.stages, std::int64_t(8));
+    }
+
+    void projectorModeEnlargesTextAndLines()
+    {
+        app::MainWindow w{core::Scenario{}};
+        const qreal before = QApplication::font().pointSizeF();
+        w.setProjectorMode(true);
+        QCOMPARE(QApplication::font().pointSizeF(), before * 1.6);
+        QCOMPARE(ui::lineScale(), 1.7);
+        auto* memory = qobject_cast<ui::MemoryTab*>(w.tabs().first());
+        auto* chart = static_cast<ui::ChartViewPanel*>(memory->charts().first())->chart();
+        QTRY_COMPARE(chart->titleFont().pointSizeF(), QApplication::font().pointSizeF() * 1.5);
+        w.setTextSizeStep(1);
+        QCOMPARE(QApplication::font().pointSizeF(), before * 1.6 * 1.12);
+        w.setProjectorMode(false);
+        w.setTextSizeStep(0);
+        QCOMPARE(QApplication::font().pointSizeF(), before);
     }
 
     void exportsFromTheWindow()

@@ -4,6 +4,7 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QEvent>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QPainter>
@@ -30,6 +31,13 @@ ChartViewPanel::ChartViewPanel(const QString& name, QWidget* parent)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
     setMinimumSize(320, 240);
+}
+
+void ChartViewPanel::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::FontChange)
+        restyleChart(m_chart);
+    ChartPanel::changeEvent(event);
 }
 
 void ChartViewPanel::render(QPainter& painter, const QRectF& target)

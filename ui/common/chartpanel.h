@@ -44,6 +44,10 @@ public:
 
     void render(QPainter& painter, const QRectF& target) override;
 
+protected:
+    /// A new application font (projector mode, text size) restyles the chart.
+    void changeEvent(QEvent* event) override;
+
 private:
     QChart* m_chart;
     QChartView* m_view;

@@ -4,10 +4,51 @@
 #include <QApplication>
 #include <QChart>
 #include <QLegend>
+#include <QScatterSeries>
 #include <QValueAxis>
+#include <QXYSeries>
 #include <cmath>
 
 namespace scalelab::ui {
+
+namespace {
+double g_lineScale = 1.0;
+} // namespace
+
+double lineScale()
+{
+    return g_lineScale;
+}
+
+void setLineScale(double scale)
+{
+    g_lineScale = scale;
+}
+
+void restyleChart(QChart* chart)
+{
+    const ChartFonts f = chartFonts();
+    chart->setTitleFont(f.title);
+    chart->legend()->setFont(f.legend);
+    for (QAbstractAxis* axis : chart->axes()) {
+        axis->setTitleFont(f.axisTitle);
+        axis->setLabelsFont(f.axisLabels);
+    }
+    for (QAbstractSeries* series : chart->series()) {
+        auto* xy = qobject_cast<QXYSeries*>(series);
+        if (!xy || qobject_cast<QScatterSeries*>(series))
+            continue;
+        // The width the tab chose is kept once, so scaling twice never compounds.
+        QVariant base = xy->property("scalelabBaseWidth");
+        if (!base.isValid()) {
+            base = xy->pen().widthF();
+            xy->setProperty("scalelabBaseWidth", base);
+        }
+        QPen pen = xy->pen();
+        pen.setWidthF(base.toDouble() * g_lineScale);
+        xy->setPen(pen);
+    }
+}
 
 ChartFonts chartFonts()
 {

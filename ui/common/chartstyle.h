@@ -52,4 +52,12 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole = false);
 /// Line width in pixels for data lines (3 px or more reads on a projector).
 inline constexpr int kLineWidth = 3;
 
+/// How much thicker lines are drawn (projector mode: 1.7).
+double lineScale();
+void setLineScale(double scale);
+
+/// Re-applies fonts (from the current application font) and line widths (times lineScale())
+/// to a chart made earlier: its title, legend, every axis and every line series.
+void restyleChart(QChart* chart);
+
 } // namespace scalelab::ui
