@@ -181,7 +181,8 @@ private:
 class Router {
 public:
     /// maxRejections: alias-table draws per pick before the token moves to the sum trees.
-    Router(std::int64_t experts, std::int64_t topK, double skew, Rng& rng, int maxRejections)
+    Router(std::int64_t experts, std::int64_t topK, double skew, ExpertPopularity popularity,
+           Rng& rng, int maxRejections)
         : m_n(static_cast<std::int32_t>(experts))
         , m_k(static_cast<std::int32_t>(topK))
         , m_maxRejections(maxRejections)
@@ -196,6 +197,10 @@ public:
             std::swap(m_expertAt[static_cast<std::size_t>(p)],
                       m_expertAt[static_cast<std::size_t>(q)]);
         }
+        // Ordered by id, the shuffle above still consumed its draws: the tokens then draw the
+        // same positions, and only the experts those positions name differ.
+        if (popularity == ExpertPopularity::ById)
+            std::iota(m_expertAt.begin(), m_expertAt.end(), 0);
 
         // Zipf-like popularity: weight (p + 1)^-skew, the one formula behind every table.
         m_weights.resize(static_cast<std::size_t>(m_n));
@@ -551,7 +556,8 @@ ExpertsResult routeExperts(const ExpertsInputs& in)
         }
     } else {
         Rng rng(static_cast<std::uint64_t>(in.seed));
-        Router router(in.experts, in.topK, in.skew, rng, detail::kRouterMaxRejections);
+        Router router(in.experts, in.topK, in.skew, in.popularity, rng,
+                      detail::kRouterMaxRejections);
         r.routerProbability = router.probabilities();
         std::vector<std::int64_t> byPosition(experts, 0);
         for (std::size_t s = 0; s < ranks; ++s) {
@@ -588,6 +594,47 @@ ExpertsResult routeExperts(const ExpertsInputs& in)
     return r;
 }
 
+AllToAllTraffic allToAllTraffic(const ExpertsResult& result, std::int64_t hidden,
+                                std::int64_t bytesPerValue)
+{
+    require(hidden >= 1, "experts.hidden", "a whole number >= 1 (values per token)");
+    require(bytesPerValue >= 1, "experts.bytes_per_value", "a whole number >= 1");
+    AllToAllTraffic t;
+    t.bytesPerSlot = checkedMul(hidden, bytesPerValue, "experts.hidden");
+    const std::size_t ranks = result.counts.size();
+    t.localPerRank.assign(ranks, 0);
+    t.remotePerRank.assign(ranks, 0);
+    t.droppedPerRank.assign(ranks, 0);
+    for (std::size_t s = 0; s < ranks; ++s) {
+        for (std::size_t d = 0; d < ranks; ++d) {
+            const std::int64_t dropped = result.droppedCounts[s][d];
+            const std::int64_t kept = result.counts[s][d] - dropped;
+            // The diagonal never crosses the network; everything else is the all-to-all.
+            (s == d ? t.localPerRank : t.remotePerRank)[d] += kept;
+            t.droppedPerRank[d] += dropped;
+        }
+    }
+    for (std::size_t d = 0; d < ranks; ++d) {
+        t.localSlots += t.localPerRank[d];
+        t.offRankSlots += t.remotePerRank[d];
+    }
+    t.localBytes = checkedMul(t.localSlots, t.bytesPerSlot, "experts.hidden");
+    t.offRankBytes = checkedMul(t.offRankSlots, t.bytesPerSlot, "experts.hidden");
+    return t;
+}
+
+std::optional<double> loadBalancingLoss(const ExpertsResult& result)
+{
+    if (result.totalSlots <= 0)
+        return std::nullopt;
+    // Switch Transformer balance loss: E * sum_i f_i * P_i, with f_i = load_i / slots.
+    const auto total = static_cast<double>(result.totalSlots);
+    double sum = 0.0;
+    for (std::size_t e = 0; e < result.expertLoad.size(); ++e)
+        sum += static_cast<double>(result.expertLoad[e]) / total * result.routerProbability[e];
+    return static_cast<double>(result.expertLoad.size()) * sum;
+}
+
 std::vector<std::vector<std::int64_t>> routerAssignments(const ExpertsInputs& in)
 {
     return detail::routerAssignments(in, detail::kRouterMaxRejections);
@@ -607,7 +654,7 @@ std::vector<std::vector<std::int64_t>> detail::routerAssignments(const ExpertsIn
                 + number(kMaxListedSlots) + " slots, the most a per-token listing holds");
 
     Rng rng(static_cast<std::uint64_t>(in.seed));
-    Router router(in.experts, in.topK, in.skew, rng, std::max(0, maxRejections));
+    Router router(in.experts, in.topK, in.skew, in.popularity, rng, std::max(0, maxRejections));
     const auto k = static_cast<std::size_t>(in.topK);
     std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(in.ranks));
     for (auto& list : out) {

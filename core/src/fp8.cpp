@@ -265,6 +265,13 @@ TileShape tileShapeOf(const MatrixF& values, const Fp8Scaling& scaling)
     return t;
 }
 
+/// How a tile's scale is chosen.
+enum class ScaleRule {
+    MaxOverFormat, ///< the chapter: max|tile| / max_value
+    PowerOfTwo, ///< MXFP8's E8M0: the smallest power of two at or above that
+    Unit, ///< no scaling at all: the plain cast
+};
+
 /// Running error sums of a round trip.
 struct ErrorSums {
     double signal = 0.0;
@@ -287,7 +294,9 @@ struct ErrorSums {
     {
         Fp8Stats out;
         out.maxAbsError = maxAbs;
-        out.rmse = std::sqrt(error / static_cast<double>(count));
+        // No values at all (every block excluded) has no error.
+        out.rmse = count == 0 ? 0.0 : std::sqrt(error / static_cast<double>(count));
+        out.relativeError = (error == 0.0) ? 0.0 : std::sqrt(error / signal);
         // No error at all (an all-zero matrix included) is an infinite signal-to-noise ratio.
         out.snrDb = (error == 0.0) ? std::numeric_limits<double>::infinity()
                                    : 10.0 * std::log10(signal / error);
@@ -299,7 +308,7 @@ struct ErrorSums {
 /// The block-scaling loop: one scale per tile, then the chapter's round trip in float32.
 /// `scalesOut` and `dequantizedOut` may be null when only the stats are wanted.
 template <Fp8Format F>
-Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, bool powerOfTwo,
+Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, ScaleRule rule,
                        Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
 {
     constexpr const Spec& s = specOf(F);
@@ -327,8 +336,8 @@ Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, bool powerOfTw
             }
 
             float scale = 1.0f;
-            if (maxBits != 0) {
-                if (powerOfTwo) {
+            if (maxBits != 0 && rule != ScaleRule::Unit) {
+                if (rule == ScaleRule::PowerOfTwo) {
                     scale = std::bit_cast<float>(powerOfTwoScaleBits(maxBits, s));
                 } else {
                     // The chapter: scale = max|block| / max_value in float32, 1 where that is 0.
@@ -356,14 +365,34 @@ Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, bool powerOfTw
     return sums.stats(t.rows * t.cols);
 }
 
-Fp8Stats runTiles(const MatrixF& values, Fp8Format format, const TileShape& t, bool powerOfTwo,
+Fp8Stats runTiles(const MatrixF& values, Fp8Format format, const TileShape& t, ScaleRule rule,
                   Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
 {
     if (format == Fp8Format::E4M3)
-        return quantizeTiles<Fp8Format::E4M3>(values, t, powerOfTwo, overflow, scalesOut,
-                                              dequantizedOut);
-    return quantizeTiles<Fp8Format::E5M2>(values, t, powerOfTwo, overflow, scalesOut,
-                                          dequantizedOut);
+        return quantizeTiles<Fp8Format::E4M3>(values, t, rule, overflow, scalesOut, dequantizedOut);
+    return quantizeTiles<Fp8Format::E5M2>(values, t, rule, overflow, scalesOut, dequantizedOut);
+}
+
+ScaleRule ruleOf(const Fp8Scaling& scaling)
+{
+    return scaling.powerOfTwoScale ? ScaleRule::PowerOfTwo : ScaleRule::MaxOverFormat;
+}
+
+/// Checks that a round trip's two matrices match and are not empty.
+void requireSameShape(const MatrixF& values, const MatrixF& dequantized)
+{
+    require(values.rows() >= 1 && values.cols() >= 1, "fp8.values",
+            "a matrix with at least one value");
+    require(dequantized.rows() == values.rows() && dequantized.cols() == values.cols(),
+            "fp8.values", "the same shape as the dequantized matrix");
+}
+
+/// Number of 1 x blockSize blocks, after checking that blockSize divides the columns.
+std::int64_t blockCountOf(const MatrixF& values, std::int64_t blockSize)
+{
+    require(blockSize >= 1 && values.cols() % blockSize == 0, "fp8.block_size",
+            "a whole number >= 1 that divides the columns (" + std::to_string(values.cols()) + ")");
+    return values.size() / blockSize;
 }
 
 /// A double rounded to the nearest float32, clamped to +-FLT_MAX first (out-of-range
@@ -384,6 +413,11 @@ float fp8MaxValue(Fp8Format format)
 float fp8MinSubnormal(Fp8Format format)
 {
     return std::bit_cast<float>(powerOfTwoBits(specOf(format).minSubnormalExp()));
+}
+
+float fp8MinNormal(Fp8Format format)
+{
+    return std::bit_cast<float>(powerOfTwoBits(specOf(format).minNormalExp()));
 }
 
 std::uint8_t fp8Encode(float value, Fp8Format format, Fp8Overflow overflow)
@@ -519,8 +553,8 @@ Fp8Result fp8BlockQuantize(const MatrixF& values, Fp8Format format, const Fp8Sca
     Fp8Result out;
     out.scales.resize(t.gridRows, t.gridCols);
     out.dequantized.resize(t.rows, t.cols);
-    out.stats = runTiles(values, format, t, scaling.powerOfTwoScale, overflow, &out.scales,
-                         &out.dequantized);
+    out.stats =
+        runTiles(values, format, t, ruleOf(scaling), overflow, &out.scales, &out.dequantized);
     out.values = values;
     return out;
 }
@@ -529,7 +563,135 @@ Fp8Stats fp8BlockQuantizeStats(const MatrixF& values, Fp8Format format, const Fp
                                Fp8Overflow overflow)
 {
     const TileShape t = tileShapeOf(values, scaling);
-    return runTiles(values, format, t, scaling.powerOfTwoScale, overflow, nullptr, nullptr);
+    return runTiles(values, format, t, ruleOf(scaling), overflow, nullptr, nullptr);
+}
+
+Fp8Result fp8Cast(const MatrixF& values, Fp8Format format, Fp8Overflow overflow)
+{
+    const TileShape t = tileShapeOf(values, Fp8Scaling{0, 0, false});
+    Fp8Result out;
+    out.scales.resize(1, 1);
+    out.dequantized.resize(t.rows, t.cols);
+    out.stats =
+        runTiles(values, format, t, ScaleRule::Unit, overflow, &out.scales, &out.dequantized);
+    out.values = values;
+    return out;
+}
+
+std::vector<float> fp8ScaledGrid(Fp8Format format, float scale, float lo, float hi)
+{
+    require(std::isfinite(scale) && scale > 0.0f, "fp8.grid", "a finite scale > 0");
+    require(lo <= hi, "fp8.grid", "a range whose low end is at most its high end");
+    std::vector<float> all;
+    all.reserve(256);
+    for (unsigned code = 0; code < 256; ++code) {
+        const float q = fp8Decode(static_cast<std::uint8_t>(code), format);
+        if (!std::isfinite(q))
+            continue;
+        const float v = q * scale; // as the dequantization multiplies
+        if (std::isfinite(v))
+            all.push_back(v == 0.0f ? 0.0f : v); // -0 joins +0
+    }
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    // The values in range, widened by one neighbour on each side.
+    auto first = std::lower_bound(all.begin(), all.end(), lo);
+    auto last = std::upper_bound(all.begin(), all.end(), hi);
+    if (first != all.begin())
+        --first;
+    if (last != all.end())
+        ++last;
+    return {first, last};
+}
+
+std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& dequantized,
+                                          std::int64_t blockSize)
+{
+    requireSameShape(values, dequantized);
+    const std::int64_t blocks = blockCountOf(values, blockSize);
+    std::vector<Fp8BlockError> out(static_cast<std::size_t>(blocks));
+    const float* v = values.data();
+    const float* d = dequantized.data();
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        float maxAbs = 0.0f;
+        double signal = 0.0;
+        double error = 0.0;
+        for (std::int64_t k = b * blockSize; k < (b + 1) * blockSize; ++k) {
+            // A NaN magnitude would leave no order to sort the blocks by.
+            if (!std::isfinite(v[k]))
+                require(false, valueField(k / values.cols(), k % values.cols()), "a finite number");
+            const double diff = static_cast<double>(d[k]) - static_cast<double>(v[k]);
+            maxAbs = std::max(maxAbs, std::abs(v[k]));
+            signal += static_cast<double>(v[k]) * static_cast<double>(v[k]);
+            error += diff * diff;
+        }
+        Fp8BlockError& e = out[static_cast<std::size_t>(b)];
+        e.maxAbs = maxAbs;
+        e.relativeError = (error == 0.0) ? 0.0 : std::sqrt(error / signal);
+    }
+    return out;
+}
+
+std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& blocks)
+{
+    std::vector<std::int64_t> order(blocks.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = static_cast<std::int64_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&blocks](std::int64_t a, std::int64_t b) {
+        return blocks[static_cast<std::size_t>(a)].maxAbs
+            < blocks[static_cast<std::size_t>(b)].maxAbs;
+    });
+    return order;
+}
+
+Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantized,
+                                 std::int64_t blockSize,
+                                 const std::vector<std::int64_t>& excludedBlocks)
+{
+    requireSameShape(values, dequantized);
+    const std::int64_t blocks = blockCountOf(values, blockSize);
+    std::vector<bool> skip(static_cast<std::size_t>(blocks), false);
+    for (std::int64_t b : excludedBlocks) {
+        require(b >= 0 && b < blocks, "fp8.outlier_blocks",
+                "block indices in 0.." + std::to_string(blocks - 1));
+        skip[static_cast<std::size_t>(b)] = true;
+    }
+    ErrorSums sums;
+    std::int64_t count = 0;
+    const float* v = values.data();
+    const float* d = dequantized.data();
+    for (std::int64_t b = 0; b < blocks; ++b) {
+        if (skip[static_cast<std::size_t>(b)])
+            continue;
+        for (std::int64_t k = b * blockSize; k < (b + 1) * blockSize; ++k)
+            sums.add(v[k], d[k]);
+        count += blockSize;
+    }
+    return sums.stats(count);
+}
+
+Eigen::MatrixXd fp8AbsErrorMap(const MatrixF& values, const MatrixF& dequantized,
+                               std::int64_t maxRows, std::int64_t maxCols)
+{
+    requireSameShape(values, dequantized);
+    require(maxRows >= 1 && maxCols >= 1, "fp8.map", "at least one row and one column of cells");
+    const std::int64_t rows = values.rows();
+    const std::int64_t cols = values.cols();
+    const std::int64_t pr = (rows + maxRows - 1) / maxRows;
+    const std::int64_t pc = (cols + maxCols - 1) / maxCols;
+    Eigen::MatrixXd out = Eigen::MatrixXd::Zero((rows + pr - 1) / pr, (cols + pc - 1) / pc);
+    for (std::int64_t r = 0; r < rows; ++r) {
+        const float* v = values.data() + r * cols;
+        const float* d = dequantized.data() + r * cols;
+        for (std::int64_t c = 0; c < cols; ++c) {
+            double e = std::abs(static_cast<double>(d[c]) - static_cast<double>(v[c]));
+            if (std::isnan(e))
+                e = std::numeric_limits<double>::infinity();
+            double& cell = out(r / pr, c / pc);
+            cell = std::max(cell, e);
+        }
+    }
+    return out;
 }
 
 } // namespace scalelab::core

@@ -186,6 +186,18 @@ double pipelineBubbleFraction(std::int64_t stages, std::int64_t microbatches,
     return idle / (static_cast<double>(virtualStages) * static_cast<double>(microbatches) + idle);
 }
 
+double pipelineBubbleOverIdeal(std::int64_t stages, std::int64_t microbatches,
+                               std::int64_t virtualStages)
+{
+    require(stages >= 1, "pipeline.stages", "a whole number >= 1");
+    require(microbatches >= 1, "pipeline.microbatches", "a whole number >= 1");
+    require(virtualStages >= 1, "pipeline.virtual_stages", "a whole number >= 1");
+    // Megatron-LM's bubble: p - 1 idle slots against m slots of useful work; chunks shrink a
+    // slot to 1/v. In double, exact below 2^53 like the chapter's form.
+    return static_cast<double>(stages - 1)
+        / (static_cast<double>(virtualStages) * static_cast<double>(microbatches));
+}
+
 std::vector<PipelineEvent> pipelineOrder(const PipelineInputs& in)
 {
     validate(in);
@@ -284,6 +296,8 @@ PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<Pipel
     const double capacity = static_cast<double>(sh.p) * result.makespan;
     // Rounding can leave a perfectly full pipeline (p = 1) a hair below zero idle time.
     result.simulatedBubbleFraction = std::max(0.0, (capacity - busy) / capacity);
+    result.bubbleOverIdeal = pipelineBubbleOverIdeal(in.stages, in.microbatches, sh.v);
+    result.simulatedBubbleOverIdeal = std::max(0.0, (capacity - busy) / busy);
 
     // No two passes of a stage overlap, so counting along the order is counting over time.
     result.peakInFlight.assign(static_cast<std::size_t>(sh.p), 0);
@@ -297,6 +311,10 @@ PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<Pipel
         }
         result.peakInFlight[su] = peak;
     }
+    // A chunk's activations are 1/v of its stage's, so held chunks count 1/v each.
+    result.peakActivations.reserve(result.peakInFlight.size());
+    for (const int held : result.peakInFlight)
+        result.peakActivations.push_back(static_cast<double>(held) / static_cast<double>(sh.v));
     result.events = std::move(order);
     return result;
 }

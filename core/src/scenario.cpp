@@ -10,6 +10,7 @@ void validate(const Scenario& scenario)
     validate(scenario.pipeline);
     validate(scenario.experts);
     validate(scenario.fp8);
+    validate(scenario.plan);
 }
 
 } // namespace scalelab::core

@@ -5,6 +5,7 @@
 #include "testhelpers.h"
 
 #include <QTest>
+#include <cmath>
 
 using namespace scalelab::core;
 
@@ -170,6 +171,217 @@ private slots:
         QCOMPARE(out.steps.front().buffers, in);
     }
 
+    void ringContributorsMatchTheSimulation_data()
+    {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("size");
+        QTest::newRow("1 rank") << 1 << 3;
+        QTest::newRow("2 ranks") << 2 << 4;
+        QTest::newRow("3 ranks, one value a chunk") << 3 << 3;
+        QTest::newRow("4 ranks, uneven") << 4 << 9;
+        QTest::newRow("7 ranks") << 7 << 14;
+        QTest::newRow("16 ranks") << 16 << 16;
+    }
+
+    void ringContributorsMatchTheSimulation()
+    {
+        // With every input 1, each value of a buffer counts the ranks summed into it.
+        QFETCH(int, ranks);
+        QFETCH(int, size);
+        const RingAllReduceResult out = ringAllReduce(Eigen::MatrixXd::Ones(ranks, size));
+        std::vector<int> chunkOfValue;
+        for (int c = 0; c < ranks; ++c)
+            for (std::int64_t i = 0; i < out.chunkSizes[static_cast<std::size_t>(c)]; ++i)
+                chunkOfValue.push_back(c);
+        for (const RingStep& step : out.steps)
+            for (int r = 0; r < ranks; ++r)
+                for (int i = 0; i < size; ++i)
+                    QCOMPARE(ringContributors(ranks, step.phase, step.index, r,
+                                              chunkOfValue[static_cast<std::size_t>(i)]),
+                             static_cast<int>(step.buffers(r, i)));
+    }
+
+    void ringDemoIsSmallWholeNumbersThatSum()
+    {
+        const RingDemo demo = ringDemo(5, 10, 2, 3);
+        QCOMPARE(demo.inputs.rows(), Eigen::Index(5));
+        QCOMPARE(demo.inputs.cols(), Eigen::Index(10));
+        QVERIFY(demo.inputs.minCoeff() >= 1 && demo.inputs.maxCoeff() <= 9);
+        QVERIFY((demo.inputs.array() == demo.inputs.array().round()).all());
+        QCOMPARE(demo.plainSum, Eigen::RowVectorXd(demo.inputs.colwise().sum()));
+        for (int r = 0; r < 5; ++r)
+            QCOMPARE(Eigen::RowVectorXd(demo.ring.result.row(r)), demo.plainSum);
+        // Two bytes a value: each rank sends 2(n-1)/n of the 20-byte tensor, 32 bytes.
+        for (std::int64_t b : demo.ring.bytesSent)
+            QCOMPARE(b, std::int64_t(32));
+        QCOMPARE(ringDemo(5, 10, 2, 3).inputs, demo.inputs); // the seed reproduces it
+        QVERIFY(ringDemo(5, 10, 2, 4).inputs != demo.inputs);
+        SCALELAB_VERIFY_INPUT_ERROR(ringDemo(0, 4, 2, 1), "zero.ranks");
+        SCALELAB_VERIFY_INPUT_ERROR(ringDemo(3, 0, 2, 1), "zero.ranks");
+    }
+
+    void stageBytesAddUpToTheStageFigures_data()
+    {
+        QTest::addColumn<qint64>("parameters");
+        QTest::addColumn<qint64>("ranks");
+        QTest::addColumn<qint64>("w");
+        QTest::addColumn<qint64>("g");
+        QTest::addColumn<qint64>("o");
+        QTest::newRow("exercise") << 1000LL << 4LL << 2LL << 2LL << 12LL;
+        QTest::newRow("uneven") << 1001LL << 3LL << 2LL << 4LL << 12LL;
+        QTest::newRow("default") << 7'500'000'000LL << 64LL << 2LL << 2LL << 12LL;
+        QTest::newRow("one rank") << 999LL << 1LL << 1LL << 0LL << 8LL;
+    }
+
+    void stageBytesAddUpToTheStageFigures()
+    {
+        QFETCH(qint64, parameters);
+        QFETCH(qint64, ranks);
+        QFETCH(qint64, w);
+        QFETCH(qint64, g);
+        QFETCH(qint64, o);
+        const ZeroInputs in{parameters, ranks, w, g, o};
+        const ZeroResult r = computeZero(in);
+        const std::pair<ZeroStage, Ratio> stages[] = {{ZeroStage::DataParallel, r.dp},
+                                                      {ZeroStage::Zero1, r.zero1},
+                                                      {ZeroStage::Zero2, r.zero2},
+                                                      {ZeroStage::Zero3, r.zero3}};
+        for (const auto& [stage, total] : stages) {
+            const ZeroStageBytes b = zeroStageBytes(in, stage);
+            QCOMPARE(b.total, total);
+            // The parts add up to the total, as fractions over n.
+            double sum = 0;
+            for (const ZeroPart& p : {b.weights, b.gradients, b.optimizer}) {
+                QVERIFY(p.replicated.numerator == 0 || p.sharded.numerator == 0);
+                sum += p.replicated.value() + p.sharded.value();
+            }
+            QCOMPARE(sum, total.value());
+            // What the other ranks keep completes the data-parallel figure, exactly.
+            const Ratio& other = b.onOtherRanks;
+            QCOMPARE(
+                makeRatio(total.numerator * other.denominator + other.numerator * total.denominator,
+                          total.denominator * other.denominator),
+                r.dp);
+        }
+    }
+
+    void eachStageShardsItsPart()
+    {
+        // Exercise 41.2 again: P = 1000, n = 4, 2 + 2 + 12 bytes.
+        const ZeroInputs in{1000, 4, 2, 2, 12};
+        const ZeroStageBytes dp = zeroStageBytes(in, ZeroStage::DataParallel);
+        QCOMPARE(dp.optimizer.replicated, makeRatio(12'000, 1));
+        const ZeroStageBytes z1 = zeroStageBytes(in, ZeroStage::Zero1);
+        QCOMPARE(z1.gradients.replicated, makeRatio(2'000, 1));
+        QCOMPARE(z1.optimizer.sharded, makeRatio(3'000, 1));
+        const ZeroStageBytes z2 = zeroStageBytes(in, ZeroStage::Zero2);
+        QCOMPARE(z2.weights.replicated, makeRatio(2'000, 1));
+        QCOMPARE(z2.gradients.sharded, makeRatio(500, 1));
+        const ZeroStageBytes z3 = zeroStageBytes(in, ZeroStage::Zero3);
+        QCOMPARE(z3.weights.sharded, makeRatio(500, 1));
+        QCOMPARE(z3.weights.replicated, makeRatio(0, 1));
+    }
+
+    void fewestRanksThatFit_data()
+    {
+        // P = 1000 with 2 + 2 + 12 bytes: 16,000 bytes of model state.
+        QTest::addColumn<int>("stage");
+        QTest::addColumn<qint64>("capacity");
+        QTest::addColumn<qint64>("expected"); // -1: never fits
+        const auto dp = int(ZeroStage::DataParallel), z1 = int(ZeroStage::Zero1),
+                   z2 = int(ZeroStage::Zero2), z3 = int(ZeroStage::Zero3);
+        QTest::newRow("DP fits exactly") << dp << 16'000LL << 1LL;
+        QTest::newRow("DP one byte short") << dp << 15'999LL << -1LL;
+        QTest::newRow("ZeRO-1: 4000 + 12000/n <= 7000") << z1 << 7'000LL << 4LL;
+        QTest::newRow("ZeRO-1: rounds up") << z1 << 6'999LL << 5LL;
+        QTest::newRow("ZeRO-1: replicated part fills it") << z1 << 4'000LL << -1LL;
+        QTest::newRow("ZeRO-2: 2000 + 14000/n <= 3000") << z2 << 3'000LL << 14LL;
+        QTest::newRow("ZeRO-3: 16000/n <= 4000") << z3 << 4'000LL << 4LL;
+        QTest::newRow("ZeRO-3: 16000/n <= 3999") << z3 << 3'999LL << 5LL;
+        QTest::newRow("ZeRO-3: nothing fits in 0") << z3 << 0LL << -1LL;
+        QTest::newRow("ZeRO-3: everything fits in a lot") << z3 << 1'000'000LL << 1LL;
+    }
+
+    void fewestRanksThatFit()
+    {
+        QFETCH(int, stage);
+        QFETCH(qint64, capacity);
+        QFETCH(qint64, expected);
+        const ZeroInputs in{1000, 1, 2, 2, 12};
+        const auto n = scalelab::core::fewestRanksThatFit(in, ZeroStage(stage), capacity);
+        QCOMPARE(n.has_value(), expected > 0);
+        if (!n)
+            return;
+        QCOMPARE(*n, expected);
+        // It fits at n and, unless n is 1, not at n - 1.
+        const auto bytesAt = [&](std::int64_t ranks) {
+            ZeroInputs at = in;
+            at.ranks = ranks;
+            return zeroStageBytes(at, ZeroStage(stage)).total.value();
+        };
+        QVERIFY(bytesAt(*n) <= double(capacity));
+        if (*n > 1)
+            QVERIFY(bytesAt(*n - 1) > double(capacity));
+    }
+
+    void ringTimeAndBandwidths()
+    {
+        // 2000 bytes over 4 ranks, 1000 bytes/s, 0.5 s a message: 2*3*(0.5 + 2000/4000) = 6 s.
+        const LinkModel link{1000.0, 0.5};
+        QCOMPARE(ringAllReduceSeconds(2000.0, 4, link), 6.0);
+        QCOMPARE(ringAllReduceSeconds(2000.0, 1, link), 0.0);
+        QCOMPARE(busBandwidth(100.0, 4), 150.0);
+        QCOMPARE(busBandwidth(100.0, 1), 0.0);
+        QCOMPARE(busBandwidth(100.0, 2), 100.0);
+    }
+
+    void stepTraffic()
+    {
+        // P = 1000, w = g = 2: the gradient tensor is 2000 bytes; n = 4.
+        const ZeroInputs in{1000, 4, 2, 2, 12};
+        const LinkModel link{1000.0, 0.5};
+        const ZeroTraffic t = zeroTraffic(in, link);
+        QCOMPARE(t.dp.bytes, ringAllReduceBytes(2000, 4));
+        QCOMPARE(t.dp.bytes, makeRatio(3'000, 1));
+        QCOMPARE(t.dp.messages, std::int64_t(6));
+        QCOMPARE(t.dp.seconds, 6.0);
+        QCOMPARE(t.dp.algorithmBandwidth, 2000.0 / 6.0);
+        QCOMPARE(t.dp.busBandwidth, busBandwidth(2000.0 / 6.0, 4));
+        // Reduce-scatter + all-gather: DP's volume and time when w = g.
+        QCOMPARE(t.zero12.bytes, t.dp.bytes);
+        QCOMPARE(t.zero12.messages, std::int64_t(6));
+        QCOMPARE(t.zero12.seconds, 6.0 * 0.5 + 3000.0 / 1000.0);
+        // ZeRO-3: 1.5x DP's volume in 3(n-1) messages.
+        QCOMPARE(t.zero3.bytes, makeRatio(4'500, 1));
+        QCOMPARE(t.zero3.messages, std::int64_t(9));
+        QCOMPARE(t.zero3.seconds, 9.0 * 0.5 + 4500.0 / 1000.0);
+        QCOMPARE(t.zero3.algorithmBandwidth, 2000.0 / 9.0);
+        QCOMPARE(t.zero3.busBandwidth, 4500.0 / 9.0);
+        // One rank sends nothing: no time, and no bandwidth to speak of.
+        const ZeroTraffic one = zeroTraffic(ZeroInputs{1000, 1, 2, 2, 12}, link);
+        QCOMPARE(one.zero3.bytes, makeRatio(0, 1));
+        QCOMPARE(one.dp.seconds, 0.0);
+        QCOMPARE(one.dp.busBandwidth, 0.0);
+    }
+
+    void zero3IsOneAndAHalfTimesDp_data()
+    {
+        QTest::addColumn<qint64>("ranks");
+        for (qint64 n : {2, 3, 7, 64, 1000})
+            QTest::addRow("n=%lld", n) << n;
+    }
+
+    void zero3IsOneAndAHalfTimesDp()
+    {
+        QFETCH(qint64, ranks);
+        const ZeroTraffic t = zeroTraffic(ZeroInputs{7'500'000'001, ranks, 2, 2, 12}, LinkModel{});
+        QCOMPARE(makeRatio(t.zero3.bytes.numerator * 2, t.zero3.bytes.denominator),
+                 makeRatio(t.dp.bytes.numerator * 3, t.dp.bytes.denominator));
+        // With wider weights than gradients the ZeRO stages move more than DP.
+        const ZeroTraffic wide = zeroTraffic(ZeroInputs{1000, ranks, 4, 2, 12}, LinkModel{});
+        QVERIFY(wide.zero12.bytes.value() > wide.dp.bytes.value());
+    }
+
     void badInput()
     {
         ZeroInputs in;
@@ -192,6 +404,18 @@ private slots:
         in.ranks = 1LL << 20; // P (w+g) n overflows: refused, not wrapped
         SCALELAB_VERIFY_INPUT_ERROR(computeZero(in), "zero.parameters");
         SCALELAB_VERIFY_INPUT_ERROR(ringAllReduce(Eigen::MatrixXd(0, 4)), "zero.ranks");
+        SCALELAB_VERIFY_INPUT_ERROR(zeroTraffic(ZeroInputs{}, LinkModel{0.0, 1e-6}),
+                                    "zero.link_bandwidth");
+        SCALELAB_VERIFY_INPUT_ERROR(zeroTraffic(ZeroInputs{}, LinkModel{1e9, -1.0}),
+                                    "zero.link_latency");
+        SCALELAB_VERIFY_INPUT_ERROR(zeroTraffic(ZeroInputs{}, LinkModel{1e9, std::nan("")}),
+                                    "zero.link_latency");
+        SCALELAB_VERIFY_INPUT_ERROR(zeroTraffic(ZeroInputs{1000, 0, 2, 2, 12}, LinkModel{}),
+                                    "zero.ranks");
+        in = ZeroInputs{};
+        in.parameters = 1LL << 60; // P g overflows
+        SCALELAB_VERIFY_INPUT_ERROR(zeroTraffic(in, LinkModel{}), "zero.parameters");
+        SCALELAB_VERIFY_INPUT_ERROR(zeroStageBytes(in, ZeroStage::Zero1), "zero.parameters");
     }
 };
 

@@ -135,6 +135,14 @@ private slots:
     void routerSlotLimits();
     void badInputs_data();
     void badInputs();
+    void defaultRouterIsUnchanged();
+    void popularityByIdPutsTheHottestFirst();
+    void allToAllTraffic_data();
+    void allToAllTraffic();
+    void allToAllTrafficBadInputs();
+    void loadBalancingLoss_data();
+    void loadBalancingLoss();
+    void loadBalancingLossOfTheRouter();
 };
 
 void TstExperts::chapterExercise()
@@ -425,6 +433,9 @@ void TstExperts::routerMatchesItsListing_data()
     QTest::newRow("65536 experts, skew 6")
         << withCapacity(routerInputs(1, 65536, 24, 6.0, 20), 1.0);
     QTest::newRow("65536 experts, skew 0") << routerInputs(2, 65536, 3, 0.0, 10);
+    auto byId = withCapacity(routerInputs(4, 16, 2, 1.5, 400, 2), 1.25);
+    byId.popularity = ExpertPopularity::ById;
+    QTest::newRow("popularity by id") << byId;
 }
 
 void TstExperts::routerMatchesItsListing()
@@ -724,6 +735,187 @@ void TstExperts::badInputs()
     QVERIFY2(message.rfind(name + ": ", 0) == 0 && message.size() > name.size() + 8,
              message.c_str());
     SCALELAB_VERIFY_INPUT_ERROR(routeExperts(in), name);
+}
+
+void TstExperts::defaultRouterIsUnchanged()
+{
+    // The default scenario's routing, recorded before the popularity knob existed: its default
+    // (the seeded shuffle) must keep every draw, and the same seed gives these counts anywhere.
+    const ExpertsInputs in;
+    QCOMPARE(in.popularity, ExpertPopularity::Shuffled);
+    const auto r = routeExperts(in);
+    QCOMPARE(r.expertLoad,
+             (List{1439, 1290, 3426, 1187, 745, 641, 1048, 701, 4899, 2021, 992, 879, 1735, 8459,
+                   800, 2506}));
+    QCOMPARE(r.counts,
+             (Matrix{{1885, 784, 2221, 3302},
+                     {1830, 737, 2247, 3378},
+                     {1790, 823, 2153, 3426},
+                     {1837, 791, 2170, 3394}}));
+}
+
+void TstExperts::popularityByIdPutsTheHottestFirst()
+{
+    auto shuffled = routerInputs(4, 16, 2, 1.0, 3000, 11);
+    auto byId = shuffled;
+    byId.popularity = ExpertPopularity::ById;
+    const auto a = routeExperts(shuffled);
+    const auto b = routeExperts(byId);
+
+    // By id, expert e has weight (e + 1)^-skew: the probabilities fall with the id.
+    for (std::size_t e = 1; e < b.routerProbability.size(); ++e)
+        QVERIFY(b.routerProbability[e] < b.routerProbability[e - 1]);
+    // Both orders draw the same popularity positions; only the ids differ. Position p is
+    // expert p by id, and the expert with the same probability in the shuffled order (skew > 0
+    // makes every weight distinct), so their loads match one for one.
+    for (std::size_t p = 0; p < b.expertLoad.size(); ++p) {
+        const auto it = std::find(a.routerProbability.begin(), a.routerProbability.end(),
+                                  b.routerProbability[p]);
+        QVERIFY(it != a.routerProbability.end());
+        QCOMPARE(
+            b.expertLoad[p],
+            a.expertLoad[static_cast<std::size_t>(std::distance(a.routerProbability.begin(), it))]);
+    }
+    // Rank 0 owns experts 0..3, the four hottest: it is the one hot rank.
+    QCOMPARE(std::max_element(b.receivedPerRank.begin(), b.receivedPerRank.end())
+                 - b.receivedPerRank.begin(),
+             std::ptrdiff_t{0});
+    QVERIFY(*b.imbalance > *a.imbalance);
+
+    // The listing follows the same order.
+    auto small = byId;
+    small.tokensPerRank = 50;
+    const auto listing = routerAssignments(small);
+    QCOMPARE(routeExperts(small).counts,
+             scalelab::core::allToAllCounts(listing, expertOwners(small), small.ranks));
+}
+
+void TstExperts::allToAllTraffic_data()
+{
+    QTest::addColumn<ExpertsInputs>("in");
+    QTest::addColumn<qint64>("hidden");
+    QTest::addColumn<qint64>("bytesPerValue");
+    QTest::addColumn<List>("local");
+    QTest::addColumn<List>("remote");
+    QTest::addColumn<List>("dropped");
+
+    // The chapter's exercise: rank 0 keeps 0 and 1 and sends 3 away; rank 1 sends 2, 3, 2 to
+    // itself. Only rank 0's slot for expert 3 crosses the network.
+    QTest::newRow("chapter exercise")
+        << explicitInputs(2, 4, {{0, 1, 3}, {2, 3, 2}}, List{0, 0, 1, 1}) << 4096LL << 2LL
+        << List{2, 3} << List{0, 1} << List{0, 0};
+    // Capacity 2 (factor 1 of 8 slots over 4 experts): expert 0 drops rank 0's third slot
+    // (local) and both of rank 1's (which would have crossed to rank 0).
+    QTest::newRow("drops are not sent")
+        << explicitInputs(2, 4, {{0, 0, 0, 1}, {0, 2, 0, 3}}, std::nullopt, 1.0) << 16LL << 1LL
+        << List{3, 2} << List{0, 0} << List{3, 0};
+    QTest::newRow("one rank keeps everything")
+        << explicitInputs(1, 2, {{0, 1, 1}}) << 1LL << 4LL << List{3} << List{0} << List{0};
+}
+
+void TstExperts::allToAllTraffic()
+{
+    QFETCH(ExpertsInputs, in);
+    QFETCH(qint64, hidden);
+    QFETCH(qint64, bytesPerValue);
+    QFETCH(List, local);
+    QFETCH(List, remote);
+    QFETCH(List, dropped);
+    const auto r = routeExperts(in);
+    const auto t = scalelab::core::allToAllTraffic(r, hidden, bytesPerValue);
+    QCOMPARE(t.bytesPerSlot, std::int64_t{hidden * bytesPerValue});
+    QCOMPARE(t.localPerRank, local);
+    QCOMPARE(t.remotePerRank, remote);
+    QCOMPARE(t.droppedPerRank, dropped);
+    const auto sum = [](const List& v) {
+        return std::accumulate(v.begin(), v.end(), std::int64_t{0});
+    };
+    QCOMPARE(t.localSlots, sum(local));
+    QCOMPARE(t.offRankSlots, sum(remote));
+    QCOMPARE(t.localBytes, sum(local) * hidden * bytesPerValue);
+    QCOMPARE(t.offRankBytes, sum(remote) * hidden * bytesPerValue);
+    // The three parts of each rank add up to what it receives before drops.
+    for (std::size_t d = 0; d < local.size(); ++d)
+        QCOMPARE(local[d] + remote[d] + dropped[d], r.receivedPerRank[d]);
+    QCOMPARE(sum(dropped), r.dropped);
+
+    // A routed case: the parts still add up, and off-rank is everything off the diagonal.
+    auto routed = routerInputs(4, 16, 2, 1.0, 2000, 4);
+    routed.capacityFactor = 1.1;
+    const auto rr = routeExperts(routed);
+    const auto tt = scalelab::core::allToAllTraffic(rr, 7, 3);
+    std::int64_t offDiagonalKept = 0;
+    for (std::size_t s = 0; s < 4; ++s)
+        for (std::size_t d = 0; d < 4; ++d)
+            if (s != d)
+                offDiagonalKept += rr.counts[s][d] - rr.droppedCounts[s][d];
+    QCOMPARE(tt.offRankSlots, offDiagonalKept);
+    QCOMPARE(tt.offRankBytes, offDiagonalKept * 21);
+    QCOMPARE(tt.localSlots + tt.offRankSlots + rr.dropped, rr.totalSlots);
+}
+
+void TstExperts::allToAllTrafficBadInputs()
+{
+    const auto r = routeExperts(explicitInputs(2, 4, {{0, 1, 3}, {2, 3, 2}}));
+    SCALELAB_VERIFY_INPUT_ERROR(scalelab::core::allToAllTraffic(r, 0, 2), "experts.hidden");
+    SCALELAB_VERIFY_INPUT_ERROR(scalelab::core::allToAllTraffic(r, 16, 0),
+                                "experts.bytes_per_value");
+    SCALELAB_VERIFY_INPUT_ERROR(
+        scalelab::core::allToAllTraffic(r, std::numeric_limits<std::int64_t>::max() / 2, 2),
+        "experts.hidden");
+    // Bytes per slot fit, but three of them do not.
+    SCALELAB_VERIFY_INPUT_ERROR(
+        scalelab::core::allToAllTraffic(r, std::numeric_limits<std::int64_t>::max() / 4, 2),
+        "experts.hidden");
+}
+
+void TstExperts::loadBalancingLoss_data()
+{
+    QTest::addColumn<List>("load");
+    QTest::addColumn<std::vector<double>>("probability");
+    QTest::addColumn<double>("expected");
+
+    // Every value below is a short binary fraction, so the loss is exact.
+    QTest::newRow("balanced") << List{5, 5, 5, 5} << std::vector<double>(4, 0.25) << 1.0;
+    // Balanced probabilities make any routing 1.0: the loss needs both to be lopsided.
+    QTest::newRow("uniform router, lopsided load")
+        << List{8, 0, 0, 0} << std::vector<double>(4, 0.25) << 1.0;
+    // 2 x (3/4 x 3/4 + 1/4 x 1/4) = 2 x 10/16.
+    QTest::newRow("three to one") << List{3, 1} << std::vector<double>{0.75, 0.25} << 1.25;
+    // Everything on the one expert the router always picks: the ceiling, E.
+    QTest::newRow("one hot expert") << List{6, 0, 0, 0} << std::vector<double>{1, 0, 0, 0} << 4.0;
+    // Traffic on the experts the router dislikes lowers it below 1.
+    QTest::newRow("against the router") << List{0, 4} << std::vector<double>{0.75, 0.25} << 0.5;
+}
+
+void TstExperts::loadBalancingLoss()
+{
+    QFETCH(List, load);
+    QFETCH(std::vector<double>, probability);
+    QFETCH(double, expected);
+    ExpertsResult r;
+    r.expertLoad = load;
+    r.routerProbability = probability;
+    r.totalSlots = std::accumulate(load.begin(), load.end(), std::int64_t{0});
+    const auto loss = scalelab::core::loadBalancingLoss(r);
+    QVERIFY(loss.has_value());
+    QCOMPARE(*loss, expected);
+}
+
+void TstExperts::loadBalancingLossOfTheRouter()
+{
+    // Skew 0 over 16 experts: P = 1/16 and 32,768 slots, all powers of two, so exactly 1.
+    const auto balanced = routeExperts(routerInputs(4, 16, 2, 0.0, 4096));
+    QCOMPARE(*scalelab::core::loadBalancingLoss(balanced), 1.0);
+    // A lopsided router puts its slots where its probability is: above 1, at most E.
+    const auto skewed = routeExperts(routerInputs(4, 16, 2, 2.0, 4096));
+    const double loss = *scalelab::core::loadBalancingLoss(skewed);
+    QVERIFY(loss > 1.5 && loss <= 16.0);
+    // The chapter's exercise has no router: uniform P, so 1 (6 slots: 1/6 is not exact).
+    const auto exercise = routeExperts(explicitInputs(2, 4, {{0, 1, 3}, {2, 3, 2}}));
+    QVERIFY(std::abs(*scalelab::core::loadBalancingLoss(exercise) - 1.0) < 1e-15);
+    // Nothing routed: no fractions to take.
+    QVERIFY(!scalelab::core::loadBalancingLoss(routeExperts(explicitInputs(2, 4, {{}, {}}))));
 }
 
 QTEST_GUILESS_MAIN(TstExperts)

@@ -220,6 +220,13 @@ private slots:
     void powerOfTwoScales();
     void powerOfTwoScaleTiles();
     void doubleToFloatRounding();
+    void minNormal();
+    void plainCast_data();
+    void plainCast();
+    void scaledGrid();
+    void blockErrorsAndOrder();
+    void statsExcludingBlocks();
+    void absErrorMap();
 
     void badInputsNameTheirFields_data();
     void badInputsNameTheirFields();
@@ -1072,6 +1079,228 @@ void TstFp8::goodInputsPass()
     validateFp8Value(-double(kFloatMax), 0, 0);
     validateFp8Value(0.0, 0, 0);
     validateFp8Value(1e-300, 0, 0); // rounds to zero, still a valid number
+}
+
+void TstFp8::minNormal()
+{
+    // The smallest normal value is the code with exponent field 1 and mantissa 0.
+    QCOMPARE(bitsOf(fp8MinNormal(Fp8Format::E4M3)), bitsOf(std::ldexp(1.0f, -6)));
+    QCOMPARE(bitsOf(fp8MinNormal(Fp8Format::E5M2)), bitsOf(std::ldexp(1.0f, -14)));
+    QCOMPARE(bitsOf(fp8Decode(0x08, Fp8Format::E4M3)), bitsOf(fp8MinNormal(Fp8Format::E4M3)));
+    QCOMPARE(bitsOf(fp8Decode(0x04, Fp8Format::E5M2)), bitsOf(fp8MinNormal(Fp8Format::E5M2)));
+}
+
+void TstFp8::plainCast_data()
+{
+    QTest::addColumn<Fp8Format>("format");
+    QTest::addColumn<Fp8Overflow>("overflow");
+    QTest::newRow("e4m3 saturate") << Fp8Format::E4M3 << Fp8Overflow::Saturate;
+    QTest::newRow("e4m3 nan") << Fp8Format::E4M3 << Fp8Overflow::NaN;
+    QTest::newRow("e5m2 saturate") << Fp8Format::E5M2 << Fp8Overflow::Saturate;
+    QTest::newRow("e5m2 nan") << Fp8Format::E5M2 << Fp8Overflow::NaN;
+}
+
+void TstFp8::plainCast()
+{
+    QFETCH(Fp8Format, format);
+    QFETCH(Fp8Overflow, overflow);
+    // Without a scale every value is rounded as it is: 1e5 is past both formats' largest finite
+    // value, 1e-6 is below both formats' smallest subnormal (half of it, even).
+    const MatrixF x = rowOf({1.0f, 0.3f, -1e5f, 1e-6f, 100.0f, 0.0f});
+    const Fp8Result r = fp8Cast(x, format, overflow);
+    QCOMPARE(r.scales.size(), Eigen::Index(1));
+    QCOMPARE(bitsOf(r.scales(0, 0)), bitsOf(1.0f));
+    QVERIFY(sameMatrix(r.values, x));
+    for (Eigen::Index j = 0; j < x.cols(); ++j) {
+        const auto expected =
+            static_cast<float>(refValue(refEncode(x(0, j), format, overflow), format));
+        QVERIFY2(bitsOf(r.dequantized(0, j)) == bitsOf(expected)
+                     || (std::isnan(expected) && std::isnan(r.dequantized(0, j))),
+                 qPrintable(describe(x(0, j))));
+    }
+    QCOMPARE(r.stats.underflowCount, std::int64_t(1)); // 1e-6
+    if (overflow == Fp8Overflow::Saturate) {
+        QCOMPARE(r.dequantized(0, 2), -fp8MaxValue(format));
+        QVERIFY(std::isfinite(r.stats.rmse));
+    } else {
+        // A NaN (E4M3) or an infinity (E5M2) poisons the sums: this is why FP8 needs a scale.
+        QVERIFY(!std::isfinite(r.dequantized(0, 2)));
+        QVERIFY(!std::isfinite(r.stats.rmse));
+    }
+    // The stats are those of a round trip with scale 1, taken by definition.
+    double error = 0.0;
+    double signal = 0.0;
+    for (Eigen::Index j = 0; j < x.cols(); ++j) {
+        const double e = static_cast<double>(r.dequantized(0, j)) - x(0, j);
+        error += e * e;
+        signal += static_cast<double>(x(0, j)) * x(0, j);
+    }
+    VERIFY_SAME_DOUBLE(r.stats.rmse, std::sqrt(error / static_cast<double>(x.size())));
+    VERIFY_SAME_DOUBLE(r.stats.relativeError, std::sqrt(error / signal));
+}
+
+void TstFp8::scaledGrid()
+{
+    const Fp8Format f = Fp8Format::E4M3;
+    // Around 1 E4M3 steps by 1/16 below and 1/8 above: 0.95..1.1 holds only 1, and the nearest
+    // neighbours outside are 0.9375 and 1.125.
+    QCOMPARE(fp8ScaledGrid(f, 1.0f, 0.95f, 1.1f), (std::vector<float>{0.9375f, 1.0f, 1.125f}));
+    // Scale 2 near zero: the subnormal step 2^-9 becomes 2^-8; -0 and +0 are one 0.
+    const float s = std::ldexp(1.0f, -8);
+    QCOMPARE(fp8ScaledGrid(f, 2.0f, 0.0f, 0.01f), (std::vector<float>{-s, 0.0f, s, 2 * s, 3 * s}));
+    // The whole finite range: 126 positive values, their negatives and zero; nothing beyond.
+    const std::vector<float> all = fp8ScaledGrid(f, 1.0f, -448.0f, 448.0f);
+    QCOMPARE(all.size(), std::size_t(253));
+    QCOMPARE(all.front(), -448.0f);
+    QCOMPARE(all.back(), 448.0f);
+    QVERIFY(std::is_sorted(all.begin(), all.end()));
+    const std::vector<float> e5 = fp8ScaledGrid(Fp8Format::E5M2, 1.0f, -1e30f, 1e30f);
+    QCOMPARE(e5.size(), std::size_t(247)); // 123 positive finite values, their negatives, zero
+    // Each point is what the round trip gives back: q * scale in float32.
+    const float scale = 0.7934f;
+    for (float g : fp8ScaledGrid(f, scale, -3.0f, 3.0f)) {
+        const float q = g / scale;
+        QCOMPARE(bitsOf(fp8Quantize(q, f) * scale), bitsOf(g));
+    }
+    // A scale so large that products overflow keeps only the finite ones.
+    const std::vector<float> huge = fp8ScaledGrid(f, 1e37f, -1e38f, 1e38f);
+    for (float g : huge)
+        QVERIFY(std::isfinite(g));
+    SCALELAB_VERIFY_INPUT_ERROR(fp8ScaledGrid(f, 0.0f, 0.0f, 1.0f), "fp8.grid");
+    SCALELAB_VERIFY_INPUT_ERROR(fp8ScaledGrid(f, kInf, 0.0f, 1.0f), "fp8.grid");
+    SCALELAB_VERIFY_INPUT_ERROR(fp8ScaledGrid(f, 1.0f, 2.0f, 1.0f), "fp8.grid");
+}
+
+void TstFp8::blockErrorsAndOrder()
+{
+    const Fp8Format f = Fp8Format::E4M3;
+    // The chapter's row, plus a block of zeros.
+    const MatrixF x =
+        rowOf({0.5f, -1.25f, 3.0f, 0.001f, 0.01f, 0.02f, 0.03f, 0.04f, 0.0f, 0.0f, -0.0f, 0.0f});
+    for (const Fp8Scaling scaling : {Fp8Scaling{0, 0, false}, Fp8Scaling{1, 4, false}}) {
+        const Fp8Result r = fp8BlockQuantize(x, f, scaling);
+        const std::vector<Fp8BlockError> e = fp8BlockErrors(x, r.dequantized, 4);
+        QCOMPARE(e.size(), std::size_t(3));
+        for (std::size_t b = 0; b < 3; ++b) {
+            float maxAbs = 0.0f;
+            double error = 0.0;
+            double signal = 0.0;
+            for (Eigen::Index j = 4 * Eigen::Index(b); j < 4 * Eigen::Index(b) + 4; ++j) {
+                const double d = static_cast<double>(r.dequantized(0, j)) - x(0, j);
+                maxAbs = std::max(maxAbs, std::fabs(x(0, j)));
+                error += d * d;
+                signal += static_cast<double>(x(0, j)) * x(0, j);
+            }
+            QCOMPARE(bitsOf(e[b].maxAbs), bitsOf(maxAbs));
+            VERIFY_SAME_DOUBLE(e[b].relativeError, b == 2 ? 0.0 : std::sqrt(error / signal));
+        }
+        // Smallest block first: the zeros, then 0.04, then 3.
+        QCOMPARE(fp8OrderByMagnitude(e), (std::vector<std::int64_t>{2, 1, 0}));
+    }
+    // Equal magnitudes keep their index order.
+    const MatrixF same = rowOf({1.0f, -2.0f, 2.0f, 0.5f, -2.0f, 1.0f});
+    const std::vector<Fp8BlockError> e = fp8BlockErrors(same, same, 2);
+    QCOMPARE(fp8OrderByMagnitude(e), (std::vector<std::int64_t>{0, 1, 2}));
+    QCOMPARE(e[1].relativeError, 0.0);
+
+    SCALELAB_VERIFY_INPUT_ERROR(fp8BlockErrors(x, MatrixF::Zero(1, 8), 4), "fp8.values");
+    SCALELAB_VERIFY_INPUT_ERROR(fp8BlockErrors(x, x, 5), "fp8.block_size");
+    SCALELAB_VERIFY_INPUT_ERROR(fp8BlockErrors(x, x, 0), "fp8.block_size");
+    MatrixF bad = x;
+    bad(0, 6) = std::numeric_limits<float>::quiet_NaN();
+    SCALELAB_VERIFY_INPUT_ERROR(fp8BlockErrors(bad, x, 4), "fp8.values[0][6]");
+}
+
+void TstFp8::statsExcludingBlocks()
+{
+    Fp8Inputs in;
+    in.outlierScale = 1e5;
+    const Fp8Generated g = fp8Generate(in);
+    const Fp8Result r = fp8BlockQuantize(g.values, in.format, {1, in.blockSize, false});
+    // Nothing excluded: the same sums in the same order as the quantizer's own.
+    const Fp8Stats all = fp8StatsExcludingBlocks(g.values, r.dequantized, in.blockSize, {});
+    VERIFY_SAME_DOUBLE(all.rmse, r.stats.rmse);
+    VERIFY_SAME_DOUBLE(all.snrDb, r.stats.snrDb);
+    VERIFY_SAME_DOUBLE(all.maxAbsError, r.stats.maxAbsError);
+    VERIFY_SAME_DOUBLE(all.relativeError, r.stats.relativeError);
+    QCOMPARE(all.underflowCount, r.stats.underflowCount);
+
+    // Without the outlier blocks: the definition over the remaining values, row-major.
+    const Fp8Result t = fp8BlockQuantize(g.values, in.format, {0, 0, false});
+    const Fp8Stats small =
+        fp8StatsExcludingBlocks(g.values, t.dequantized, in.blockSize, g.outlierBlocks);
+    std::vector<bool> outlier(static_cast<std::size_t>(g.values.size() / in.blockSize), false);
+    for (std::int64_t b : g.outlierBlocks)
+        outlier[static_cast<std::size_t>(b)] = true;
+    double error = 0.0;
+    double signal = 0.0;
+    double maxAbs = 0.0;
+    std::int64_t count = 0;
+    std::int64_t underflow = 0;
+    for (Eigen::Index k = 0; k < g.values.size(); ++k) {
+        if (outlier[static_cast<std::size_t>(k / in.blockSize)])
+            continue;
+        const float v = g.values.data()[k];
+        const float d = t.dequantized.data()[k];
+        const double e = static_cast<double>(d) - v;
+        error += e * e;
+        signal += static_cast<double>(v) * v;
+        maxAbs = std::max(maxAbs, std::fabs(e));
+        underflow += (v != 0.0f && d == 0.0f) ? 1 : 0;
+        ++count;
+    }
+    VERIFY_SAME_DOUBLE(small.rmse, std::sqrt(error / static_cast<double>(count)));
+    VERIFY_SAME_DOUBLE(small.relativeError, std::sqrt(error / signal));
+    VERIFY_SAME_DOUBLE(small.snrDb, 10.0 * std::log10(signal / error));
+    VERIFY_SAME_DOUBLE(small.maxAbsError, maxAbs);
+    QCOMPARE(small.underflowCount, underflow);
+    QVERIFY(small.underflowCount > 0); // x1e5 pushes the small blocks into the subnormals
+
+    // Everything excluded leaves nothing to measure.
+    std::vector<std::int64_t> every(static_cast<std::size_t>(g.values.size() / in.blockSize));
+    for (std::size_t b = 0; b < every.size(); ++b)
+        every[b] = static_cast<std::int64_t>(b);
+    const Fp8Stats none = fp8StatsExcludingBlocks(g.values, t.dequantized, in.blockSize, every);
+    VERIFY_SAME_DOUBLE(none.rmse, 0.0);
+    VERIFY_SAME_DOUBLE(none.snrDb, std::numeric_limits<double>::infinity());
+    QCOMPARE(none.underflowCount, std::int64_t(0));
+
+    SCALELAB_VERIFY_INPUT_ERROR(fp8StatsExcludingBlocks(g.values, t.dequantized, in.blockSize,
+                                                        {std::int64_t(every.size())}),
+                                "fp8.outlier_blocks");
+    SCALELAB_VERIFY_INPUT_ERROR(fp8StatsExcludingBlocks(g.values, t.dequantized, 3, {}),
+                                "fp8.block_size");
+}
+
+void TstFp8::absErrorMap()
+{
+    // Errors 1..15 placed by hand in a 3 x 5 matrix of zeros.
+    const MatrixF x = MatrixF::Zero(3, 5);
+    MatrixF d(3, 5);
+    for (Eigen::Index i = 0; i < 3; ++i)
+        for (Eigen::Index j = 0; j < 5; ++j)
+            d(i, j) = static_cast<float>(i * 5 + j + 1) * ((i + j) % 2 ? -1.0f : 1.0f);
+    // No pooling when the cells fit: |error| itself.
+    const Eigen::MatrixXd full = fp8AbsErrorMap(x, d, 3, 5);
+    QCOMPARE(full.rows(), Eigen::Index(3));
+    QCOMPARE(full.cols(), Eigen::Index(5));
+    for (Eigen::Index i = 0; i < 3; ++i)
+        for (Eigen::Index j = 0; j < 5; ++j)
+            QCOMPARE(full(i, j), double(i * 5 + j + 1));
+    // At most 2 x 2 cells: pools of 2 rows x 3 columns, the last row and columns what is left.
+    const Eigen::MatrixXd pooled = fp8AbsErrorMap(x, d, 2, 2);
+    QCOMPARE(pooled.rows(), Eigen::Index(2));
+    QCOMPARE(pooled.cols(), Eigen::Index(2));
+    QCOMPARE(pooled(0, 0), 8.0); // rows 0-1, columns 0-2
+    QCOMPARE(pooled(0, 1), 10.0); // rows 0-1, columns 3-4
+    QCOMPARE(pooled(1, 0), 13.0); // row 2, columns 0-2
+    QCOMPARE(pooled(1, 1), 15.0); // row 2, columns 3-4
+    // A NaN error counts as the worst.
+    d(0, 0) = std::numeric_limits<float>::quiet_NaN();
+    QCOMPARE(fp8AbsErrorMap(x, d, 2, 2)(0, 0), std::numeric_limits<double>::infinity());
+
+    SCALELAB_VERIFY_INPUT_ERROR(fp8AbsErrorMap(x, d, 0, 2), "fp8.map");
+    SCALELAB_VERIFY_INPUT_ERROR(fp8AbsErrorMap(x, MatrixF::Zero(3, 4), 2, 2), "fp8.values");
 }
 
 QTEST_GUILESS_MAIN(TstFp8)

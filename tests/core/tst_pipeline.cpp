@@ -246,6 +246,37 @@ private slots:
         QCOMPARE(pipelineBubbleFraction(p, m, v), numerator / denominator);
     }
 
+    void bubbleOverIdeal_data()
+    {
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        QTest::addColumn<qint64>("v");
+        QTest::addColumn<double>("numerator");
+        QTest::addColumn<double>("denominator");
+        // Megatron-LM's (p-1)/(v m), reduced by hand.
+        QTest::newRow("one stage") << 1LL << 7LL << 1LL << 0.0 << 1.0;
+        QTest::newRow("exercise") << 4LL << 12LL << 1LL << 1.0 << 4.0;
+        QTest::newRow("m = 1: three times the work") << 4LL << 1LL << 1LL << 3.0 << 1.0;
+        QTest::newRow("interleaved v=2") << 4LL << 12LL << 2LL << 1.0 << 8.0;
+        QTest::newRow("p=32 m=256 v=4") << 32LL << 256LL << 4LL << 31.0 << 1024.0;
+    }
+
+    void bubbleOverIdeal()
+    {
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        QFETCH(qint64, v);
+        QFETCH(double, numerator);
+        QFETCH(double, denominator);
+        QCOMPARE(pipelineBubbleOverIdeal(p, m, v), numerator / denominator);
+        // The two definitions describe one bubble: f / (1 - f) of the chapter's idle share f.
+        const double f = pipelineBubbleFraction(p, m, v);
+        QVERIFY(closeRelative(f / (1.0 - f), pipelineBubbleOverIdeal(p, m, v)));
+        SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleOverIdeal(0, m, v), "pipeline.stages");
+        SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleOverIdeal(p, 0, v), "pipeline.microbatches");
+        SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleOverIdeal(p, m, 0), "pipeline.virtual_stages");
+    }
+
     void matchesClosedForm_data()
     {
         QTest::addColumn<int>("schedule");
@@ -306,6 +337,13 @@ private slots:
                  qPrintable(QString("simulated bubble %1, closed form %2")
                                 .arg(r.simulatedBubbleFraction, 0, 'g', 17)
                                 .arg(bubble, 0, 'g', 17)));
+        // Megatron's reading of the same run: idle over busy time, (p - 1)/(v m) closed.
+        const double overIdeal = double(p - 1) / (chunks * double(m));
+        QCOMPARE(r.bubbleOverIdeal, overIdeal);
+        QVERIFY2(closeRelative(r.simulatedBubbleOverIdeal, overIdeal),
+                 qPrintable(QString("simulated bubble/ideal %1, closed form %2")
+                                .arg(r.simulatedBubbleOverIdeal, 0, 'g', 17)
+                                .arg(overIdeal, 0, 'g', 17)));
         const std::string problem = checkSchedule(in, r);
         QVERIFY2(problem.empty(), problem.c_str());
     }
@@ -355,7 +393,15 @@ private slots:
                 break;
             }
             QCOMPARE(qint64(r.peakInFlight[std::size_t(s)]), expected);
+            // Held chunks are 1/v of a stage's activations each (v is 1 unless interleaved).
+            const double chunks = sched == Schedule::Interleaved ? double(v) : 1.0;
+            QCOMPARE(r.peakActivations[std::size_t(s)], double(expected) / chunks);
         }
+        QCOMPARE(r.peakActivations.size(), std::size_t(p));
+        // Megatron-LM's memory factor: stage 0 of the interleaved schedule holds
+        // p (1 + (p - 1)/(p v)) = p + (p - 1)/v microbatches of activations once m v is large.
+        if (sched == Schedule::Interleaved && m * v >= 2 * (p - 1) + (v - 1) * p + 1)
+            QCOMPARE(r.peakActivations[0], double(p) + double(p - 1) / double(v));
         // And the same numbers from the events by a sweep over time.
         const std::string problem = checkSchedule(in, r);
         QVERIFY2(problem.empty(), problem.c_str());

@@ -104,6 +104,182 @@ private slots:
                  (std::vector<std::int64_t>{3, 3, 2, 2}));
     }
 
+    void float32PathRoundsTheSameWeights()
+    {
+        const MlpWeights w = makeMlpWeights(5, 7, 20, 11);
+        const MlpWeightsF f = toFloat(w);
+        QCOMPARE(f.w1(2, 3), static_cast<float>(w.w1(2, 3)));
+        QCOMPARE(f.b2(4), static_cast<float>(w.b2(4)));
+        // GELU in float32 is the same formula evaluated with float operations.
+        Eigen::MatrixXf x(1, 1);
+        x << 2.0f;
+        const float c = static_cast<float>(std::sqrt(2.0 / 3.14159265358979323846));
+        QCOMPARE(gelu(x)(0, 0),
+                 0.5f * 2.0f * (1.0f + std::tanh(c * (2.0f + 0.044715f * 2.0f * 2.0f * 2.0f))));
+        // Float32 results sit within float32 rounding of the float64 ones, and the sharded
+        // float32 layer within float32 rounding of the unsharded one: order-one outputs, sums
+        // of a few dozen terms, so 1e-4 is loose for float32 and far too tight for a bug.
+        const Eigen::MatrixXf single = mlp(f);
+        QVERIFY((single.cast<double>() - mlp(w)).cwiseAbs().maxCoeff() < 1e-4);
+        for (std::int64_t ranks : {1, 3, 7, 20}) {
+            const double diff = maxAbsDifference(tensorParallelMlp(f, ranks), single);
+            QVERIFY2(diff < 1e-5, qPrintable(QString::number(diff)));
+        }
+        QCOMPARE(tensorParallelPartials(f, 3).size(), std::size_t(3));
+    }
+
+    void float32ErrorIsLargerThanFloat64()
+    {
+        // Rounding in float32 is about 2^29 times coarser; over a realistic width the sharded
+        // layer differs from the unsharded one by far more in float32 than in float64.
+        const MlpWeights w = makeMlpWeights(32, 64, 256, 4);
+        const double d64 = maxAbsDifference(tensorParallelMlp(w, 8), mlp(w));
+        const MlpWeightsF f = toFloat(w);
+        const double d32 = maxAbsDifference(tensorParallelMlp(f, 8), mlp(f));
+        QVERIFY2(d64 < 1e-13, qPrintable(QString::number(d64)));
+        QVERIFY2(d32 > 1e-9 && d32 < 1e-4, qPrintable(QString::number(d32)));
+        // The same figure computeTensorParallel reports.
+        TensorParallelInputs in;
+        in.tokens = 32;
+        in.dModel = 64;
+        in.dFf = 256;
+        in.ranks = 8;
+        in.seed = 4;
+        QCOMPARE(computeTensorParallel(in).maxAbsDifference, d64);
+    }
+
+    void maxAbsDifferenceOfMatrices()
+    {
+        Eigen::MatrixXd a(2, 2), b(2, 2);
+        a << 1, 2, 3, 4;
+        b << 1, 2.5, 1, 4;
+        QCOMPARE(maxAbsDifference(a, b), 2.0);
+        QCOMPARE(maxAbsDifference(Eigen::MatrixXd(0, 3), Eigen::MatrixXd(0, 3)), 0.0);
+        QCOMPARE(
+            maxAbsDifference(Eigen::MatrixXf(a.cast<float>()), Eigen::MatrixXf(b.cast<float>())),
+            2.0);
+    }
+
+    void wrongSplitsMatchTheirDefinitions()
+    {
+        const MlpWeights w = makeMlpWeights(4, 6, 12, 3);
+        const Eigen::MatrixXd h = gelu((w.x * w.w1).rowwise() + w.b1);
+        // W2 by columns over 2 ranks: each output half sees only its own half of H.
+        Eigen::MatrixXd cols(4, 6);
+        cols.leftCols(3) = h.leftCols(6) * w.w2.topRows(6).leftCols(3);
+        cols.rightCols(3) = h.rightCols(6) * w.w2.bottomRows(6).rightCols(3);
+        cols = cols.rowwise() + w.b2;
+        QVERIFY(maxAbsDifference(wrongSplitMlp(w, 2, WrongSplit::W2ByColumns), cols) < 1e-14);
+        // W1 by rows over 2 ranks: GELU of each half of the pre-activation, b1 on rank 0.
+        const Eigen::MatrixXd p0 = (w.x.leftCols(3) * w.w1.topRows(3)).rowwise() + w.b1;
+        const Eigen::MatrixXd p1 = w.x.rightCols(3) * w.w1.bottomRows(3);
+        const Eigen::MatrixXd rows = ((gelu(p0) + gelu(p1)) * w.w2).rowwise() + w.b2;
+        QVERIFY(maxAbsDifference(wrongSplitMlp(w, 2, WrongSplit::W1ByRows), rows) < 1e-14);
+        // One rank: nothing is split, so both are the MLP itself.
+        for (WrongSplit split : {WrongSplit::W2ByColumns, WrongSplit::W1ByRows})
+            QVERIFY(maxAbsDifference(wrongSplitMlp(w, 1, split), mlp(w)) < 1e-14);
+    }
+
+    void wrongSplitsMissByTheOutputsOwnSize()
+    {
+        // The error of a wrong split is not rounding: it is a sizeable part of the output.
+        const MlpWeights w = makeMlpWeights(16, 32, 128, 8);
+        const Eigen::MatrixXd y = mlp(w);
+        const double size = y.cwiseAbs().maxCoeff();
+        const MlpWeightsF f = toFloat(w);
+        for (WrongSplit split : {WrongSplit::W2ByColumns, WrongSplit::W1ByRows})
+            for (std::int64_t ranks : {2, 4, 32, 128}) {
+                const double err = maxAbsDifference(wrongSplitMlp(w, ranks, split), y);
+                QVERIFY2(err > 0.1 * size, qPrintable(QString("%1 of %2").arg(err).arg(size)));
+                const double err32 = maxAbsDifference(wrongSplitMlp(f, ranks, split), mlp(f));
+                QVERIFY(std::abs(err32 - err) < 1e-4);
+            }
+        // More ranks than output columns (or input features): the extra ranks get empty
+        // shards and the result is still defined.
+        const Eigen::MatrixXd many = wrongSplitMlp(w, 100, WrongSplit::W2ByColumns);
+        QVERIFY(many.allFinite());
+        QVERIFY(wrongSplitMlp(w, 100, WrongSplit::W1ByRows).allFinite());
+        SCALELAB_VERIFY_INPUT_ERROR(wrongSplitMlp(w, 0, WrongSplit::W1ByRows),
+                                    "tensor_parallel.ranks");
+    }
+
+    void rankCosts()
+    {
+        // d_model 16, d_ff 10 over 4 ranks: widths 3, 3, 2, 2; 8 tokens at 2 bytes.
+        TensorParallelInputs in;
+        in.dFf = 10;
+        in.ranks = 4;
+        const TensorParallelRankCost wide = tensorParallelRankCost(in, 0);
+        QCOMPARE(wide.width, std::int64_t(3));
+        QCOMPARE(wide.parameters, std::int64_t(2 * 16 * 3 + 3 + 16)); // 115
+        QCOMPARE(wide.parameterBytes, std::int64_t(230));
+        QCOMPARE(wide.multiplyAdds, std::int64_t(2 * 8 * 16 * 3)); // 768
+        QCOMPARE(wide.activationBytes, std::int64_t((8 * 16 + 2 * 8 * 3) * 2)); // 352
+        QCOMPARE(wide.allReduceBytes, makeRatio(384, 1)); // 2 * 3/4 * 256
+        const TensorParallelRankCost narrow = tensorParallelRankCost(in, 3);
+        QCOMPARE(narrow.width, std::int64_t(2));
+        QCOMPARE(narrow.multiplyAdds, std::int64_t(512));
+        // Over all ranks the split holds every hidden column once and does the layer's work.
+        std::int64_t width = 0, macs = 0;
+        for (std::int64_t r = 0; r < in.ranks; ++r) {
+            width += tensorParallelRankCost(in, r).width;
+            macs += tensorParallelRankCost(in, r).multiplyAdds;
+        }
+        QCOMPARE(width, in.dFf);
+        QCOMPARE(macs, 2 * in.tokens * in.dModel * in.dFf);
+        SCALELAB_VERIFY_INPUT_ERROR(tensorParallelRankCost(in, 4), "tensor_parallel.ranks");
+        SCALELAB_VERIFY_INPUT_ERROR(tensorParallelRankCost(in, -1), "tensor_parallel.ranks");
+        in.ranks = 0;
+        SCALELAB_VERIFY_INPUT_ERROR(tensorParallelRankCost(in, 0), "tensor_parallel.ranks");
+    }
+
+    void widestRankCostsFollowTheRankCount()
+    {
+        TensorParallelInputs in;
+        in.dFf = 10;
+        in.ranks = 4;
+        const std::vector<TensorParallelRankCost> costs = widestRankCosts(in);
+        QCOMPARE(costs.size(), std::size_t(4));
+        const std::int64_t widths[] = {10, 5, 4, 3};
+        for (std::int64_t n = 1; n <= 4; ++n) {
+            TensorParallelInputs each = in;
+            each.ranks = n;
+            const TensorParallelRankCost c = tensorParallelRankCost(each, 0);
+            const TensorParallelRankCost& got = costs[static_cast<std::size_t>(n - 1)];
+            QCOMPARE(got.width, widths[n - 1]);
+            QCOMPARE(got.width, c.width);
+            QCOMPARE(got.parameters, c.parameters);
+            QCOMPARE(got.multiplyAdds, c.multiplyAdds);
+            QCOMPARE(got.activationBytes, c.activationBytes);
+            QCOMPARE(got.allReduceBytes, c.allReduceBytes);
+        }
+        QCOMPARE(costs[0].allReduceBytes, makeRatio(0, 1)); // one rank sends nothing
+    }
+
+    void sampledRankCounts()
+    {
+        QCOMPARE(sampleRankCounts(4, 64), (std::vector<std::int64_t>{1, 2, 3, 4}));
+        QCOMPARE(sampleRankCounts(1, 64), (std::vector<std::int64_t>{1}));
+        QCOMPARE(sampleRankCounts(3, 0), (std::vector<std::int64_t>{1, 3})); // 0 reads as 2
+        QCOMPARE(sampleRankCounts(16, 3), (std::vector<std::int64_t>{1, 4, 16}));
+        for (const auto& [ranks, most] : {std::pair<std::int64_t, std::int64_t>{4096, 64},
+                                          {4096, 6},
+                                          {100, 10},
+                                          {17, 16},
+                                          {65536, 40},
+                                          {5, 2}}) {
+            const std::vector<std::int64_t> c = sampleRankCounts(ranks, most);
+            QVERIFY(std::int64_t(c.size()) <= std::max<std::int64_t>(most, 2));
+            QCOMPARE(c.front(), std::int64_t(1));
+            QCOMPARE(c.back(), ranks);
+            for (std::size_t i = 1; i < c.size(); ++i)
+                QVERIFY(c[i] > c[i - 1]);
+            QVERIFY(c.size() >= std::size_t(2));
+        }
+        // The fine grid keeps many points when it may.
+        QVERIFY(sampleRankCounts(4096, 64).size() >= 40);
+    }
+
     void badInput()
     {
         TensorParallelInputs in;

@@ -6,6 +6,18 @@
 
 namespace scalelab::core {
 
+/// Which experts the router ranks hottest (its popularity order).
+enum class ExpertPopularity {
+    /// A random permutation drawn from the seed, so the hot experts land on random ranks. The
+    /// default, and the router's behaviour before this knob existed.
+    Shuffled,
+    /// Expert 0 is the hottest, expert 1 the next, and so on. With the default contiguous owner
+    /// blocks the hottest experts all live on rank 0 ("one hot rank"). The seed's permutation
+    /// is still drawn and then set aside, so both orders make the same draws and differ only in
+    /// the expert ids the popularity positions stand for.
+    ById,
+};
+
 /// Inputs of the expert-parallel routing model (scenario section `experts`). Counts are token
 /// slots: one token routed to top_k experts fills top_k slots.
 struct ExpertsInputs {
@@ -21,6 +33,8 @@ struct ExpertsInputs {
     double skew = 1.0; ///< 0 = balanced router, larger = more lopsided
     double capacityFactor = 0.0; ///< 0 = unlimited
     std::int64_t seed = 1;
+    /// Which experts are hot (router simulation only); the default keeps the seeded shuffle.
+    ExpertPopularity popularity = ExpertPopularity::Shuffled;
 };
 
 struct ExpertsResult {
@@ -81,10 +95,10 @@ std::int64_t expertCapacity(double capacityFactor, std::int64_t totalSlots, std:
 ///
 /// The router: expert e has weight (position(e) + 1)^-skew, where position is a random
 /// permutation of the experts drawn from `seed` (so which experts are hot depends on the seed;
-/// skew 0 is uniform). Every token of every rank (rank by rank, token by token) draws topK
-/// distinct experts one after the other, each from the weights of the experts it has not yet
-/// chosen (sampling without replacement, in the order chosen). The same seed gives the same
-/// result on every machine.
+/// skew 0 is uniform), or the expert id itself under ExpertPopularity::ById. Every token of
+/// every rank (rank by rank, token by token) draws topK distinct experts one after the other,
+/// each from the weights of the experts it has not yet chosen (sampling without replacement,
+/// in the order chosen). The same seed gives the same result on every machine.
 ExpertsResult routeExperts(const ExpertsInputs& in);
 
 /// The router simulation's choices written out: for each source rank, its tokens' expert ids,
@@ -94,6 +108,42 @@ ExpertsResult routeExperts(const ExpertsInputs& in);
 /// kMaxListedSlots is refused (`experts.tokens_per_rank`). Ignores in.assignments. Validates
 /// first.
 std::vector<std::vector<std::int64_t>> routerAssignments(const ExpertsInputs& in);
+
+/// One dispatch all-to-all of an MoE layer, in slots and bytes. Each slot carries one token's
+/// hidden vector: hidden x bytesPerValue bytes. Slots that capacity drops are not sent (the
+/// token skips that expert through the residual connection). The combine all-to-all returns
+/// the expert outputs along the same paths, so a layer's forward pass moves these bytes twice.
+struct AllToAllTraffic {
+    std::int64_t bytesPerSlot = 0; ///< hidden x bytesPerValue
+    /// Per destination rank d, what it receives, split three ways that add up to
+    /// receivedPerRank[d]: kept slots of its own tokens (the diagonal, counts[d][d] less its
+    /// drops), kept slots from other ranks, and slots its experts dropped.
+    std::vector<std::int64_t> localPerRank;
+    std::vector<std::int64_t> remotePerRank;
+    std::vector<std::int64_t> droppedPerRank;
+    std::int64_t localSlots = 0; ///< sum of localPerRank: slots that never leave their rank
+    std::int64_t offRankSlots = 0; ///< sum of remotePerRank: slots the all-to-all moves
+    std::int64_t localBytes = 0; ///< localSlots x bytesPerSlot (kept local)
+    std::int64_t offRankBytes = 0; ///< offRankSlots x bytesPerSlot (sent off-rank)
+};
+
+/// The dispatch traffic of a routing result for tokens of `hidden` values at `bytesPerValue`
+/// bytes each. These two are the tab's inputs, not scenario keys; both must be >= 1
+/// (InputError `experts.hidden`, `experts.bytes_per_value`), and a byte total past the int64
+/// range is refused (`experts.hidden`).
+AllToAllTraffic allToAllTraffic(const ExpertsResult& result, std::int64_t hidden,
+                                std::int64_t bytesPerValue);
+
+/// The Switch Transformer's auxiliary load-balancing loss (Fedus et al. 2021, eq. 4, without
+/// its weight alpha): E x sum over experts i of f_i x P_i, where E is the number of experts,
+/// f_i the fraction of routed slots that chose expert i (expertLoad / totalSlots, before any
+/// capacity drop) and P_i the router's mean probability for expert i (routerProbability).
+/// Normalisation: f and P each sum to 1, and the factor E makes a perfectly balanced router
+/// (f_i = P_i = 1/E) give exactly 1.0 for any E; with top_k > 1, f counts slots (tokens x
+/// top_k), not tokens, so balance is 1.0 for any top_k too. Concentrating traffic on the
+/// experts the router favours raises it, up to E. None when nothing is routed. Explicit
+/// assignments carry no router, so their uniform P always gives 1.0 (up to rounding).
+std::optional<double> loadBalancingLoss(const ExpertsResult& result);
 
 namespace detail {
 /// Draws per pick the router makes from its fast alias tables (rejecting experts the token

@@ -24,6 +24,9 @@ using MatrixF = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 float fp8MaxValue(Fp8Format format);
 /// Smallest positive (subnormal) value of the format: 2^-9 or 2^-16.
 float fp8MinSubnormal(Fp8Format format);
+/// Smallest positive normal value of the format: 2^-6 or 2^-14. Below it the step stays at
+/// fp8MinSubnormal instead of shrinking with the value, so the relative error grows.
+float fp8MinNormal(Fp8Format format);
 
 /// Rounds a float32 to the nearest FP8 code, ties to even; overflow as chosen; zero keeps its
 /// sign; NaN stays NaN.
@@ -89,6 +92,9 @@ struct Fp8Stats {
     /// all-zero matrix: zeros come back exactly).
     double snrDb = 0.0;
     std::int64_t underflowCount = 0; ///< non-zero values that became zero
+    /// sqrt(sum error^2 / sum values^2): the error relative to the values' own size, in float64;
+    /// 0 when the error is 0.
+    double relativeError = 0.0;
 };
 
 struct Fp8Result {
@@ -166,5 +172,53 @@ Fp8Result fp8BlockQuantize(const MatrixF& values, Fp8Format format, const Fp8Sca
 /// per-tensor comparison needs.
 Fp8Stats fp8BlockQuantizeStats(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
                                Fp8Overflow overflow = Fp8Overflow::Saturate);
+
+/// The plain cast: every value rounded to FP8 as it is (scale 1), overflow as chosen. What
+/// "FP8 without a scaling policy" gives; scales is one 1 x 1 entry of 1. Same checks as
+/// fp8BlockQuantize.
+Fp8Result fp8Cast(const MatrixF& values, Fp8Format format,
+                  Fp8Overflow overflow = Fp8Overflow::Saturate);
+
+/// The grid a tile with this scale is rounded onto: every finite FP8 value times `scale` (one
+/// float32 multiply each, as fp8BlockQuantize dequantizes) that lies in [lo, hi], plus the
+/// nearest one below lo and the nearest one above hi when there are such. Ascending, each value
+/// once (+0 and -0 are one 0); products that overflow float32 are left out. Throws InputError
+/// naming `fp8.grid` unless scale is finite and > 0 and lo <= hi.
+std::vector<float> fp8ScaledGrid(Fp8Format format, float scale, float lo, float hi);
+
+/// The error of one 1 x blockSize block after a round trip.
+struct Fp8BlockError {
+    float maxAbs = 0.0f; ///< max |value| in the block (the chapter's scale is this / max_value)
+    /// sqrt(sum (dequantized - value)^2 / sum value^2) over the block, in float64: the error
+    /// relative to the block's own size. 0 for an all-zero block (zeros come back exactly).
+    double relativeError = 0.0;
+};
+
+/// One entry per 1 x blockSize block of a round trip from `values` to `dequantized`, row-major
+/// (block b covers row b / (cols / blockSize), as in Fp8Generated::outlierBlocks). Throws
+/// InputError naming `fp8.values` when the shapes differ or are empty, `fp8.block_size` when
+/// blockSize does not divide the columns, `fp8.values[i][j]` for a value that is not finite.
+std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& dequantized,
+                                          std::int64_t blockSize);
+
+/// Block indices ordered by maxAbs, smallest first; equal magnitudes keep their index order.
+std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& blocks);
+
+/// Fp8Stats of a round trip over the 1 x blockSize blocks not listed in `excludedBlocks` (any
+/// order, duplicates allowed; e.g. Fp8Generated::outlierBlocks): how the small blocks fare.
+/// Sums run row-major, so with nothing excluded they match fp8BlockQuantize's with 1 x blockSize
+/// tiles bit for bit. With every block excluded: all figures 0 and snrDb +inf. Throws as
+/// fp8BlockErrors, and InputError naming `fp8.outlier_blocks` for an index out of range.
+Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantized,
+                                 std::int64_t blockSize,
+                                 const std::vector<std::int64_t>& excludedBlocks);
+
+/// |dequantized - values| in float64, max-pooled to at most maxRows x maxCols cells: cell (i, j)
+/// holds the largest error of rows i*pr .. i*pr+pr-1 and columns j*pc .. j*pc+pc-1, with
+/// pr = ceil(rows / maxRows) and pc = ceil(cols / maxCols) (edge cells cover what is left), so
+/// one bad value still shows. A NaN error counts as +infinity. Throws as fp8BlockErrors (without
+/// the block check) and InputError naming `fp8.map` when maxRows or maxCols is < 1.
+Eigen::MatrixXd fp8AbsErrorMap(const MatrixF& values, const MatrixF& dequantized,
+                               std::int64_t maxRows, std::int64_t maxCols);
 
 } // namespace scalelab::core

@@ -40,6 +40,12 @@ struct PipelineResult {
     double makespan = 0.0; ///< end of the last pass (first starts at 0)
     double bubbleFraction = 0.0; ///< closed form: (p-1)/(m+p-1), (p-1)/(v m+p-1) interleaved
     double simulatedBubbleFraction = 0.0; ///< idle stage-time / (p * makespan), measured
+    /// Megatron-LM's closed form of the same bubble: bubble time over ideal time, (p-1)/m, and
+    /// (p-1)/(v m) interleaved (see pipelineBubbleOverIdeal).
+    double bubbleOverIdeal = 0.0;
+    /// Megatron-LM's ratio measured on the simulated schedule: idle stage-time over busy
+    /// stage-time (the ideal time is what the stages would need with no bubble at all).
+    double simulatedBubbleOverIdeal = 0.0;
     /// Per stage, the largest number of microbatches whose forward has run and whose backward
     /// has not finished, i.e. whose activations the stage holds at once (counted per
     /// microbatch and chunk for interleaved schedules). A (microbatch, chunk) pair counts over
@@ -48,6 +54,12 @@ struct PipelineResult {
     /// stage runs one pass at a time, this is the largest (forwards - backwards) over the
     /// prefixes of the stage's order: GPipe gives m, 1F1B min(p - s, m) on stage s.
     std::vector<int> peakInFlight;
+    /// Per stage, the activations held at the peak in units of one microbatch's activations for
+    /// the whole stage: peakInFlight / v, because a chunk holds 1/v of its stage's layers (v = 1
+    /// unless interleaved). This is the figure that compares schedules: GPipe m, 1F1B
+    /// min(p - s, m), interleaved p + (p-1)/v on stage 0 when m v is large enough, which is
+    /// Megatron-LM's p (1 + (p-1)/(p v)).
+    std::vector<double> peakActivations;
 };
 
 /// Largest p * m * v the simulator accepts (bounds memory and time; more is refused with an
@@ -67,6 +79,13 @@ void validate(const PipelineInputs& in);
 /// an argument below 1.
 double pipelineBubbleFraction(std::int64_t stages, std::int64_t microbatches,
                               std::int64_t virtualStages = 1);
+
+/// Megatron-LM's bubble (Narayanan et al. 2021): bubble time over ideal time, (p-1)/m; with
+/// v > 1, the interleaved (p-1)/(v m). It is the chapter's idle share f read as f / (1 - f), so
+/// it passes 100 % when there are fewer microbatches than stages minus one. Throws InputError
+/// like pipelineBubbleFraction.
+double pipelineBubbleOverIdeal(std::int64_t stages, std::int64_t microbatches,
+                               std::int64_t virtualStages = 1);
 
 /// Simulates the schedule pass by pass: each stage runs its passes in the schedule's order, and
 /// a pass starts when its stage is free and the pass it depends on has ended (the forward of the

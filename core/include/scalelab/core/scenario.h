@@ -5,6 +5,7 @@
 #include "scalelab/core/fp8.h"
 #include "scalelab/core/memory.h"
 #include "scalelab/core/pipeline.h"
+#include "scalelab/core/plan.h"
 #include "scalelab/core/tensor_parallel.h"
 
 #include <array>
@@ -21,11 +22,12 @@ struct Scenario {
     PipelineInputs pipeline;
     ExpertsInputs experts;
     Fp8Inputs fp8;
+    PlanInputs plan;
 };
 
 /// The section names, which are also the tab names, in the order the window shows them.
-inline constexpr std::array<std::string_view, 6> kSectionNames = {
-    "memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8"};
+inline constexpr std::array<std::string_view, 7> kSectionNames
+    = {"memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8", "plan"};
 
 /// Validates every section; throws the first InputError found.
 void validate(const Scenario& scenario);
