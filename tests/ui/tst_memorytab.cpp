@@ -1,6 +1,7 @@
 // The memory tab: controls drive the scenario, and the charts show the core's figures.
 
 #include "common/chartpanel.h"
+#include "common/explanationpanel.h"
 #include "common/parametercontrol.h"
 #include "scalelab/core/memory.h"
 #include "tabs/memorytab.h"
@@ -133,6 +134,21 @@ private slots:
                   == std::tie(old.parameters, old.layers, old.segments, old.hidden,
                               old.tensorsPerLayer, old.momentBytes)));
         checkAgainstCore(tab);
+    }
+
+    void explanationShowsTodaysNumbers()
+    {
+        MemoryTab tab;
+        QVERIFY(tab.explanation());
+        const QString html = tab.explanation()->html();
+        QVERIFY2(!html.contains("{{"), qPrintable(html));
+        QVERIFY(html.contains("16 bytes &times; 7 billion parameters = <b>112 GB</b>"));
+        QVERIFY(!html.contains("<b>Answer.</b>")); // predict first
+        tab.explanation()->setAnswerRevealed(true);
+        QVERIFY(tab.explanation()->html().contains("<b>Answer.</b>"));
+        tab.control("memory.parameters")->setValue(1e9);
+        settle(tab);
+        QVERIFY(tab.explanation()->html().contains("= <b>16 GB</b>"));
     }
 
     void segmentsFollowTheLayers()

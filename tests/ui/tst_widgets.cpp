@@ -1,6 +1,7 @@
 // Shared widgets: the background runner and the heatmap painter.
 
 #include "common/backgroundrunner.h"
+#include "common/explanationpanel.h"
 #include "widgets/heatmappanel.h"
 
 #include <QImage>
@@ -47,6 +48,15 @@ private slots:
         runner.run([&value] { return std::function<void()>([&value] { value = 7; }); });
         QTRY_VERIFY(!runner.busy());
         QCOMPARE(value, 7);
+    }
+
+    void explanationPlaceholdersAndAnswer()
+    {
+        const QString text = "<p>{{a}} x {{b}} = {{c}}</p><!--answer--><p>secret</p><!--/answer-->";
+        const QHash<QString, QString> values{{"a", "16 bytes"}, {"b", "7 billion"}};
+        const QString hidden = fillExplanation(text, values, false);
+        QCOMPARE(hidden, QString("<p>16 bytes x 7 billion = {{c}}</p>")); // unknown names stay
+        QVERIFY(fillExplanation(text, values, true).contains("secret"));
     }
 
     void viridisEnds()

@@ -1,7 +1,9 @@
 #include "chartexport.h"
 
 #include "chartpanel.h"
+#include "chartstyle.h"
 
+#include <QFontMetricsF>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
@@ -15,23 +17,15 @@ namespace scalelab::ui {
 
 namespace {
 
-/// Draws the panel at its layout size, scaled to fill a device of `pixels`.
-void paintScaled(QPainter& painter, ChartPanel& panel, const QSize& pixels)
-{
-    const QSizeF layout = exportLayoutSize(pixels);
-    painter.scale(pixels.width() / layout.width(), pixels.height() / layout.height());
-    panel.render(painter, QRectF(QPointF(0, 0), layout));
-}
-
 QString render(const ExportJob& job, QSaveFile& file)
 {
     switch (job.format) {
     case ImageFormat::Png: {
         QImage image(job.size, QImage::Format_ARGB32_Premultiplied);
-        image.fill(Qt::white);
+        image.fill(chartBackgroundColor());
         {
             QPainter painter(&image);
-            paintScaled(painter, *job.panel, job.size);
+            paintChart(painter, *job.panel, job.size, job.caption);
         }
         if (!image.save(&file, "PNG"))
             return "cannot encode the PNG image";
@@ -47,8 +41,8 @@ QString render(const ExportJob& job, QSaveFile& file)
         QPainter painter;
         if (!painter.begin(&svg))
             return "cannot start the SVG drawing";
-        painter.fillRect(QRect(QPoint(0, 0), job.size), Qt::white);
-        paintScaled(painter, *job.panel, job.size);
+        painter.fillRect(QRect(QPoint(0, 0), job.size), chartBackgroundColor());
+        paintChart(painter, *job.panel, job.size, job.caption);
         painter.end();
         return {};
     }
@@ -64,7 +58,7 @@ QString render(const ExportJob& job, QSaveFile& file)
         QPainter painter;
         if (!painter.begin(&pdf))
             return "cannot start the PDF drawing";
-        paintScaled(painter, *job.panel, job.size);
+        paintChart(painter, *job.panel, job.size, job.caption);
         painter.end();
         return {};
     }
@@ -73,6 +67,27 @@ QString render(const ExportJob& job, QSaveFile& file)
 }
 
 } // namespace
+
+void paintChart(QPainter& painter, ChartPanel& panel, const QSize& pixels, const QString& caption)
+{
+    const QSizeF layout = exportLayoutSize(pixels);
+    painter.save();
+    painter.scale(pixels.width() / layout.width(), pixels.height() / layout.height());
+    QRectF chartRect(QPointF(0, 0), layout);
+    if (!caption.isEmpty()) {
+        // The caption takes a strip at the bottom; the chart is laid out above it.
+        QFont font = chartFonts().annotation;
+        const QFontMetricsF fm(font);
+        const QRectF strip(8, layout.height() - fm.height() * 2.2, layout.width() - 16,
+                           fm.height() * 2.2);
+        chartRect.setBottom(strip.top());
+        painter.setFont(font);
+        painter.setPen(chartTextColor());
+        painter.drawText(strip, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, caption);
+    }
+    panel.render(painter, chartRect);
+    painter.restore();
+}
 
 std::optional<ImageFormat> imageFormatFromName(const QString& name)
 {
@@ -104,9 +119,10 @@ QSizeF exportLayoutSize(const QSize& pixels)
     return QSizeF(pixels.width() / scale, pixels.height() / scale);
 }
 
-QString exportCharts(const QList<ExportJob>& jobs)
+QString exportCharts(const QList<ExportJob>& jobs, const QList<ExportFile>& extra)
 {
     std::vector<std::unique_ptr<QSaveFile>> files;
+    QStringList paths;
     for (const ExportJob& job : jobs) {
         auto file = std::make_unique<QSaveFile>(job.path);
         if (!file->open(QIODevice::WriteOnly))
@@ -117,11 +133,19 @@ QString exportCharts(const QList<ExportJob>& jobs)
         if (file->error() != QFileDevice::NoError)
             return "cannot write " + job.path + ": " + file->errorString();
         files.push_back(std::move(file));
+        paths << job.path;
+    }
+    for (const ExportFile& e : extra) {
+        auto file = std::make_unique<QSaveFile>(e.path);
+        if (!file->open(QIODevice::WriteOnly) || file->write(e.bytes) != e.bytes.size())
+            return "cannot write " + e.path + ": " + file->errorString();
+        files.push_back(std::move(file));
+        paths << e.path;
     }
     // Every file rendered: now make them visible. Unsaved QSaveFiles discard their temporaries.
     for (std::size_t i = 0; i < files.size(); ++i)
         if (!files[i]->commit())
-            return "cannot write " + jobs.at(static_cast<qsizetype>(i)).path + ": "
+            return "cannot write " + paths.at(static_cast<qsizetype>(i)) + ": "
                 + files[i]->errorString();
     return {};
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QList>
+#include <QPainter>
 #include <QSize>
 #include <QString>
 #include <optional>
@@ -21,16 +22,40 @@ QString imageFormatName(ImageFormat format);
 QSizeF exportLayoutSize(const QSize& pixels);
 
 struct ExportJob {
+    ExportJob() = default;
+    ExportJob(ChartPanel* panel_, QString path_, ImageFormat format_, QSize size_ = {1600, 1000},
+              QString caption_ = {})
+        : panel(panel_)
+        , path(std::move(path_))
+        , format(format_)
+        , size(size_)
+        , caption(std::move(caption_))
+    {
+    }
+
     ChartPanel* panel = nullptr;
     QString path;
     ImageFormat format = ImageFormat::Png;
     QSize size{1600, 1000};
+    /// A line under the chart naming the parameters that produced it; empty for none.
+    QString caption;
+};
+
+/// Draws `panel` into a device of `pixels` (laid out at exportLayoutSize), with the caption
+/// under it when there is one. The one drawing routine of every export and of the clipboard.
+void paintChart(QPainter& painter, ChartPanel& panel, const QSize& pixels,
+                const QString& caption = {});
+
+/// A file written beside the charts (a configuration generated from the inputs).
+struct ExportFile {
+    QString path;
+    QByteArray bytes;
 };
 
 /// Renders every job and writes the files, all or none: each is rendered into a QSaveFile, and
 /// only when all have rendered are they committed, so a failure leaves no partial file and
 /// does not touch files already there. Returns an empty string on success, otherwise one line
 /// naming the file and what went wrong.
-QString exportCharts(const QList<ExportJob>& jobs);
+QString exportCharts(const QList<ExportJob>& jobs, const QList<ExportFile>& files = {});
 
 } // namespace scalelab::ui

@@ -30,12 +30,12 @@ ChartViewPanel::ChartViewPanel(const QString& name, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
-    setMinimumSize(320, 240);
+    setMinimumSize(260, 220);
 }
 
 void ChartViewPanel::changeEvent(QEvent* event)
 {
-    if (event->type() == QEvent::FontChange)
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange)
         restyleChart(m_chart);
     ChartPanel::changeEvent(event);
 }

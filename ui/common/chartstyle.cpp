@@ -13,7 +13,49 @@ namespace scalelab::ui {
 
 namespace {
 double g_lineScale = 1.0;
+ChartBackground g_background = ChartBackground::White;
 } // namespace
+
+ChartBackground chartBackground()
+{
+    return g_background;
+}
+
+void setChartBackground(ChartBackground background)
+{
+    g_background = background;
+}
+
+QColor chartBackgroundColor()
+{
+    switch (g_background) {
+    case ChartBackground::System:
+        return QApplication::palette().color(QPalette::Base);
+    case ChartBackground::White:
+        return Qt::white;
+    case ChartBackground::Transparent:
+        return Qt::transparent;
+    }
+    return Qt::white;
+}
+
+QColor chartTextColor()
+{
+    return g_background == ChartBackground::System ? QApplication::palette().color(QPalette::Text)
+                                                   : QColor(Qt::black);
+}
+
+QColor chartGridColor()
+{
+    const QColor text = chartTextColor();
+    const QColor back =
+        g_background == ChartBackground::System ? chartBackgroundColor() : QColor(Qt::white);
+    const auto mix = [](int a, int b) {
+        return (a * 2 + b * 8) / 10;
+    };
+    return QColor(mix(text.red(), back.red()), mix(text.green(), back.green()),
+                  mix(text.blue(), back.blue()));
+}
 
 double lineScale()
 {
@@ -29,10 +71,17 @@ void restyleChart(QChart* chart)
 {
     const ChartFonts f = chartFonts();
     chart->setTitleFont(f.title);
+    chart->setTitleBrush(chartTextColor());
+    chart->setBackgroundBrush(chartBackgroundColor());
+    chart->setPlotAreaBackgroundVisible(false);
     chart->legend()->setFont(f.legend);
+    chart->legend()->setLabelColor(chartTextColor());
     for (QAbstractAxis* axis : chart->axes()) {
         axis->setTitleFont(f.axisTitle);
         axis->setLabelsFont(f.axisLabels);
+        axis->setTitleBrush(chartTextColor());
+        axis->setLabelsColor(chartTextColor());
+        axis->setGridLineColor(chartGridColor());
     }
     for (QAbstractSeries* series : chart->series()) {
         auto* xy = qobject_cast<QXYSeries*>(series);
@@ -70,15 +119,15 @@ void styleChart(QChart* chart)
 {
     const ChartFonts f = chartFonts();
     chart->setTheme(QChart::ChartThemeLight);
-    chart->setBackgroundBrush(Qt::white);
+    chart->setBackgroundBrush(chartBackgroundColor());
     chart->setBackgroundRoundness(0);
     chart->setTitleFont(f.title);
-    chart->setTitleBrush(Qt::black);
+    chart->setTitleBrush(chartTextColor());
     chart->setMargins(QMargins(6, 6, 6, 6));
     chart->setAnimationOptions(QChart::NoAnimation);
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setFont(f.legend);
-    chart->legend()->setLabelColor(Qt::black);
+    chart->legend()->setLabelColor(chartTextColor());
 }
 
 void styleAxis(QAbstractAxis* axis, const QString& title)
@@ -86,10 +135,10 @@ void styleAxis(QAbstractAxis* axis, const QString& title)
     const ChartFonts f = chartFonts();
     axis->setTitleText(title);
     axis->setTitleFont(f.axisTitle);
-    axis->setTitleBrush(Qt::black);
+    axis->setTitleBrush(chartTextColor());
     axis->setLabelsFont(f.axisLabels);
-    axis->setLabelsColor(Qt::black);
-    axis->setGridLineColor(QColor(215, 215, 215));
+    axis->setLabelsColor(chartTextColor());
+    axis->setGridLineColor(chartGridColor());
     axis->setLinePenColor(QColor(90, 90, 90));
 }
 
@@ -109,10 +158,17 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
     if (whole)
         step = std::max(1.0, std::round(step));
     const double top = min + std::ceil(span / step - 1e-9) * step;
-    axis->setRange(min, top);
+    // Change range and step in the order that never asks for a flood of ticks: a small step
+    // over the old, wide range would lay out tens of thousands of them.
     axis->setTickType(QValueAxis::TicksDynamic);
     axis->setTickAnchor(min);
-    axis->setTickInterval(step);
+    if (step >= axis->tickInterval()) {
+        axis->setTickInterval(step);
+        axis->setRange(min, top);
+    } else {
+        axis->setRange(min, top);
+        axis->setTickInterval(step);
+    }
     int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
     if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals)))
         > 1e-6)

@@ -39,6 +39,17 @@ struct ChartFonts {
 };
 ChartFonts chartFonts();
 
+/// What charts are drawn on: the system's palette (light or dark), white paper, or nothing
+/// (transparent exports for slides with their own background). Applies to screen and export.
+enum class ChartBackground { System, White, Transparent };
+ChartBackground chartBackground();
+void setChartBackground(ChartBackground background);
+/// The colours every chart and painter uses for its background and its text and lines.
+QColor chartBackgroundColor();
+QColor chartTextColor();
+/// Grid lines: a quiet step from the background towards the text.
+QColor chartGridColor();
+
 /// Gives a chart ScaleLab's look: white background, readable fonts, legend below, thin margins.
 void styleChart(QChart* chart);
 /// Fonts and grid of one axis; `title` includes the unit, e.g. "Memory (GB)".

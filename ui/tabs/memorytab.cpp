@@ -327,6 +327,38 @@ void MemoryTab::setScenario(const core::Scenario& scenario)
     scheduleRefresh();
 }
 
+QHash<QString, QString> MemoryTab::explanationValues() const
+{
+    const core::MemoryResult r = core::computeMemory(m_inputs);
+    const double limit = acceleratorBytes();
+    const double total = static_cast<double>(r.modelStateBytes)
+        + static_cast<double>(m_checkpointing ? r.checkpointedActivationBytes : r.activationBytes);
+    const std::int64_t segmentLength =
+        (m_inputs.layers + m_inputs.segments - 1) / m_inputs.segments;
+    return {
+        {"bytes_per_parameter",
+         formatNumber(static_cast<double>(r.modelStateBytes)
+                      / static_cast<double>(m_inputs.parameters))},
+        {"parameters", formatCount(static_cast<double>(m_inputs.parameters))},
+        {"model_state", formatBytes(static_cast<double>(r.modelStateBytes), m_unit)},
+        {"tokens", formatWhole(m_inputs.tokens)},
+        {"hidden", formatWhole(m_inputs.hidden)},
+        {"layers", formatWhole(m_inputs.layers)},
+        {"bytes_per_value", formatWhole(m_inputs.bytesPerValue)},
+        {"tensors_per_layer", formatWhole(m_inputs.tensorsPerLayer)},
+        {"activations", formatBytes(static_cast<double>(r.activationBytes), m_unit)},
+        {"segments", formatWhole(m_inputs.segments)},
+        {"segment_length", formatWhole(segmentLength)},
+        {"checkpointed", formatBytes(static_cast<double>(r.checkpointedActivationBytes), m_unit)},
+        {"optimal_segments", formatWhole(r.optimalSegments)},
+        {"recomputed_layers", formatWhole(r.recomputedLayers)},
+        {"recompute_percent", formatNumber(100.0 * r.recomputeFraction) + "%"},
+        {"total", formatBytes(total, m_unit)},
+        {"accelerator", formatBytes(limit, m_unit)},
+        {"verdict", total <= limit ? tr("it fits") : tr("it does not fit")},
+    };
+}
+
 void MemoryTab::writeScenario(core::Scenario& scenario) const
 {
     scenario.memory = m_inputs;

@@ -34,6 +34,7 @@ public:
     QList<ChartPanel*> charts() const override;
     void setScenario(const core::Scenario& scenario) override;
     void writeScenario(core::Scenario& scenario) const override;
+    QHash<QString, QString> explanationValues() const override;
 
     /// The inputs as the controls hold them.
     core::MemoryInputs inputs() const { return m_inputs; }

@@ -2,7 +2,10 @@
 
 #include "common/backgroundrunner.h"
 #include "common/chartpanel.h"
+#include "common/chartstyle.h"
+#include "common/explanationpanel.h"
 
+#include <QDoubleSpinBox>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -69,6 +72,54 @@ Tab::Tab(QWidget* parent)
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(m_scroll);
     layout->addLayout(m_right, 1);
+    connect(this, &Tab::refreshed, this, &Tab::updateExplanation);
+}
+
+void Tab::updateExplanation()
+{
+    if (!m_explanation) {
+        // Made here rather than in the constructor: the tab's name() is known only now.
+        m_explanation = new ExplanationPanel(name(), this);
+        if (!m_explanation->hasText()) {
+            delete m_explanation;
+            m_explanation = nullptr;
+            return;
+        }
+        m_explanation->setMinimumWidth(240);
+        m_explanation->setMaximumWidth(fontMetrics().averageCharWidth() * 52);
+        m_explanation->setVisible(m_explanationVisible);
+        layout()->addWidget(m_explanation);
+    }
+    m_explanation->setValues(explanationValues());
+}
+
+QString Tab::caption() const
+{
+    QStringList parts;
+    for (const ParameterControl* c : m_controls) {
+        if (!c->isEnabled())
+            continue;
+        QString label = c->spec().label;
+        label.remove('&');
+        parts << QString("%1 %2 %3").arg(label, c->spinBox()->text(), c->spec().unit).trimmed();
+    }
+    return QString("%1: %2").arg(title(), parts.join(", "));
+}
+
+void Tab::restyleCharts()
+{
+    for (ChartPanel* chart : charts()) {
+        if (auto* view = qobject_cast<ChartViewPanel*>(chart))
+            restyleChart(view->chart());
+        chart->update();
+    }
+}
+
+void Tab::setExplanationVisible(bool visible)
+{
+    m_explanationVisible = visible;
+    if (m_explanation)
+        m_explanation->setVisible(visible);
 }
 
 QVBoxLayout* Tab::addGroup(const QString& title)

@@ -19,6 +19,7 @@ namespace scalelab::ui {
 
 class BackgroundRunner;
 class ChartPanel;
+class ExplanationPanel;
 
 /// A ParameterSpec in one call; `suffixes` follows a log scale (counts such as 7B).
 ParameterSpec makeSpec(const QString& key, const QString& label, const QString& symbol,
@@ -65,6 +66,20 @@ public:
     /// The line under the charts that names refused input; hidden when all is well.
     QLabel* messageLabel() const { return m_message; }
 
+    /// One line naming the inputs behind the charts, for captions under exported images:
+    /// "Memory budget: Parameters 7B parameters, Batch 1 sequences, ...".
+    virtual QString caption() const;
+    /// Applies the current chart style (fonts, line widths, background) to every chart again.
+    void restyleCharts();
+
+    /// The live values the explanation text substitutes for its {{name}} placeholders
+    /// (resources/explanations/<name>.html); called after every refresh.
+    virtual QHash<QString, QString> explanationValues() const { return {}; }
+    /// The explanation beside the charts (created on the first refresh), or null.
+    ExplanationPanel* explanation() const { return m_explanation; }
+    /// Shows or hides the explanation beside the charts.
+    void setExplanationVisible(bool visible);
+
 signals:
     /// The user changed an input (after the tab's own section has been updated).
     void scenarioChanged();
@@ -101,6 +116,7 @@ protected:
 
 private:
     void showError(const QString& message);
+    void updateExplanation();
 
     QTimer* m_timer;
     BackgroundRunner* m_runner = nullptr;
@@ -111,6 +127,8 @@ private:
     QLabel* m_figures;
     QLabel* m_message;
     QList<ParameterControl*> m_controls;
+    ExplanationPanel* m_explanation = nullptr;
+    bool m_explanationVisible = true;
 };
 
 } // namespace scalelab::ui

@@ -35,7 +35,7 @@ HeatmapPanel::HeatmapPanel(const QString& name, QWidget* parent)
     : ChartPanel(name, parent)
     , m_format([](double v) { return formatNumber(v); })
 {
-    setMinimumSize(320, 240);
+    setMinimumSize(260, 220);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
@@ -214,9 +214,9 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     const Layout l = layoutFor(target);
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
-    painter.fillRect(target, Qt::white);
+    painter.fillRect(target, chartBackgroundColor());
 
-    painter.setPen(Qt::black);
+    painter.setPen(chartTextColor());
     painter.setFont(f.title);
     painter.drawText(l.title, Qt::AlignCenter, m_title);
 
@@ -240,15 +240,16 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
                 }
         }
         if (m_markDiagonal && rows == cols && rows <= 64) {
-            painter.setPen(
-                QPen(palette::kVermillion, std::max(2.0, std::min(cw, ch) / 12), Qt::SolidLine));
+            painter.setPen(QPen(palette::kVermillion,
+                                std::clamp(std::min(cw, ch) / 12, 2.0, 4.0 * lineScale()),
+                                Qt::SolidLine));
             painter.setBrush(Qt::NoBrush);
             for (Eigen::Index i = 0; i < rows; ++i)
                 painter.drawRect(QRectF(l.plot.left() + i * cw, l.plot.top() + i * ch, cw, ch)
                                      .adjusted(1.5, 1.5, -1.5, -1.5));
         }
         // Row and column labels, thinned so they never overlap.
-        painter.setPen(Qt::black);
+        painter.setPen(chartTextColor());
         painter.setFont(f.axisLabels);
         const QFontMetricsF fm(f.axisLabels);
         const auto label = [](const QStringList& names, Eigen::Index i) {
@@ -273,7 +274,7 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     }
 
     // Axis titles.
-    painter.setPen(Qt::black);
+    painter.setPen(chartTextColor());
     painter.setFont(f.axisTitle);
     painter.drawText(l.xTitle, Qt::AlignCenter, m_xTitle);
     painter.save();
@@ -293,7 +294,7 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     painter.drawRect(l.bar);
     const auto [lo, hi] = colorRange();
     painter.setFont(f.axisLabels);
-    painter.setPen(Qt::black);
+    painter.setPen(chartTextColor());
     const QFontMetricsF fm(f.axisLabels);
     const int ticks = 5;
     for (int i = 0; i < ticks; ++i) {
