@@ -1,0 +1,512 @@
+// The ZeRO tab: controls drive the scenario, every series shows the core's figures, the ring
+// plays to the plain sum, and every chart exports filling its canvas.
+
+#include "common/chartexport.h"
+#include "common/chartpanel.h"
+#include "common/format.h"
+#include "common/parametercontrol.h"
+#include "scalelab/core/collectives.h"
+#include "tabs/zerotab.h"
+#include "widgets/ringpanel.h"
+
+#include <QAbstractButton>
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QComboBox>
+#include <QDir>
+#include <QHorizontalStackedBarSeries>
+#include <QImage>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSlider>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace scalelab;
+using namespace scalelab::ui;
+using core::ZeroStage;
+
+namespace {
+
+constexpr double kGB = 1e9;
+constexpr ZeroStage kStages[] = {ZeroStage::DataParallel, ZeroStage::Zero1, ZeroStage::Zero2,
+                                 ZeroStage::Zero3};
+
+template <typename T> T* seriesNamed(QChart* chart, const QString& prefix)
+{
+    for (QAbstractSeries* s : chart->series())
+        if (auto* typed = qobject_cast<T*>(s); typed && typed->name().startsWith(prefix))
+            return typed;
+    return nullptr;
+}
+
+void settle(Tab& tab)
+{
+    QTRY_VERIFY(!tab.refreshPending());
+}
+
+core::ZeroInputs withRanks(core::ZeroInputs in, std::int64_t ranks)
+{
+    in.ranks = ranks;
+    return in;
+}
+
+/// How the tab writes bytes: in GB, below a megabyte in bytes.
+QString bytesText(double bytes)
+{
+    if (bytes < 1e6)
+        return (bytes == std::floor(bytes) ? formatWhole(std::int64_t(bytes))
+                                           : formatNumber(bytes, 6))
+            + " bytes";
+    return formatBytes(bytes, ByteUnit::GB);
+}
+
+double stageBytes(const core::ZeroResult& r, int stage)
+{
+    const core::Ratio figures[] = {r.dp, r.zero1, r.zero2, r.zero3};
+    return figures[stage].value();
+}
+
+/// As tst_chartexport: the share of rows and columns holding something besides the background.
+QSizeF drawnSpan(const QImage& image)
+{
+    const QRgb background = image.pixel(0, 0);
+    int left = image.width(), right = -1, top = image.height(), bottom = -1;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            if (image.pixel(x, y) != background) {
+                left = std::min(left, x);
+                right = std::max(right, x);
+                top = std::min(top, y);
+                bottom = std::max(bottom, y);
+            }
+    if (right < 0)
+        return {0, 0};
+    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
+}
+
+} // namespace
+
+class TstZeroTab : public QObject {
+    Q_OBJECT
+
+private:
+    /// Every series of the three Qt charts and every cell of the table against core.
+    void checkAgainstCore(ZeroTab& tab)
+    {
+        const core::ZeroInputs in = tab.inputs();
+        const core::LinkModel link = tab.link();
+        const double limit = double(tab.acceleratorBytes()) / kGB;
+        const QList<std::int64_t> ranks = ZeroTab::sweptRanks(in.ranks);
+        QVERIFY(ranks.contains(in.ranks));
+
+        // Memory against ranks: one line per stage, sampled at the swept rank counts.
+        QChart* memory = tab.memoryChart()->chart();
+        const QStringList names = {"DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
+        for (int s = 0; s < 4; ++s) {
+            QLineSeries* line = nullptr;
+            for (QAbstractSeries* a : memory->series())
+                if (a->name() == names[s])
+                    line = qobject_cast<QLineSeries*>(a);
+            QVERIFY2(line, qPrintable(names[s]));
+            QCOMPARE(line->count(), int(ranks.size()));
+            for (int i = 0; i < ranks.size(); ++i) {
+                const core::ZeroResult r = core::computeZeroUnchecked(withRanks(in, ranks[i]));
+                QCOMPARE(line->at(i), QPointF(double(ranks[i]), stageBytes(r, s) / kGB));
+            }
+        }
+        const core::ZeroResult now = core::computeZero(in);
+        auto* atCurrent = seriesNamed<QScatterSeries>(memory, "At your n");
+        QVERIFY(atCurrent);
+        QCOMPARE(atCurrent->count(), 4);
+        for (int s = 0; s < 4; ++s)
+            QCOMPARE(atCurrent->at(s), QPointF(double(in.ranks), stageBytes(now, s) / kGB));
+        auto* limitLine = seriesNamed<QLineSeries>(memory, "Accelerator");
+        QVERIFY(limitLine);
+        QCOMPARE(limitLine->at(0).y(), limit);
+        auto* yours = seriesNamed<QLineSeries>(memory, "Your n");
+        QCOMPARE(yours->at(0).x(), double(in.ranks));
+        // Where each stage starts to fit, for the stages that do within the axis.
+        auto* fits = seriesNamed<QScatterSeries>(memory, "Fits from here");
+        QVERIFY(fits);
+        QList<QPointF> expectedFits;
+        for (ZeroStage stage : kStages)
+            if (const auto from = core::fewestRanksThatFit(in, stage, tab.acceleratorBytes());
+                from && *from <= ZeroTab::rankAxisEnd(in.ranks))
+                expectedFits << QPointF(
+                    double(*from),
+                    core::zeroStageBytes(withRanks(in, *from), stage).total.value() / kGB);
+        QCOMPARE(fits->points(), expectedFits);
+
+        // Breakdown: replicated and sharded part of each kind, per stage.
+        auto* bars = qobject_cast<QHorizontalStackedBarSeries*>(
+            tab.breakdownChart()->chart()->series().at(0));
+        QVERIFY(bars);
+        const QList<QBarSet*> sets = bars->barSets();
+        QCOMPARE(sets.size(), 7);
+        for (int s = 0; s < 4; ++s) {
+            const int row = ZeroTab::breakdownRow(kStages[s]);
+            QCOMPARE(sets[6]->at(row),
+                     core::zeroStageBytes(in, kStages[s]).onOtherRanks.value() / kGB);
+            const core::ZeroStageBytes b = core::zeroStageBytes(in, kStages[s]);
+            const core::ZeroPart parts[] = {b.weights, b.gradients, b.optimizer};
+            for (int k = 0; k < 3; ++k) {
+                QCOMPARE(sets[2 * k]->at(row), parts[k].replicated.value() / kGB);
+                QCOMPARE(sets[2 * k + 1]->at(row), parts[k].sharded.value() / kGB);
+            }
+        }
+
+        // Traffic against ranks, and the DP bandwidths from two ranks on.
+        QChart* traffic = tab.trafficChart()->chart();
+        const QStringList prefixes = {"DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
+        QList<QLineSeries*> lines;
+        for (const QString& p : prefixes)
+            lines << seriesNamed<QLineSeries>(traffic, p);
+        auto* algbw = seriesNamed<QLineSeries>(traffic, "algbw");
+        auto* busbw = seriesNamed<QLineSeries>(traffic, "busbw");
+        QVERIFY(!lines.contains(nullptr) && algbw && busbw);
+        int bandwidthPoint = 0;
+        for (int i = 0; i < ranks.size(); ++i) {
+            const core::ZeroTraffic t = core::zeroTraffic(withRanks(in, ranks[i]), link);
+            const double x = double(ranks[i]);
+            QCOMPARE(lines[0]->at(i), QPointF(x, t.dp.bytes.value() / kGB));
+            QCOMPARE(lines[1]->at(i), QPointF(x, t.zero12.bytes.value() / kGB));
+            QCOMPARE(lines[2]->at(i), QPointF(x, t.zero12.bytes.value() / kGB));
+            QCOMPARE(lines[3]->at(i), QPointF(x, t.zero3.bytes.value() / kGB));
+            if (ranks[i] >= 2) {
+                QCOMPARE(algbw->at(bandwidthPoint), QPointF(x, t.dp.algorithmBandwidth / kGB));
+                QCOMPARE(busbw->at(bandwidthPoint), QPointF(x, t.dp.busBandwidth / kGB));
+                ++bandwidthPoint;
+            }
+        }
+        QCOMPARE(algbw->count(), bandwidthPoint);
+        // The ring's asymptote: twice the gradient tensor.
+        auto* twice = seriesNamed<QLineSeries>(traffic, "2 x gradients");
+        QVERIFY(twice);
+        QCOMPARE(twice->at(0).y(), 2.0 * double(in.parameters) * double(in.gradBytes) / kGB);
+
+        // The table: bytes, messages and bandwidths of the current n.
+        const core::ZeroTraffic t = core::zeroTraffic(in, link);
+        QTableWidget* table = tab.figuresTable();
+        QCOMPARE(table->rowCount(), 4);
+        const core::StepTraffic* perStage[] = {&t.dp, &t.zero12, &t.zero12, &t.zero3};
+        for (int s = 0; s < 4; ++s) {
+            QCOMPARE(table->item(s, 0)->text(), bytesText(stageBytes(now, s)));
+            QCOMPARE(table->item(s, 2)->text(),
+                     bytesText(perStage[s]->bytes.value()) + " in "
+                         + formatWhole(perStage[s]->messages) + " msgs");
+            if (perStage[s]->seconds > 0)
+                QCOMPARE(table->item(s, 4)->text(),
+                         formatNumber(perStage[s]->algorithmBandwidth / kGB) + " / "
+                             + formatNumber(perStage[s]->busBandwidth / kGB) + " GB/s");
+        }
+    }
+
+    static QString tempDir()
+    {
+        // Set SCALELAB_PNG_DIR to keep the exported images for a look.
+        const QString keep = qEnvironmentVariable("SCALELAB_PNG_DIR");
+        if (!keep.isEmpty())
+            QDir().mkpath(keep);
+        return keep;
+    }
+
+private slots:
+    void opensOnTheDefaults()
+    {
+        ZeroTab tab;
+        QCOMPARE(tab.inputs().parameters, core::ZeroInputs{}.parameters);
+        QCOMPARE(tab.inputs().ranks, core::ZeroInputs{}.ranks);
+        QCOMPARE(tab.inputs().optimizerBytes, core::ZeroInputs{}.optimizerBytes);
+        QCOMPARE(tab.acceleratorBytes(), std::int64_t(80'000'000'000));
+        QCOMPARE(tab.charts().size(), 4);
+        const QStringList names = {"zero-memory", "zero-breakdown", "zero-ring", "zero-traffic"};
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(tab.charts()[i]->name(), names[i]);
+        checkAgainstCore(tab);
+        // 64 ranks: too many to draw, said so, and nothing to play.
+        QVERIFY(tab.ringPanel()->showsNote());
+        QVERIFY(!tab.ringPanel()->stepSlider()->isEnabled());
+        QVERIFY(tab.figuresLabel()->text().contains("120 GB"));
+    }
+
+    void keyPressesOnASliderChangeEverySeries_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("qtKey");
+        QTest::newRow("ranks, page down") << "zero.ranks" << int(Qt::Key_PageDown);
+        QTest::newRow("ranks, end") << "zero.ranks" << int(Qt::Key_End);
+        QTest::newRow("ranks, home") << "zero.ranks" << int(Qt::Key_Home);
+        QTest::newRow("parameters, page up") << "zero.parameters" << int(Qt::Key_PageUp);
+        QTest::newRow("parameters, home") << "zero.parameters" << int(Qt::Key_Home);
+        QTest::newRow("weights, right") << "zero.weight_bytes" << int(Qt::Key_Right);
+        QTest::newRow("gradients, left") << "zero.grad_bytes" << int(Qt::Key_Left);
+        QTest::newRow("optimizer, end") << "zero.optimizer_bytes" << int(Qt::Key_End);
+        QTest::newRow("bandwidth, page up") << "zero.link_bandwidth" << int(Qt::Key_PageUp);
+        QTest::newRow("latency, end") << "zero.link_latency" << int(Qt::Key_End);
+        QTest::newRow("accelerator, left") << "zero.accelerator_gb" << int(Qt::Key_Left);
+    }
+
+    void keyPressesOnASliderChangeEverySeries()
+    {
+        QFETCH(QString, key);
+        QFETCH(int, qtKey);
+        ZeroTab tab;
+        tab.resize(1500, 950);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        ParameterControl* control = tab.control(key);
+        QVERIFY(control);
+        const double before = control->value();
+        const core::ZeroInputs oldInputs = tab.inputs();
+        const core::LinkModel oldLink = tab.link();
+        const std::int64_t oldLimit = tab.acceleratorBytes();
+        control->slider()->setFocus();
+        QTest::keyClick(control->slider(), Qt::Key(qtKey));
+        QVERIFY(control->value() != before);
+        settle(tab);
+        const core::ZeroInputs in = tab.inputs();
+        const bool changed =
+            std::tie(in.parameters, in.ranks, in.weightBytes, in.gradBytes, in.optimizerBytes)
+                != std::tie(oldInputs.parameters, oldInputs.ranks, oldInputs.weightBytes,
+                            oldInputs.gradBytes, oldInputs.optimizerBytes)
+            || tab.link().bandwidth != oldLink.bandwidth || tab.link().latency != oldLink.latency
+            || tab.acceleratorBytes() != oldLimit;
+        QVERIFY(changed);
+        core::Scenario scenario;
+        tab.writeScenario(scenario);
+        QCOMPARE(scenario.zero.ranks, in.ranks);
+        QCOMPARE(scenario.zero.parameters, in.parameters);
+        checkAgainstCore(tab);
+    }
+
+    void exerciseScenario()
+    {
+        // Exercise 41.2: P = 1000, n = 4 with 2 + 2 + 12 bytes.
+        core::Scenario s;
+        s.zero.parameters = 1000;
+        s.zero.ranks = 4;
+        ZeroTab tab;
+        tab.setScenario(s);
+        settle(tab);
+        core::Scenario back;
+        tab.writeScenario(back);
+        QCOMPARE(back.zero.parameters, std::int64_t(1000));
+        QCOMPARE(back.zero.ranks, std::int64_t(4));
+        checkAgainstCore(tab);
+        QTableWidget* table = tab.figuresTable();
+        QCOMPARE(table->item(0, 0)->text(), QString("16,000 bytes"));
+        QCOMPARE(table->item(1, 0)->text(), QString("7,000 bytes"));
+        QCOMPARE(table->item(2, 0)->text(), QString("5,500 bytes"));
+        QCOMPARE(table->item(3, 0)->text(), QString("4,000 bytes"));
+        QCOMPARE(table->item(0, 2)->text(), QString("3,000 bytes in 6 msgs")); // 2 x 3/4 x 2000
+        QCOMPARE(table->item(3, 2)->text(), QString("4,500 bytes in 9 msgs")); // 1.5 x DP
+        // The stacked parts of ZeRO-2: 2000 replicated weight bytes, 500 + 3000 of shards.
+        auto* bars = qobject_cast<QHorizontalStackedBarSeries*>(
+            tab.breakdownChart()->chart()->series().at(0));
+        const int zero2 = ZeroTab::breakdownRow(ZeroStage::Zero2);
+        QCOMPARE(zero2, 1); // DP at the top: rows run ZeRO-3, ZeRO-2, ZeRO-1, DP upwards
+        double total = 0;
+        for (QBarSet* set : bars->barSets().mid(0, 6))
+            total += set->at(zero2);
+        QCOMPARE(total * kGB, 5500.0);
+        // The other three ranks keep 3/4 of the 14,000 sharded bytes.
+        QCOMPARE(bars->barSets()[6]->at(zero2) * kGB, 10500.0);
+        // Four ranks are drawn.
+        QVERIFY(!tab.ringPanel()->showsNote());
+        QCOMPARE(tab.ringPanel()->demo().inputs.rows(), Eigen::Index(4));
+    }
+
+    void steppingTheRingToTheEndShowsTheSum()
+    {
+        ZeroTab tab;
+        tab.resize(1500, 950);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        tab.control("zero.ranks")->setValue(4);
+        settle(tab);
+        RingPanel* ring = tab.ringPanel();
+        QVERIFY(!ring->showsNote());
+        QSlider* slider = ring->stepSlider();
+        QVERIFY(slider->isEnabled());
+        QCOMPARE(slider->maximum(), 6); // 3 reduce-scatter + 3 all-gather steps
+        QCOMPARE(ring->step(), 0);
+        QCOMPARE(ring->phaseText(), QString("Start"));
+        const core::RingDemo& demo = ring->demo();
+        QCOMPARE(demo.inputs.cols(), Eigen::Index(8)); // two values a chunk
+        // The demo is the core's, for this rank count, gradient bytes and the fixed seed.
+        const core::RingDemo expected = core::ringDemo(4, 8, tab.inputs().gradBytes, 1);
+        QCOMPARE(demo.inputs, expected.inputs);
+        QCOMPARE(ring->currentStep()->buffers, demo.inputs);
+
+        slider->setFocus();
+        QTest::keyClick(slider, Qt::Key_Right);
+        QTest::keyClick(slider, Qt::Key_Right);
+        QCOMPARE(ring->step(), 2);
+        QCOMPARE(ring->phaseText(), QString("Reduce-scatter step 2 of 3"));
+        QCOMPARE(ring->currentStep()->buffers, expected.ring.steps[2].buffers);
+        QVERIFY(ring->currentStep()->buffers.row(0) != demo.plainSum);
+
+        QTest::keyClick(slider, Qt::Key_End);
+        QCOMPARE(ring->step(), 6);
+        QCOMPARE(ring->phaseText(), QString("All-gather step 3 of 3"));
+        for (int r = 0; r < 4; ++r)
+            QCOMPARE(Eigen::RowVectorXd(ring->currentStep()->buffers.row(r)), demo.plainSum);
+        QCOMPARE(demo.plainSum, Eigen::RowVectorXd(demo.inputs.colwise().sum()));
+        // Bytes sent so far: 2(n-1)/n of the tensor, as core's formula says.
+        const std::int64_t tensor = demo.inputs.cols() * tab.inputs().gradBytes;
+        for (std::int64_t b : ring->currentStep()->bytesSent)
+            QCOMPARE(core::makeRatio(b, 1), core::ringAllReduceBytes(tensor, 4));
+
+        // Another parameter count leaves the ring where it is; another rank count restarts it.
+        tab.control("zero.parameters")->setValue(1e9);
+        settle(tab);
+        QCOMPARE(ring->step(), 6);
+        tab.control("zero.ranks")->setValue(3);
+        settle(tab);
+        QCOMPARE(ring->step(), 0);
+        QCOMPARE(slider->maximum(), 4);
+    }
+
+    void playingStepsOnlyWhenAsked()
+    {
+        ZeroTab tab;
+        tab.control("zero.ranks")->setValue(2);
+        settle(tab);
+        RingPanel* ring = tab.ringPanel();
+        QVERIFY(!ring->isPlaying()); // nothing moves by itself
+        QCOMPARE(ring->step(), 0);
+        QAbstractButton* play = ring->playButton();
+        QVERIFY(play->isEnabled());
+        play->click();
+        QVERIFY(ring->isPlaying());
+        QCOMPARE(play->text(), QString("Pause"));
+        // Two ranks: one reduce-scatter and one all-gather step, then it stops at the sum.
+        QTRY_COMPARE_WITH_TIMEOUT(ring->step(), 2, 10000);
+        QTRY_VERIFY(!ring->isPlaying());
+        QCOMPARE(play->text(), QString("Play"));
+        for (int r = 0; r < 2; ++r)
+            QCOMPARE(Eigen::RowVectorXd(ring->currentStep()->buffers.row(r)),
+                     ring->demo().plainSum);
+        // Play at the end starts again from the start; pause holds the step.
+        play->click();
+        QCOMPARE(ring->step(), 0);
+        play->click();
+        QVERIFY(!ring->isPlaying());
+        QCOMPARE(ring->step(), 0);
+    }
+
+    void tooManyRanksShowANoteAndAWayBack()
+    {
+        ZeroTab tab;
+        tab.control("zero.ranks")->setValue(17);
+        settle(tab);
+        RingPanel* ring = tab.ringPanel();
+        QVERIFY(ring->showsNote());
+        QVERIFY(!ring->playButton()->isEnabled());
+        QVERIFY(ring->currentStep() == nullptr);
+        auto* fewer = ring->findChild<QPushButton*>("zero.ring_fewer");
+        QVERIFY(fewer);
+        fewer->click();
+        settle(tab);
+        QCOMPARE(tab.inputs().ranks, std::int64_t(8));
+        QVERIFY(!ring->showsNote());
+        QCOMPARE(ring->demo().inputs.rows(), Eigen::Index(8));
+        tab.control("zero.ranks")->setValue(16);
+        settle(tab);
+        QVERIFY(!ring->showsNote());
+        QCOMPARE(ring->demo().inputs.cols(), Eigen::Index(16)); // one value a chunk
+        QCOMPARE(ring->stepSlider()->maximum(), 30);
+    }
+
+    void acceleratorPresetMovesTheLineAndTheFits()
+    {
+        ZeroTab tab;
+        auto* preset = tab.findChild<QComboBox*>("zero.accelerator");
+        QVERIFY(preset);
+        preset->setCurrentIndex(0);
+        emit preset->activated(0); // what a user's choice sends
+        settle(tab);
+        QCOMPARE(tab.acceleratorBytes(), std::int64_t(24'000'000'000));
+        checkAgainstCore(tab);
+        // 24 GB: DP (120 GB) and ZeRO-1 (30 GB replicated) never fit; ZeRO-3 fits from 5.
+        QCOMPARE(tab.figuresTable()->item(0, 1)->text(), QString("no: never"));
+        QCOMPARE(tab.figuresTable()->item(1, 1)->text(), QString("no: never"));
+        QCOMPARE(tab.figuresTable()->item(3, 1)->text(), QString("yes"));
+        auto* fits = seriesNamed<QScatterSeries>(tab.memoryChart()->chart(), "Fits from here");
+        QCOMPARE(fits->count(), 2);
+        QCOMPARE(fits->at(1).x(), 5.0);
+    }
+
+    void scenarioValuesBeyondTheSliderAreKept()
+    {
+        core::Scenario s;
+        s.zero.ranks = 5000; // the slider stops at 1024; a file may ask for more
+        s.zero.parameters = 20'000'000'000'000;
+        ZeroTab tab;
+        tab.setScenario(s);
+        settle(tab);
+        core::Scenario back;
+        tab.writeScenario(back);
+        QCOMPARE(back.zero.ranks, std::int64_t(5000));
+        QCOMPARE(back.zero.parameters, std::int64_t(20'000'000'000'000));
+        QCOMPARE(ZeroTab::rankAxisEnd(5000), std::int64_t(8192));
+        checkAgainstCore(tab);
+    }
+
+    void sweptRanksAreWholeAndIncreasing()
+    {
+        for (std::int64_t n : {1, 7, 64, 100, 1000, 1024, 5000}) {
+            const QList<std::int64_t> r = ZeroTab::sweptRanks(n);
+            QCOMPARE(r.front(), std::int64_t(1));
+            QCOMPARE(r.back(), ZeroTab::rankAxisEnd(n));
+            QVERIFY(r.contains(n));
+            for (int i = 1; i < r.size(); ++i)
+                QVERIFY(r[i] > r[i - 1]);
+        }
+    }
+
+    void exportsFillTheCanvas_data()
+    {
+        QTest::addColumn<int>("ranks");
+        QTest::newRow("1 rank, nothing to send") << 1;
+        QTest::newRow("4 ranks, the ring drawn") << 4;
+        QTest::newRow("16 ranks, the ring drawn") << 16;
+        QTest::newRow("64 ranks, the note") << 64;
+    }
+
+    void exportsFillTheCanvas()
+    {
+        QFETCH(int, ranks);
+        ZeroTab tab; // never shown: the export lays every chart out itself
+        tab.control("zero.ranks")->setValue(ranks);
+        tab.waitForIdle();
+        if (ranks <= 16)
+            tab.ringPanel()->setStep(ranks - 1); // mid-way: the last reduce-scatter step
+        QCOMPARE(tab.ringPanel()->step(), ranks <= 16 ? ranks - 1 : 0);
+        QTemporaryDir temporary;
+        const QString keep = tempDir();
+        const QString dir = keep.isEmpty() ? temporary.path() : keep;
+        for (ChartPanel* chart : tab.charts()) {
+            const QString path =
+                QDir(dir).filePath(QString("%1-n%2.png").arg(chart->name()).arg(ranks));
+            QCOMPARE(exportCharts({ExportJob{chart, path, ImageFormat::Png, {1600, 1000}}}),
+                     QString());
+            const QImage image(path);
+            QCOMPARE(image.size(), QSize(1600, 1000));
+            const QSizeF span = drawnSpan(image);
+            QVERIFY2(
+                span.width() > 0.9 && span.height() > 0.9,
+                qPrintable(QString("%1: %2 x %3").arg(path).arg(span.width()).arg(span.height())));
+        }
+    }
+};
+
+QTEST_MAIN(TstZeroTab)
+#include "tst_zerotab.moc"

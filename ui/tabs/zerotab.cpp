@@ -1,0 +1,885 @@
+#include "zerotab.h"
+
+#include "common/chartpanel.h"
+#include "common/chartstyle.h"
+#include "common/format.h"
+#include "common/parametercontrol.h"
+#include "widgets/ringpanel.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QComboBox>
+#include <QEvent>
+#include <QFormLayout>
+#include <QGraphicsSimpleTextItem>
+#include <QHeaderView>
+#include <QHorizontalStackedBarSeries>
+#include <QLabel>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QPixmap>
+#include <QScatterSeries>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace scalelab::ui {
+
+namespace {
+
+using core::ZeroStage;
+
+constexpr std::array<ZeroStage, 4> kStages = {ZeroStage::DataParallel, ZeroStage::Zero1,
+                                              ZeroStage::Zero2, ZeroStage::Zero3};
+constexpr double kAcceleratorsGb[] = {24, 40, 80, 141};
+/// Every byte figure of the tab is shown in decimal gigabytes; the axis titles say so.
+constexpr double kGB = 1e9;
+/// The ring demo's data comes from this seed, so a lecture shows the same numbers every time.
+constexpr std::uint64_t kRingSeed = 1;
+
+QString stageName(ZeroStage stage)
+{
+    switch (stage) {
+    case ZeroStage::DataParallel:
+        return QObject::tr("DP");
+    case ZeroStage::Zero1:
+        return QObject::tr("ZeRO-1");
+    case ZeroStage::Zero2:
+        return QObject::tr("ZeRO-2");
+    case ZeroStage::Zero3:
+        return QObject::tr("ZeRO-3");
+    }
+    return {};
+}
+
+/// A stage's line: colour plus a dash style of its own, so the lines differ without colour.
+/// ZeRO-1 and ZeRO-2 dash in counterpoint: where their curves meet, both colours show.
+QPen stagePen(ZeroStage stage, double width = kLineWidth)
+{
+    QPen pen(ZeroTab::stageColor(stage), width, Qt::SolidLine, Qt::FlatCap);
+    switch (stage) {
+    case ZeroStage::DataParallel:
+        break;
+    case ZeroStage::Zero1:
+        pen.setDashPattern({2.5, 2.5});
+        break;
+    case ZeroStage::Zero2:
+        pen.setDashPattern({2.5, 2.5});
+        pen.setDashOffset(2.5);
+        break;
+    case ZeroStage::Zero3:
+        pen.setStyle(Qt::DashDotLine);
+        break;
+    }
+    return pen;
+}
+
+/// The brush of a sharded part: the part's colour in bold diagonal stripes over a pale tint,
+/// so "sharded" reads as a pattern, not only as a lighter colour.
+QBrush hatched(const QColor& colour)
+{
+    QPixmap tile(20, 20);
+    const QColor pale =
+        QColor::fromRgbF(1 - (1 - colour.redF()) * 0.3, 1 - (1 - colour.greenF()) * 0.3,
+                         1 - (1 - colour.blueF()) * 0.3);
+    tile.fill(pale);
+    QPainter p(&tile);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.setPen(QPen(colour, 3.5));
+    for (int offset = -20; offset <= 20; offset += 10)
+        p.drawLine(QPointF(offset, 20), QPointF(offset + 20, 0));
+    return QBrush(tile);
+}
+
+QString formatSeconds(double seconds)
+{
+    if (seconds == 0)
+        return QObject::tr("0 s");
+    if (seconds < 1e-3)
+        return QObject::tr("%1 µs").arg(formatNumber(seconds * 1e6));
+    if (seconds < 1)
+        return QObject::tr("%1 ms").arg(formatNumber(seconds * 1e3));
+    return QObject::tr("%1 s").arg(formatNumber(seconds));
+}
+
+QString formatBandwidth(double bytesPerSecond)
+{
+    return QObject::tr("%1 GB/s").arg(formatNumber(bytesPerSecond / kGB));
+}
+
+/// Bytes in GB, except the small figures of the chapter's exercises, written out in bytes
+/// ("16,000 bytes" rather than "1.6e-05 GB").
+QString gb(double bytes)
+{
+    if (bytes < 1e6)
+        return bytes == std::floor(bytes)
+            ? QObject::tr("%1 bytes").arg(formatWhole(static_cast<std::int64_t>(bytes)))
+            : QObject::tr("%1 bytes").arg(formatNumber(bytes, 6));
+    return formatBytes(bytes, ByteUnit::GB);
+}
+
+/// Most steps change only some curves (the link leaves memory alone): a series given the points
+/// it already has would still be redrawn.
+void replaceIfChanged(QXYSeries* series, const QList<QPointF>& points)
+{
+    if (series->points() != points)
+        series->replace(points);
+}
+
+void replaceIfChanged(QBarSet* set, int index, double value)
+{
+    if (set->at(index) != value)
+        set->replace(index, value);
+}
+
+/// A log axis over [lo, hi] widened to whole powers of its base.
+void setDecadeRange(QLogValueAxis* axis, double lo, double hi)
+{
+    const double base = axis->base();
+    if (!(lo > 0) || !(hi > 0))
+        return;
+    const double low = std::pow(base, std::floor(std::log(lo) / std::log(base) + 1e-9));
+    double high = std::pow(base, std::ceil(std::log(hi) / std::log(base) - 1e-9));
+    if (!(high > low))
+        high = low * base;
+    // A hair beyond the powers, so rounding never drops the end labels.
+    axis->setRange(low * (1 - 1e-9), high * (1 + 1e-9));
+}
+
+} // namespace
+
+int ZeroTab::breakdownRow(ZeroStage stage)
+{
+    return static_cast<int>(kStages.size()) - 1 - static_cast<int>(stage);
+}
+
+QColor ZeroTab::stageColor(ZeroStage stage)
+{
+    switch (stage) {
+    case ZeroStage::DataParallel:
+        return palette::kBlack;
+    case ZeroStage::Zero1:
+        return palette::kOrange;
+    case ZeroStage::Zero2:
+        return palette::kGreen;
+    case ZeroStage::Zero3:
+        return palette::kPurple;
+    }
+    return palette::kBlack;
+}
+
+std::int64_t ZeroTab::rankAxisEnd(std::int64_t current)
+{
+    std::int64_t end = 1024;
+    while (end < current && end < (std::int64_t(1) << 53))
+        end *= 2;
+    return end;
+}
+
+QList<std::int64_t> ZeroTab::sweptRanks(std::int64_t current)
+{
+    const std::int64_t end = rankAxisEnd(current);
+    QList<std::int64_t> out;
+    std::int64_t n = 1;
+    while (n < end) {
+        out << n;
+        // Every count where the curves bend most, then about 12% apart: smooth enough on a log
+        // axis, and few enough points to redraw four charts within a frame.
+        n = n < 8 ? n + 1 : std::max(n + 1, static_cast<std::int64_t>(std::llround(n * 1.12)));
+        if (out.back() < current && n > current && current < end)
+            out << current;
+    }
+    if (out.back() != end)
+        out << end;
+    return out;
+}
+
+int ZeroTab::ringValuesPerRank(int ranks)
+{
+    // Two values a chunk show that a chunk is a slice, not one number; past 8 ranks one value a
+    // chunk keeps the buffers at 16 columns, still readable on a slide.
+    return ranks <= 8 ? 2 * ranks : ranks;
+}
+
+ZeroTab::ZeroTab(QWidget* parent)
+    : Tab(parent)
+    , m_scratchAxis(new QValueAxis(this))
+{
+    setObjectName("zero");
+    buildControls();
+    buildMemoryChart();
+    buildBreakdownChart();
+    m_ring = new RingPanel("zero-ring");
+    connect(m_ring, &RingPanel::fewerRanksRequested, this,
+            [this](int ranks) { control("zero.ranks")->setValue(ranks); });
+    buildTrafficChart();
+    setCharts({m_memory, m_breakdown, m_ring, m_traffic});
+    buildTable();
+    // The misconception of this topic, said once and never relaid out with the figures.
+    auto* lesson = new QLabel(
+        tr("<i>ZeRO is data parallelism, not tensor parallelism: every rank still runs the whole "
+           "model on its own share of the batch; only the model state is sharded, and gathered "
+           "when it is needed.</i>"));
+    lesson->setObjectName("zero.lesson");
+    lesson->setWordWrap(true);
+    chartsColumn()->insertWidget(1, lesson);
+    setScenario(core::Scenario{});
+    refreshNow();
+}
+
+void ZeroTab::buildControls()
+{
+    using Scale = ParameterSpec::Scale;
+    const core::ZeroInputs d;
+    const core::LinkModel link;
+
+    // The two inputs of the lesson: model size and rank count.
+    QVBoxLayout* modelBox = addGroup(tr("Model and ranks"));
+    addControl(modelBox,
+               makeSpec("zero.parameters", tr("&Parameters"), "P", tr("parameters"),
+                        tr("Number of trainable parameters in the model."), 1e6, 1e13, Scale::Log),
+               static_cast<double>(d.parameters));
+    addControl(modelBox,
+               makeSpec("zero.ranks", tr("&Ranks"), "n", tr("ranks"),
+                        tr("Data-parallel ranks: each runs the whole model on its own share of the "
+                           "batch, and ZeRO shards the model state over them."),
+                        1, 1024, Scale::Log),
+               static_cast<double>(d.ranks));
+
+    // Bytes per parameter behind a disclosure: the chapter's 2 + 2 + 12 is the usual answer.
+    auto* more = new QToolButton;
+    more->setText(tr("Bytes per parameter"));
+    more->setCheckable(true);
+    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    more->setArrowType(Qt::RightArrow);
+    more->setAutoRaise(true);
+    more->setAccessibleName(tr("Show bytes per parameter"));
+    modelBox->addWidget(more);
+    auto* bytes = new QWidget;
+    auto* bytesBox = new QVBoxLayout(bytes);
+    bytesBox->setContentsMargins(12, 0, 0, 0);
+    const QString perParam = tr("bytes / parameter");
+    addControl(bytesBox,
+               makeSpec("zero.weight_bytes", tr("&Weights"), "w", perParam,
+                        tr("Bytes of each working weight (bf16: 2)."), 0, 16),
+               static_cast<double>(d.weightBytes));
+    addControl(bytesBox,
+               makeSpec("zero.grad_bytes", tr("&Gradients"), "g", perParam,
+                        tr("Bytes of each gradient (bf16: 2); also the bytes of each value in the "
+                           "ring demo."),
+                        0, 16),
+               static_cast<double>(d.gradBytes));
+    addControl(bytesBox,
+               makeSpec("zero.optimizer_bytes", tr("&Optimizer state"), "o", perParam,
+                        tr("Master weights plus both Adam moments (4 + 4 + 4 = 12 in fp32)."), 0,
+                        32),
+               static_cast<double>(d.optimizerBytes));
+    bytes->setVisible(false);
+    modelBox->addWidget(bytes);
+    connect(more, &QToolButton::toggled, this, [more, bytes](bool on) {
+        bytes->setVisible(on);
+        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    });
+
+    // The accelerator each rank is: the line the memory charts are measured against.
+    QVBoxLayout* deviceBox = addGroup(tr("Accelerator"));
+    auto* form = new QFormLayout;
+    m_accelerator = new QComboBox;
+    m_accelerator->setObjectName("zero.accelerator");
+    m_accelerator->setAccessibleName(tr("Accelerator memory preset"));
+    for (double g : kAcceleratorsGb)
+        m_accelerator->addItem(tr("%1 GB").arg(g), g);
+    m_accelerator->addItem(tr("Other"), 0.0);
+    m_accelerator->setCurrentIndex(2);
+    form->addRow(tr("&Memory"), m_accelerator);
+    deviceBox->addLayout(form);
+    auto* capacity =
+        addControl(deviceBox,
+                   makeSpec("zero.accelerator_gb", tr("C&apacity"), "", tr("GB"),
+                            tr("Memory of one accelerator, in GB (10^9 bytes)."), 1, 1024),
+                   80);
+    connect(m_accelerator, &QComboBox::activated, this, [this, capacity](int i) {
+        const double g = m_accelerator->itemData(i).toDouble();
+        if (g > 0)
+            capacity->setValue(g);
+    });
+    connect(capacity, &ParameterControl::valueChanged, this, [this](double g) {
+        const int i = m_accelerator->findData(g);
+        m_accelerator->setCurrentIndex(i >= 0 ? i : m_accelerator->count() - 1);
+    });
+
+    // The link of the alpha-beta model: what one rank can send, and what each message costs.
+    QVBoxLayout* linkBox = addGroup(tr("Link (alpha-beta model)"));
+    addControl(linkBox,
+               makeSpec("zero.link_bandwidth", tr("&Bandwidth"), "B", tr("GB/s"),
+                        tr("Bytes per second one rank sends to its neighbour (a 400 Gb/s network "
+                           "card: 50 GB/s)."),
+                        1, 2000, Scale::Log),
+               link.bandwidth / kGB);
+    ParameterSpec latency = makeSpec("zero.link_latency", tr("&Latency"), "α", tr("µs"),
+                                     tr("Fixed cost of every message, in microseconds."), 0, 100);
+    latency.decimals = 1;
+    latency.step = 0.5;
+    addControl(linkBox, latency, link.latency * 1e6);
+}
+
+void ZeroTab::buildMemoryChart()
+{
+    m_memory = new ChartViewPanel("zero-memory");
+    QChart* chart = m_memory->chart();
+    chart->setTitle(tr("Model state per rank as the ranks grow"));
+    m_memoryX = new QLogValueAxis;
+    m_memoryX->setBase(4);
+    m_memoryX->setLabelFormat("%.0f");
+    m_memoryY = new QLogValueAxis;
+    m_memoryY->setBase(10);
+    m_memoryY->setLabelFormat("%g");
+    m_memoryY->setMinorTickCount(0); // decade lines only: minor lines cost a frame to stroke
+    chart->addAxis(m_memoryX, Qt::AlignBottom);
+    chart->addAxis(m_memoryY, Qt::AlignLeft);
+    styleAxis(m_memoryX, tr("Data-parallel ranks n (log scale)"));
+    styleAxis(m_memoryY, tr("State per rank (GB, log)"));
+
+    const auto add = [&](QXYSeries* s) {
+        chart->addSeries(s);
+        s->attachAxis(m_memoryX);
+        s->attachAxis(m_memoryY);
+    };
+    for (ZeroStage stage : kStages) {
+        auto* line = new QLineSeries;
+        line->setName(stageName(stage));
+        line->setPen(stagePen(stage));
+        add(line);
+        m_stageLines << line;
+    }
+    m_memoryLimit = new QLineSeries;
+    m_memoryLimit->setName(tr("Accelerator"));
+    m_memoryLimit->setPen(QPen(QColor(110, 110, 110), kLineWidth, Qt::DashLine));
+    add(m_memoryLimit);
+    m_memoryCurrent = new QLineSeries;
+    // Names that follow the inputs would relayout the chart on every step: the line's place on
+    // the axis says which n it is.
+    m_memoryCurrent->setName(tr("Your n"));
+    m_memoryNLabel = new QGraphicsSimpleTextItem(chart);
+    m_memoryCurrent->setPen(QPen(QColor(120, 120, 120), 2, Qt::DotLine));
+    add(m_memoryCurrent);
+    m_memoryAtCurrent = new QScatterSeries;
+    m_memoryAtCurrent->setName(tr("At your n"));
+    m_memoryAtCurrent->setMarkerSize(12);
+    m_memoryAtCurrent->setColor(Qt::white);
+    m_memoryAtCurrent->setBorderColor(Qt::black);
+    add(m_memoryAtCurrent);
+    m_fitMarkers = new QScatterSeries;
+    m_fitMarkers->setName(tr("Fits from here"));
+    m_fitMarkers->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
+    m_fitMarkers->setMarkerSize(14);
+    m_fitMarkers->setColor(palette::kYellow);
+    m_fitMarkers->setBorderColor(Qt::black);
+    add(m_fitMarkers);
+    chart->legend()->setAlignment(Qt::AlignRight);
+    // The current n is written beside its line instead of taking a legend row.
+    chart->legend()->markers(m_memoryAtCurrent).first()->setVisible(false);
+    chart->legend()->markers(m_memoryCurrent).first()->setVisible(false);
+    connect(chart, &QChart::plotAreaChanged, this, &ZeroTab::placeNotes);
+}
+
+void ZeroTab::buildBreakdownChart()
+{
+    m_breakdown = new ChartViewPanel("zero-breakdown");
+    QChart* chart = m_breakdown->chart();
+    chart->setTitle(tr("What one rank keeps"));
+    // Horizontal bars: the stage names sit left of their bars at full width, where a small
+    // chart's vertical bars would cut them to "ZeR...".
+    m_bars = new QHorizontalStackedBarSeries;
+    // Short names: the legend sits beside a small chart. Solid is the whole copy every rank
+    // keeps; hatched is this rank's 1/n shard.
+    const QStringList kinds = {tr("Weights"), tr("Gradients"), tr("Optimizer")};
+    const QList<QColor> colours = {palette::kBlue, palette::kSkyBlue, palette::kVermillion};
+    for (int k = 0; k < 3; ++k) {
+        auto* whole = new QBarSet(kinds[k]);
+        whole->setColor(colours[k]);
+        whole->setBorderColor(Qt::white);
+        auto* shard = new QBarSet(k == 2 ? tr("1/n shard") : tr("%1: 1/n").arg(kinds[k]));
+        shard->setBrush(hatched(colours[k]));
+        shard->setPen(QPen(colours[k].darker(120), 1.5));
+        for (QBarSet* set : {whole, shard}) {
+            set->append(QList<qreal>(static_cast<qsizetype>(kStages.size()), 0.0));
+            m_parts << set;
+            m_bars->append(set);
+        }
+    }
+    // The shards this rank does not keep, stacked after them in pale grey: the bar's full length
+    // is always the data-parallel state, so sharding reads as moving state, not deleting it.
+    m_elsewhere = new QBarSet(tr("Other ranks"));
+    m_elsewhere->setColor(QColor(242, 242, 242));
+    m_elsewhere->setPen(QPen(QColor(140, 140, 140), 1.5, Qt::DashLine));
+    m_elsewhere->append(QList<qreal>(static_cast<qsizetype>(kStages.size()), 0.0));
+    m_bars->append(m_elsewhere);
+    m_bars->setBarWidth(0.62);
+    chart->legend()->setAlignment(Qt::AlignRight);
+    chart->addSeries(m_bars);
+    m_stageAxis = new QBarCategoryAxis;
+    m_breakdownY = new QValueAxis;
+    // Stage names only: totals beside them would relayout the chart on every step, and the
+    // table under the charts gives them. The first category is drawn at the bottom: DP goes
+    // last so that it reads first, from the top.
+    for (auto it = kStages.rbegin(); it != kStages.rend(); ++it)
+        m_stageAxis->append(stageName(*it));
+    chart->addAxis(m_stageAxis, Qt::AlignLeft);
+    chart->addAxis(m_breakdownY, Qt::AlignBottom);
+    m_bars->attachAxis(m_stageAxis);
+    m_bars->attachAxis(m_breakdownY);
+    styleAxis(m_stageAxis, QString());
+    styleAxis(m_breakdownY, tr("Model state per rank (GB)"));
+    m_stageAxis->setTitleVisible(false);
+    m_breakdownLimit = new QLineSeries;
+    m_breakdownLimit->setName(tr("Accelerator"));
+    m_breakdownLimit->setPen(QPen(QColor(110, 110, 110), kLineWidth, Qt::DashLine));
+    chart->addSeries(m_breakdownLimit);
+    m_breakdownLimit->attachAxis(m_stageAxis);
+    m_breakdownLimit->attachAxis(m_breakdownY);
+    // One hatched entry says what hatching means, so the legend lists each kind once.
+    for (int k = 0; k < 2; ++k)
+        chart->legend()->markers(m_bars)[2 * k + 1]->setVisible(false);
+    m_breakdownNote = new QGraphicsSimpleTextItem(chart);
+    connect(chart, &QChart::plotAreaChanged, this, &ZeroTab::placeNotes);
+}
+
+void ZeroTab::placeNotes()
+{
+    // Text items of the scenes, not titles or legend names: changing those would relayout the
+    // whole chart on every slider step.
+    QFont font = chartFonts().axisTitle;
+    font.setBold(true);
+    for (QGraphicsSimpleTextItem* note : {m_breakdownNote, m_memoryNLabel, m_trafficNLabel}) {
+        if (note->font() != font)
+            note->setFont(font);
+        if (note->brush().color() != chartTextColor())
+            note->setBrush(chartTextColor());
+    }
+    // The breakdown's rank count: in the title's row, at the chart's right edge.
+    const QRectF chartRect = m_breakdown->chart()->rect();
+    m_breakdownNote->setPos(chartRect.right() - m_breakdownNote->boundingRect().width() - 10, 10);
+    // "n = 64" at the top of each vertical line, on the side with room.
+    const auto atLine = [](QGraphicsSimpleTextItem* label, QChart* chart, QXYSeries* line) {
+        if (line->count() < 2)
+            return;
+        const QPointF top = chart->mapToPosition(line->at(1), line);
+        const QRectF area = chart->plotArea();
+        const double width = label->boundingRect().width();
+        const double x = top.x() + 6 + width < area.right() ? top.x() + 6 : top.x() - 6 - width;
+        label->setPos(x, area.top() + 2);
+    };
+    atLine(m_memoryNLabel, m_memory->chart(), m_memoryCurrent);
+    atLine(m_trafficNLabel, m_traffic->chart(), m_trafficCurrent);
+}
+
+void ZeroTab::buildTrafficChart()
+{
+    m_traffic = new ChartViewPanel("zero-traffic");
+    QChart* chart = m_traffic->chart();
+    chart->setTitle(tr("What one rank sends per training step"));
+    m_trafficX = new QLogValueAxis;
+    m_trafficX->setBase(4);
+    m_trafficX->setLabelFormat("%.0f");
+    m_trafficY = new QValueAxis;
+    m_bandwidthY = new QValueAxis;
+    chart->addAxis(m_trafficX, Qt::AlignBottom);
+    chart->addAxis(m_trafficY, Qt::AlignLeft);
+    chart->addAxis(m_bandwidthY, Qt::AlignRight);
+    styleAxis(m_trafficX, tr("Data-parallel ranks n (log scale)"));
+    styleAxis(m_trafficY, tr("Sent per rank per step (GB)"));
+    styleAxis(m_bandwidthY, tr("DP all-reduce bandwidth (GB/s)"));
+    m_bandwidthY->setGridLineVisible(false);
+
+    const auto add = [&](QXYSeries* s, QAbstractAxis* y) {
+        chart->addSeries(s);
+        s->attachAxis(m_trafficX);
+        s->attachAxis(y);
+    };
+    // Where DP, ZeRO-1 and ZeRO-2 coincide (w = g) they are drawn as one line in three nested
+    // widths, orange outside, green inside, DP's black core: all three stay visible. Solid
+    // pens: long dashed lines cost a frame to stroke on every slider step.
+    QList<QLineSeries*> byStage;
+    const double widths[] = {kLineWidth, 3.4 * kLineWidth, 2.0 * kLineWidth, kLineWidth};
+    for (std::size_t i = 0; i < kStages.size(); ++i) {
+        auto* line = new QLineSeries;
+        QPen pen = stagePen(kStages[i], widths[i]);
+        if (kStages[i] != ZeroStage::Zero3)
+            pen.setStyle(Qt::SolidLine);
+        line->setPen(pen);
+        byStage << line;
+    }
+    // Short names in a column beside the plot: the table and the figures line say the rest.
+    for (int i = 0; i < 4; ++i)
+        byStage[i]->setName(stageName(kStages[static_cast<std::size_t>(i)]));
+    chart->legend()->setAlignment(Qt::AlignRight);
+    for (int i : {1, 2, 0, 3})
+        add(byStage[i], m_trafficY);
+    m_trafficLines = byStage;
+    m_twiceGradients = new QLineSeries;
+    m_twiceGradients->setName(tr("2 x gradients"));
+    m_twiceGradients->setPen(QPen(QColor(110, 110, 110), 2, Qt::DashLine));
+    add(m_twiceGradients, m_trafficY);
+    m_trafficCurrent = new QLineSeries;
+    m_trafficCurrent->setName(tr("Your n"));
+    m_trafficNLabel = new QGraphicsSimpleTextItem(chart);
+    m_trafficCurrent->setPen(QPen(QColor(120, 120, 120), 2, Qt::DotLine));
+    add(m_trafficCurrent, m_trafficY);
+    m_algbw = new QLineSeries;
+    m_algbw->setName(tr("algbw (right)"));
+    m_algbw->setPen(QPen(palette::kSkyBlue, kLineWidth, Qt::DashLine));
+    add(m_algbw, m_bandwidthY);
+    m_busbw = new QLineSeries;
+    m_busbw->setName(tr("busbw (right)"));
+    m_busbw->setPen(QPen(palette::kBlue, kLineWidth));
+    add(m_busbw, m_bandwidthY);
+    chart->legend()->markers(m_trafficCurrent).first()->setVisible(false);
+    connect(chart, &QChart::plotAreaChanged, this, &ZeroTab::placeNotes);
+}
+
+void ZeroTab::buildTable()
+{
+    m_table = new QTableWidget(static_cast<int>(kStages.size()), 5, this);
+    m_table->setObjectName("zero.table");
+    m_table->setAccessibleName(tr("Current figures per stage"));
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setFocusPolicy(Qt::NoFocus);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // Five columns, so the table fits under two charts beside the explanation.
+    m_table->setHorizontalHeaderLabels(
+        {tr("Model state\nper rank"), tr("Fits the\naccelerator?"), tr("Sent per rank\nper step"),
+         tr("Time per step\n(alpha-beta)"), tr("algbw / busbw\n(gradients, sent / time)")});
+    for (int row = 0; row < static_cast<int>(kStages.size()); ++row) {
+        const ZeroStage stage = kStages[static_cast<std::size_t>(row)];
+        QPixmap swatch(14, 14);
+        swatch.fill(stageColor(stage));
+        auto* header = new QTableWidgetItem(QIcon(swatch), stageName(stage));
+        m_table->setVerticalHeaderItem(row, header);
+        for (int column = 0; column < m_table->columnCount(); ++column) {
+            auto* item = new QTableWidgetItem;
+            item->setTextAlignment(Qt::AlignCenter);
+            m_table->setItem(row, column, item);
+        }
+    }
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->setWordWrap(false);
+    fitTableHeight();
+    // Under the charts, above the line for refused input.
+    chartsColumn()->insertWidget(chartsColumn()->count() - 1, m_table);
+}
+
+void ZeroTab::fitTableHeight()
+{
+    // One line a row, as tall as the font: the table is a caption for the charts, never a
+    // scrolling list. Called again when the font changes (projector mode).
+    const int row = fontMetrics().height() + 8;
+    m_table->verticalHeader()->setDefaultSectionSize(row);
+    const int header = fontMetrics().lineSpacing() * 2 + 10; // two-line column titles
+    m_table->horizontalHeader()->setFixedHeight(header);
+    m_table->setFixedHeight(header + row * m_table->rowCount() + 2 * m_table->frameWidth() + 2);
+}
+
+void ZeroTab::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::FontChange && m_table)
+        fitTableHeight();
+    Tab::changeEvent(event);
+}
+
+void ZeroTab::niceRange(QValueAxis* axis, double min, double max)
+{
+    // setNiceRange on a detached axis first: the real one is touched only when its range or
+    // ticks change, since any setter relayouts its chart (labels measured again), a frame's
+    // worth of work for nothing when a small step leaves the axis as it was.
+    setNiceRange(m_scratchAxis, min, max);
+    if (axis->min() == m_scratchAxis->min() && axis->max() == m_scratchAxis->max()
+        && axis->tickInterval() == m_scratchAxis->tickInterval()
+        && axis->tickAnchor() == m_scratchAxis->tickAnchor()
+        && axis->labelFormat() == m_scratchAxis->labelFormat()
+        && axis->tickType() == m_scratchAxis->tickType())
+        return;
+    // A jump of several decades with the old interval would first build a tick item for every
+    // old interval of the new range (Qt Charts sets the range before the interval): one
+    // interval spanning the range avoids that.
+    if (max > min && (max - min) / axis->tickInterval() > 64)
+        axis->setTickInterval(std::max(max - min, axis->max() - axis->min()));
+    setNiceRange(axis, min, max);
+}
+
+QList<ChartPanel*> ZeroTab::charts() const
+{
+    return {m_memory, m_breakdown, m_ring, m_traffic};
+}
+
+std::int64_t ZeroTab::acceleratorBytes() const
+{
+    return std::llround(control("zero.accelerator_gb")->value() * kGB);
+}
+
+void ZeroTab::setScenario(const core::Scenario& scenario)
+{
+    const core::ZeroInputs& z = scenario.zero;
+    const std::pair<const char*, std::int64_t> values[] = {
+        {"zero.parameters", z.parameters},
+        {"zero.ranks", z.ranks},
+        {"zero.weight_bytes", z.weightBytes},
+        {"zero.grad_bytes", z.gradBytes},
+        {"zero.optimizer_bytes", z.optimizerBytes}};
+    for (const auto& [key, value] : values)
+        loadValue(control(key), static_cast<double>(value));
+    readControls();
+    scheduleRefresh();
+}
+
+QHash<QString, QString> ZeroTab::explanationValues() const
+{
+    const core::ZeroResult r = core::computeZero(m_inputs);
+    const double gradients =
+        static_cast<double>(m_inputs.parameters) * static_cast<double>(m_inputs.gradBytes);
+    return {
+        {"parameters", formatCount(static_cast<double>(m_inputs.parameters))},
+        {"ranks", formatWhole(m_inputs.ranks)},
+        {"w", formatWhole(m_inputs.weightBytes)},
+        {"g", formatWhole(m_inputs.gradBytes)},
+        {"o", formatWhole(m_inputs.optimizerBytes)},
+        {"dp", gb(r.dp.value())},
+        {"zero1", gb(r.zero1.value())},
+        {"zero2", gb(r.zero2.value())},
+        {"zero3", gb(r.zero3.value())},
+        {"gradient_bytes", gb(gradients)},
+        {"ring_bytes", gb(r.ringAllReduceBytesPerRank.value())},
+    };
+}
+
+void ZeroTab::writeScenario(core::Scenario& scenario) const
+{
+    scenario.zero = m_inputs;
+}
+
+void ZeroTab::readControls()
+{
+    const auto whole = [this](const char* key) {
+        return control(key)->wholeValue();
+    };
+    m_inputs.parameters = whole("zero.parameters");
+    m_inputs.ranks = whole("zero.ranks");
+    m_inputs.weightBytes = whole("zero.weight_bytes");
+    m_inputs.gradBytes = whole("zero.grad_bytes");
+    m_inputs.optimizerBytes = whole("zero.optimizer_bytes");
+    m_link.bandwidth = control("zero.link_bandwidth")->value() * kGB;
+    m_link.latency = control("zero.link_latency")->value() * 1e-6;
+}
+
+void ZeroTab::updateRing()
+{
+    const std::int64_t n = m_inputs.ranks;
+    if (n > RingPanel::kMaxRanks) {
+        if (!m_ring->showsNote() || m_ringKey.first != n)
+            m_ring->showTooManyRanks(n);
+        m_ringKey = {n, -1};
+        return;
+    }
+    // The demo depends on the rank count and the bytes per value only.
+    const std::pair key{n, m_inputs.gradBytes};
+    if (key == m_ringKey)
+        return;
+    const int ranks = static_cast<int>(n);
+    m_ring->setDemo(core::ringDemo(ranks, ringValuesPerRank(ranks), m_inputs.gradBytes, kRingSeed),
+                    m_inputs.gradBytes);
+    m_ringKey = key;
+}
+
+void ZeroTab::recompute()
+{
+    const core::ZeroResult r = core::computeZero(m_inputs);
+    const core::ZeroTraffic traffic = core::zeroTraffic(m_inputs, m_link);
+    const std::int64_t n = m_inputs.ranks;
+    const std::int64_t capacity = acceleratorBytes();
+    const double limit = static_cast<double>(capacity) / kGB;
+    const QList<std::int64_t> ranks = sweptRanks(n);
+    const auto end = static_cast<double>(rankAxisEnd(n));
+    const auto x = static_cast<double>(n);
+
+    // Sweeps over the rank count: memory per stage, traffic per stage, the DP bandwidths.
+    std::array<QList<QPointF>, 4> memory, sent;
+    QList<QPointF> algbw, busbw;
+    for (auto& list : memory)
+        list.reserve(ranks.size());
+    for (auto& list : sent)
+        list.reserve(ranks.size());
+    for (const std::int64_t k : ranks) {
+        core::ZeroInputs at = m_inputs;
+        at.ranks = k;
+        const core::ZeroResult z = core::computeZeroUnchecked(at);
+        const auto kx = static_cast<double>(k);
+        memory[0] << QPointF(kx, z.dp.value() / kGB);
+        memory[1] << QPointF(kx, z.zero1.value() / kGB);
+        memory[2] << QPointF(kx, z.zero2.value() / kGB);
+        memory[3] << QPointF(kx, z.zero3.value() / kGB);
+        const core::ZeroTraffic t = core::zeroTraffic(at, m_link);
+        sent[0] << QPointF(kx, t.dp.bytes.value() / kGB);
+        sent[1] << QPointF(kx, t.zero12.bytes.value() / kGB);
+        sent[2] << QPointF(kx, t.zero12.bytes.value() / kGB);
+        sent[3] << QPointF(kx, t.zero3.bytes.value() / kGB);
+        if (k >= 2) { // one rank sends nothing: no bandwidth to speak of
+            algbw << QPointF(kx, t.dp.algorithmBandwidth / kGB);
+            busbw << QPointF(kx, t.dp.busBandwidth / kGB);
+        }
+    }
+
+    // Memory against ranks: the four stages, the accelerator, the current n, where each fits.
+    const std::array<core::Ratio, 4> now = {r.dp, r.zero1, r.zero2, r.zero3};
+    double lo = limit, hi = limit;
+    for (std::size_t i = 0; i < kStages.size(); ++i) {
+        replaceIfChanged(m_stageLines[static_cast<int>(i)], memory[i]);
+        for (const QPointF& p : memory[i])
+            if (p.y() > 0) {
+                lo = std::min(lo, p.y());
+                hi = std::max(hi, p.y());
+            }
+    }
+    setDecadeRange(m_memoryY, lo, hi);
+    m_memoryX->setRange(1, end);
+    // Powers of four up to 1024 (six labels fit a small chart); powers of ten beyond.
+    m_memoryX->setBase(end > 4096 ? 10 : 4);
+    m_trafficX->setRange(1, end);
+    m_trafficX->setBase(end > 4096 ? 10 : 4);
+
+    replaceIfChanged(m_memoryLimit, QList<QPointF>{{1, limit}, {end, limit}});
+
+    replaceIfChanged(m_memoryCurrent, QList<QPointF>{{x, m_memoryY->min()}, {x, m_memoryY->max()}});
+    QList<QPointF> atCurrent, fits;
+    for (std::size_t i = 0; i < kStages.size(); ++i) {
+        atCurrent << QPointF(x, now[i].value() / kGB);
+        const auto from = core::fewestRanksThatFit(m_inputs, kStages[i], capacity);
+        if (from && static_cast<double>(*from) <= end) {
+            core::ZeroInputs at = m_inputs;
+            at.ranks = *from;
+            fits << QPointF(static_cast<double>(*from),
+                            core::zeroStageBytes(at, kStages[i]).total.value() / kGB);
+        }
+    }
+    replaceIfChanged(m_memoryAtCurrent, atCurrent);
+    replaceIfChanged(m_fitMarkers, fits);
+
+    // What one rank keeps at the current n, part by part.
+    double tallest = limit;
+    for (std::size_t i = 0; i < kStages.size(); ++i) {
+        const core::ZeroStageBytes b = core::zeroStageBytes(m_inputs, kStages[i]);
+        const core::ZeroPart parts[] = {b.weights, b.gradients, b.optimizer};
+        const int row = breakdownRow(kStages[i]);
+        for (int k = 0; k < 3; ++k) {
+            replaceIfChanged(m_parts[2 * k], row, parts[k].replicated.value() / kGB);
+            replaceIfChanged(m_parts[2 * k + 1], row, parts[k].sharded.value() / kGB);
+        }
+        replaceIfChanged(m_elsewhere, row, b.onOtherRanks.value() / kGB);
+
+        tallest = std::max(tallest, (b.total.value() + b.onOtherRanks.value()) / kGB);
+    }
+    m_breakdownNote->setText(tr("n = %1 ranks").arg(formatWhole(n)));
+    niceRange(m_breakdownY, 0, tallest * 1.04);
+
+    replaceIfChanged(m_breakdownLimit, QList<QPointF>{{limit, -0.5}, {limit, 3.5}});
+
+    // Traffic against ranks, the 2x asymptote of the ring, and the DP bandwidths.
+    double top = 0;
+    for (std::size_t i = 0; i < kStages.size(); ++i) {
+        replaceIfChanged(m_trafficLines[static_cast<int>(i)], sent[i]);
+        for (const QPointF& p : sent[i])
+            top = std::max(top, p.y());
+    }
+    const double gradients =
+        static_cast<double>(m_inputs.parameters) * static_cast<double>(m_inputs.gradBytes) / kGB;
+
+    replaceIfChanged(m_twiceGradients, QList<QPointF>{{1, 2 * gradients}, {end, 2 * gradients}});
+    top = std::max(top, 2 * gradients);
+    niceRange(m_trafficY, 0, top > 0 ? top * 1.04 : 1);
+
+    replaceIfChanged(m_trafficCurrent, QList<QPointF>{{x, 0}, {x, m_trafficY->max()}});
+    m_memoryNLabel->setText(tr("n = %1").arg(formatWhole(n)));
+    m_trafficNLabel->setText(tr("n = %1").arg(formatWhole(n)));
+    placeNotes();
+    replaceIfChanged(m_algbw, algbw);
+    replaceIfChanged(m_busbw, busbw);
+    double fastest = m_link.bandwidth / kGB;
+    for (const QPointF& p : busbw)
+        fastest = std::max(fastest, p.y());
+    niceRange(m_bandwidthY, 0, fastest * 1.04);
+
+    updateRing();
+    updateTable(traffic);
+
+    // The figures line: the equations with today's numbers.
+    const double s =
+        static_cast<double>(m_inputs.parameters) * static_cast<double>(m_inputs.gradBytes);
+    const double alpha = m_link.latency;
+    QString ring;
+    if (n > 1)
+        ring = tr("<b>Ring all-reduce</b> of the gradients S = Pg = %1: 2(n&minus;1)/n &middot; S "
+                  "= <b>%2</b> sent per rank; t = 2(n&minus;1)(&alpha; + S/(nB)) = %3 &times; (%4 "
+                  "+ %1 / (%5 &times; %6)) = <b>%7</b>; algbw = S/t = %8, busbw = algbw &times; "
+                  "2(n&minus;1)/n = <b>%9</b>")
+                   .arg(gb(s), gb(traffic.dp.bytes.value()), formatWhole(2 * (n - 1)),
+                        formatSeconds(alpha), formatWhole(n), formatBandwidth(m_link.bandwidth),
+                        formatSeconds(traffic.dp.seconds),
+                        formatBandwidth(traffic.dp.algorithmBandwidth),
+                        formatBandwidth(traffic.dp.busBandwidth));
+    else
+        ring = tr("<b>Ring all-reduce</b>: one rank has nothing to send.");
+    figuresLabel()->setText(
+        tr("<b>Per rank</b> at n = %1: DP P(w+g+o) = <b>%2</b> &middot; ZeRO-1 P(w+g) + Po/n = "
+           "<b>%3</b> &middot; ZeRO-2 Pw + P(g+o)/n = <b>%4</b> &middot; ZeRO-3 P(w+g+o)/n = "
+           "<b>%5</b><br>%6")
+            .arg(formatWhole(n), gb(r.dp.value()), gb(r.zero1.value()), gb(r.zero2.value()),
+                 gb(r.zero3.value()), ring));
+}
+
+void ZeroTab::updateTable(const core::ZeroTraffic& traffic)
+{
+    const core::StepTraffic* perStage[] = {&traffic.dp, &traffic.zero12, &traffic.zero12,
+                                           &traffic.zero3};
+    const std::int64_t capacity = acceleratorBytes();
+    if (const QString header =
+            tr("Fits %1\nat n = %2?")
+                .arg(gb(static_cast<double>(capacity)), formatWhole(m_inputs.ranks));
+        m_table->horizontalHeaderItem(1)->text() != header)
+        m_table->horizontalHeaderItem(1)->setText(header);
+    for (int row = 0; row < static_cast<int>(kStages.size()); ++row) {
+        const ZeroStage stage = kStages[static_cast<std::size_t>(row)];
+        const core::ZeroStageBytes b = core::zeroStageBytes(m_inputs, stage);
+        const core::StepTraffic& t = *perStage[row];
+        const auto from = core::fewestRanksThatFit(m_inputs, stage, capacity);
+        QString fits;
+        if (b.total.value() <= static_cast<double>(capacity))
+            fits = tr("yes");
+        else if (from)
+            fits = tr("no: needs %1 ranks").arg(formatWhole(*from));
+        else
+            fits = tr("no: never");
+        const bool moves = t.seconds > 0;
+        const QString texts[] = {
+            gb(b.total.value()), fits,
+            tr("%1 in %2 msgs").arg(gb(t.bytes.value()), formatWhole(t.messages)),
+            formatSeconds(t.seconds),
+            moves ? tr("%1 / %2 GB/s")
+                        .arg(formatNumber(t.algorithmBandwidth / kGB),
+                             formatNumber(t.busBandwidth / kGB))
+                  : tr("n/a (nothing sent)")};
+        for (int column = 0; column < 5; ++column)
+            if (m_table->item(row, column)->text() != texts[column])
+                m_table->item(row, column)->setText(texts[column]);
+    }
+}
+
+} // namespace scalelab::ui

@@ -1,0 +1,127 @@
+#pragma once
+
+#include "scalelab/core/collectives.h"
+#include "tab.h"
+
+#include <QColor>
+
+QT_BEGIN_NAMESPACE
+class QBarCategoryAxis;
+class QBarSet;
+class QComboBox;
+class QGraphicsSimpleTextItem;
+class QLineSeries;
+class QLogValueAxis;
+class QScatterSeries;
+class QHorizontalStackedBarSeries;
+class QTableWidget;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace scalelab::ui {
+
+class ChartViewPanel;
+class RingPanel;
+
+/// Data parallelism and ZeRO: what one rank holds under each stage as the rank count grows,
+/// which part each stage shards, the ring all-reduce played step by step, and what each stage
+/// sends per training step with the time an alpha-beta link model gives.
+class ZeroTab : public Tab {
+    Q_OBJECT
+
+public:
+    explicit ZeroTab(QWidget* parent = nullptr);
+
+    QString name() const override { return "zero"; }
+    QString title() const override { return tr("Ring and ZeRO"); }
+    QList<ChartPanel*> charts() const override;
+    void setScenario(const core::Scenario& scenario) override;
+    void writeScenario(core::Scenario& scenario) const override;
+    QHash<QString, QString> explanationValues() const override;
+
+    /// The scenario section as the controls hold it.
+    core::ZeroInputs inputs() const { return m_inputs; }
+    /// The link settings (window state, not scenario keys), in bytes/s and seconds.
+    core::LinkModel link() const { return m_link; }
+    /// The accelerator's memory in bytes (the line on the memory charts).
+    std::int64_t acceleratorBytes() const;
+
+    /// The rank counts the sweeps are drawn at: every count up to 8, then steps of about 12%,
+    /// always including the current count and the axis end.
+    static QList<std::int64_t> sweptRanks(std::int64_t current);
+    /// The rank-axis end: 1024, or the next power of two above a larger rank count.
+    static std::int64_t rankAxisEnd(std::int64_t current);
+    /// Values per rank of the ring demo: two per chunk up to 8 ranks, one beyond.
+    static int ringValuesPerRank(int ranks);
+    /// The bar set index of a stage on the breakdown chart (DP is drawn at the top, last).
+    static int breakdownRow(core::ZeroStage stage);
+    /// The colour of a stage in every chart and in the table.
+    static QColor stageColor(core::ZeroStage stage);
+
+    ChartViewPanel* memoryChart() const { return m_memory; }
+    ChartViewPanel* breakdownChart() const { return m_breakdown; }
+    RingPanel* ringPanel() const { return m_ring; }
+    ChartViewPanel* trafficChart() const { return m_traffic; }
+    QTableWidget* figuresTable() const { return m_table; }
+
+protected:
+    void changeEvent(QEvent* event) override;
+    void readControls() override;
+    void recompute() override;
+
+private:
+    void buildControls();
+    void buildMemoryChart();
+    void buildBreakdownChart();
+    void buildTrafficChart();
+    void buildTable();
+    void updateRing();
+    void placeNotes();
+    void fitTableHeight();
+    void niceRange(QValueAxis* axis, double min, double max);
+    void updateTable(const core::ZeroTraffic& traffic);
+
+    QValueAxis* m_scratchAxis; ///< works out nice ranges without touching a chart
+    core::ZeroInputs m_inputs;
+    core::LinkModel m_link;
+    /// The ring demo's shape and byte size last simulated, so other edits do not redo it.
+    std::pair<std::int64_t, std::int64_t> m_ringKey{-1, -1};
+
+    QComboBox* m_accelerator = nullptr;
+
+    ChartViewPanel* m_memory = nullptr;
+    QList<QLineSeries*> m_stageLines;
+    QLineSeries* m_memoryLimit = nullptr;
+    QLineSeries* m_memoryCurrent = nullptr;
+    QScatterSeries* m_memoryAtCurrent = nullptr;
+    QGraphicsSimpleTextItem* m_memoryNLabel = nullptr; ///< "n = 64" beside the vertical line
+    QScatterSeries* m_fitMarkers = nullptr;
+    QLogValueAxis* m_memoryX = nullptr;
+    QLogValueAxis* m_memoryY = nullptr;
+
+    ChartViewPanel* m_breakdown = nullptr;
+    QHorizontalStackedBarSeries* m_bars = nullptr;
+    QList<QBarSet*> m_parts; ///< weights, gradients, optimizer: replicated then sharded
+    QBarSet* m_elsewhere = nullptr; ///< the shards the other ranks keep
+    QBarCategoryAxis* m_stageAxis = nullptr;
+    QValueAxis* m_breakdownY = nullptr;
+    QLineSeries* m_breakdownLimit = nullptr;
+    QGraphicsSimpleTextItem* m_breakdownNote = nullptr; ///< "n = 64 ranks" in the plot
+
+    RingPanel* m_ring = nullptr;
+
+    ChartViewPanel* m_traffic = nullptr;
+    QList<QLineSeries*> m_trafficLines; ///< DP, ZeRO-1, ZeRO-2, ZeRO-3
+    QLineSeries* m_twiceGradients = nullptr;
+    QLineSeries* m_trafficCurrent = nullptr;
+    QGraphicsSimpleTextItem* m_trafficNLabel = nullptr;
+    QLineSeries* m_algbw = nullptr;
+    QLineSeries* m_busbw = nullptr;
+    QLogValueAxis* m_trafficX = nullptr;
+    QValueAxis* m_trafficY = nullptr;
+    QValueAxis* m_bandwidthY = nullptr;
+
+    QTableWidget* m_table = nullptr;
+};
+
+} // namespace scalelab::ui
