@@ -1,0 +1,551 @@
+// The pipeline tab: the Gantt chart shows the core's simulated passes, the bubble and memory
+// charts follow the core, and the Gantt stays readable (no overlapping text) at p = 32, m = 256.
+
+#include "common/chartexport.h"
+#include "common/chartpanel.h"
+#include "common/explanationpanel.h"
+#include "common/format.h"
+#include "common/parametercontrol.h"
+#include "scalelab/core/pipeline.h"
+#include "tabs/pipelinetab.h"
+#include "widgets/ganttpanel.h"
+
+#include <QAbstractAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QComboBox>
+#include <QDir>
+#include <QHelpEvent>
+#include <QImage>
+#include <QLabel>
+#include <QLineSeries>
+#include <QPainter>
+#include <QScatterSeries>
+#include <QSlider>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolTip>
+#include <algorithm>
+
+using namespace scalelab;
+using namespace scalelab::ui;
+using core::Pass;
+using core::Schedule;
+
+namespace {
+
+void settle(Tab& tab)
+{
+    QTRY_VERIFY(!tab.refreshPending());
+}
+
+core::Scenario scenarioWith(Schedule schedule, std::int64_t p, std::int64_t m, std::int64_t v)
+{
+    core::Scenario s;
+    s.pipeline.schedule = schedule;
+    s.pipeline.stages = p;
+    s.pipeline.microbatches = m;
+    s.pipeline.virtualStages = v;
+    return s;
+}
+
+/// The share of the image's rows and columns that hold something other than the background.
+QSizeF drawnSpan(const QImage& image)
+{
+    const QRgb background = image.pixel(0, 0);
+    int left = image.width(), right = -1, top = image.height(), bottom = -1;
+    for (int y = 0; y < image.height(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); ++x)
+            if (line[x] != background) {
+                left = std::min(left, x);
+                right = std::max(right, x);
+                top = std::min(top, y);
+                bottom = std::max(bottom, y);
+            }
+    }
+    if (right < 0)
+        return {0, 0};
+    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
+}
+
+/// The first pair of laid-out texts that intersect, as a message; empty if none do.
+QString firstOverlap(const std::vector<GanttPanel::Text>& texts)
+{
+    // Sorted by left edge, a text can only meet those that start before it ends.
+    std::vector<std::size_t> order(texts.size());
+    for (std::size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        return texts[a].rect.left() < texts[b].rect.left();
+    });
+    for (std::size_t i = 0; i < order.size(); ++i)
+        for (std::size_t j = i + 1; j < order.size(); ++j) {
+            const QRectF& a = texts[order[i]].rect;
+            const QRectF& b = texts[order[j]].rect;
+            if (b.left() >= a.right())
+                break;
+            if (a.intersects(b))
+                return QString("'%1' (%2,%3 %4x%5) meets '%6' (%7,%8 %9x%10)")
+                    .arg(texts[order[i]].text)
+                    .arg(a.x())
+                    .arg(a.y())
+                    .arg(a.width())
+                    .arg(a.height())
+                    .arg(texts[order[j]].text)
+                    .arg(b.x())
+                    .arg(b.y())
+                    .arg(b.width())
+                    .arg(b.height());
+        }
+    return {};
+}
+
+int countKind(const std::vector<GanttPanel::Text>& texts, GanttPanel::TextKind kind)
+{
+    return static_cast<int>(std::count_if(texts.begin(), texts.end(),
+                                          [kind](const auto& t) { return t.kind == kind; }));
+}
+
+} // namespace
+
+class TstPipelineTab : public QObject {
+    Q_OBJECT
+
+private:
+    /// Every chart against core, for the tab's current inputs, exactly.
+    void checkAgainstCore(PipelineTab& tab)
+    {
+        const core::PipelineInputs in = tab.inputs();
+        const core::PipelineResult r = core::simulatePipeline(in);
+        const bool interleaved = in.schedule == Schedule::Interleaved;
+
+        // Gantt: one box per event, the same events in the same order.
+        GanttPanel* gantt = tab.ganttChart();
+        QCOMPARE(gantt->stages(), int(in.stages));
+        QCOMPARE(gantt->chunks(), interleaved ? int(in.virtualStages) : 1);
+        QCOMPARE(gantt->makespan(), r.makespan);
+        const auto& boxes = gantt->events();
+        QCOMPARE(boxes.size(), r.events.size());
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            const core::PipelineEvent& a = boxes[i];
+            const core::PipelineEvent& b = r.events[i];
+            if (a.stage != b.stage || a.microbatch != b.microbatch || a.chunk != b.chunk
+                || a.pass != b.pass || a.start != b.start || a.end != b.end)
+                QFAIL(qPrintable(QString("box %1 differs from the core's event").arg(i)));
+        }
+
+        // Bubble chart: each curve is the core's closed form at every m it holds.
+        const bool idle = tab.bubbleDefinition() == PipelineTab::BubbleDefinition::IdleShare;
+        for (Schedule s : PipelineTab::schedules()) {
+            QLineSeries* line = tab.bubbleCurve(s);
+            QVERIFY(line);
+            // Every m up to 32, then sparser, always up to the axis' end past the slider's 256.
+            QVERIFY(line->count() >= 100);
+            QCOMPARE(line->at(31).x(), 32.0);
+            QVERIFY(line->at(line->count() - 1).x() >= 512);
+            const std::int64_t v = s == Schedule::Interleaved ? in.virtualStages : 1;
+            for (const QPointF& pt : line->points()) {
+                const auto m = static_cast<std::int64_t>(pt.x());
+                QCOMPARE(double(m), pt.x());
+                const double want = 100.0
+                    * (idle ? core::pipelineBubbleFraction(in.stages, m, v)
+                            : core::pipelineBubbleOverIdeal(in.stages, m, v));
+                QCOMPARE(pt.y(), want);
+            }
+        }
+        QCOMPARE(tab.currentPoint()->count(), 1);
+        QCOMPARE(tab.currentPoint()->at(0),
+                 QPointF(double(in.microbatches),
+                         100.0 * (idle ? r.simulatedBubbleFraction : r.simulatedBubbleOverIdeal)));
+        const QString yTitle = tab.bubbleChart()->chart()->axes(Qt::Vertical).first()->titleText();
+        QVERIFY2(yTitle.contains(idle ? "Idle share" : "over ideal"), qPrintable(yTitle));
+
+        // Memory chart: the simulator's peak activations, schedule by schedule.
+        for (Schedule s : PipelineTab::schedules()) {
+            core::PipelineInputs other = in;
+            other.schedule = s;
+            QBarSet* set = tab.memoryBars(s);
+            QVERIFY(set);
+            QCOMPARE(set->count(), int(in.stages));
+            if (s == Schedule::Interleaved && in.microbatches % in.stages != 0) {
+                for (int i = 0; i < set->count(); ++i)
+                    QCOMPARE(set->at(i), 0.0);
+                continue;
+            }
+            const std::vector<double> held = core::simulatePipeline(other).peakActivations;
+            for (int i = 0; i < set->count(); ++i)
+                QCOMPARE(set->at(i), held[std::size_t(i)]);
+        }
+    }
+
+    void checkNoOverlap(GanttPanel* gantt, const QSizeF& size)
+    {
+        const auto texts = gantt->texts(QRectF(QPointF(0, 0), size));
+        const QString overlap = firstOverlap(texts);
+        QVERIFY2(overlap.isEmpty(), qPrintable(overlap));
+        // Every text inside the chart, and every box label inside its own box.
+        const GanttPanel::Layout l = gantt->layoutFor(QRectF(QPointF(0, 0), size));
+        for (const auto& t : texts) {
+            QVERIFY2(QRectF(QPointF(0, 0), size).contains(t.rect), qPrintable(t.text));
+            if (t.kind == GanttPanel::TextKind::BoxLabel)
+                QVERIFY2(gantt->boxRect(l, t.box).contains(t.rect), qPrintable(t.text));
+        }
+        QVERIFY(countKind(texts, GanttPanel::TextKind::TickLabel) >= 3);
+        QVERIFY(countKind(texts, GanttPanel::TextKind::RowLabel) >= 1);
+    }
+
+private slots:
+    void opensOnThePhenomenon()
+    {
+        PipelineTab tab;
+        const core::PipelineInputs d;
+        QCOMPARE(tab.inputs().stages, d.stages);
+        QCOMPARE(tab.inputs().microbatches, d.microbatches);
+        QCOMPARE(tab.inputs().schedule, Schedule::GPipe);
+        checkAgainstCore(tab);
+        // p = 4, m = 12 idles a fifth of the time, and the figures line says so first.
+        const QString text = tab.figuresLabel()->text();
+        QVERIFY2(text.contains("idles 20.0 % of the time"), qPrintable(text));
+        QVERIFY(text.contains("(4−1)/(12+4−1)"));
+        QCOMPARE(tab.ganttChart()->figures().size(), 2);
+        QVERIFY(tab.ganttChart()->figures().at(0).contains("20.0 %"));
+        QVERIFY(tab.ganttChart()->figures().at(1).contains("20.0 %"));
+        QVERIFY(tab.ganttChart()->timeAxisTitle().contains("time units"));
+        // Wide boxes at the default size: microbatch numbers are written in them.
+        const auto texts = tab.ganttChart()->texts(QRectF(0, 0, 1000, 625));
+        QVERIFY(countKind(texts, GanttPanel::TextKind::BoxLabel) > 0);
+        checkNoOverlap(tab.ganttChart(), QSizeF(1000, 625));
+    }
+
+    void theExplanationGetsTodaysNumbers()
+    {
+        PipelineTab tab;
+        // Every placeholder of resources/explanations/pipeline.html is filled.
+        const QHash<QString, QString> values = tab.explanationValues();
+        for (const char* key : {"stages", "microbatches", "schedule", "formula", "bubble",
+                                "simulated", "makespan", "megatron", "peak_gpipe", "peak_1f1b"})
+            QVERIFY2(!values.value(key).isEmpty(), key);
+        QCOMPARE(values.value("bubble"), QString("20.0 %"));
+        QCOMPARE(values.value("megatron"), QString("25.0 %"));
+        QCOMPARE(values.value("peak_gpipe"), QString("12"));
+        QCOMPARE(values.value("peak_1f1b"), QString("4"));
+        QVERIFY(tab.explanation());
+        const QString html = tab.explanation()->html();
+        QVERIFY2(!html.contains("{{"), qPrintable(html));
+        QVERIFY(html.contains("20.0 %"));
+    }
+
+    void keyPressesOnASliderChangeTheScenarioAndTheCharts_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("qtKey");
+        QTest::addColumn<int>("schedule");
+        QTest::newRow("stages, right") << "pipeline.stages" << int(Qt::Key_Right) << 0;
+        QTest::newRow("stages, end, 1F1B") << "pipeline.stages" << int(Qt::Key_End) << 1;
+        QTest::newRow("microbatches, page up")
+            << "pipeline.microbatches" << int(Qt::Key_PageUp) << 0;
+        QTest::newRow("microbatches, left, 1F1B")
+            << "pipeline.microbatches" << int(Qt::Key_Left) << 1;
+        QTest::newRow("microbatches, end, interleaved")
+            << "pipeline.microbatches" << int(Qt::Key_End) << 2;
+        QTest::newRow("chunks, right, interleaved")
+            << "pipeline.virtual_stages" << int(Qt::Key_Right) << 2;
+        QTest::newRow("forward time, page up")
+            << "pipeline.forward_time" << int(Qt::Key_PageUp) << 1;
+        QTest::newRow("backward time, home, interleaved")
+            << "pipeline.backward_time" << int(Qt::Key_Home) << 2;
+    }
+
+    void keyPressesOnASliderChangeTheScenarioAndTheCharts()
+    {
+        QFETCH(QString, key);
+        QFETCH(int, qtKey);
+        QFETCH(int, schedule);
+        PipelineTab tab;
+        tab.resize(1400, 900);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        auto* box = tab.findChild<QComboBox*>("pipeline.schedule");
+        QVERIFY(box);
+        box->setCurrentIndex(schedule);
+        settle(tab);
+        QCOMPARE(tab.inputs().schedule, PipelineTab::schedules().at(schedule));
+        ParameterControl* control = tab.control(key);
+        QVERIFY(control);
+        const double before = control->value();
+        core::Scenario old;
+        tab.writeScenario(old);
+        control->slider()->setFocus();
+        QTest::keyClick(control->slider(), Qt::Key(qtKey));
+        QVERIFY(control->value() != before);
+        settle(tab);
+        core::Scenario now;
+        tab.writeScenario(now);
+        const auto tie = [](const core::PipelineInputs& in) {
+            return std::tie(in.stages, in.microbatches, in.virtualStages, in.forwardTime,
+                            in.backwardTime);
+        };
+        QVERIFY(tie(now.pipeline) != tie(old.pipeline));
+        QVERIFY(tab.messageLabel()->isHidden());
+        checkAgainstCore(tab);
+    }
+
+    void theDefinitionSwitchChangesCurvesAndLabels()
+    {
+        PipelineTab tab;
+        auto* box = tab.findChild<QComboBox*>("pipeline.bubble_definition");
+        QVERIFY(box);
+        box->setCurrentIndex(1);
+        settle(tab);
+        QCOMPARE(tab.bubbleDefinition(), PipelineTab::BubbleDefinition::OverIdeal);
+        checkAgainstCore(tab);
+        // Megatron's figure for p = 4, m = 12: 3/12 of the ideal time.
+        QCOMPARE(tab.currentPoint()->at(0).y(), 25.0);
+        QVERIFY(tab.ganttChart()->figures().at(1).contains("(p−1)/m = (4−1)/12 = 25.0 %"));
+        QVERIFY(tab.figuresLabel()->text().contains("25.0 %"));
+        box->setCurrentIndex(0);
+        settle(tab);
+        QCOMPARE(tab.currentPoint()->at(0).y(), 20.0);
+        checkAgainstCore(tab);
+    }
+
+    void oneFOneBHoldsFewerActivationsForTheSameBubble()
+    {
+        PipelineTab tab;
+        tab.findChild<QComboBox*>("pipeline.schedule")->setCurrentIndex(1);
+        settle(tab);
+        checkAgainstCore(tab);
+        QCOMPARE(tab.currentPoint()->at(0).y(), 20.0); // the same bubble as GPipe
+        QBarSet* gpipe = tab.memoryBars(Schedule::GPipe);
+        QBarSet* ofob = tab.memoryBars(Schedule::OneFOneB);
+        for (int s = 0; s < 4; ++s) {
+            QCOMPARE(gpipe->at(s), 12.0);
+            QCOMPARE(ofob->at(s), double(4 - s));
+        }
+        QVERIFY(tab.figuresLabel()->text().contains("instead of 12"));
+    }
+
+    void interleavingShrinksTheBubble()
+    {
+        PipelineTab tab;
+        tab.findChild<QComboBox*>("pipeline.schedule")->setCurrentIndex(2);
+        settle(tab);
+        checkAgainstCore(tab);
+        // (p-1)/(v m + p-1) = 3/27 with v = 2.
+        QCOMPARE(tab.inputs().virtualStages, std::int64_t(2));
+        const QString text = tab.figuresLabel()->text();
+        QVERIFY2(text.contains("11.1 %") && text.contains("20.0 %"), qPrintable(text));
+        QCOMPARE(tab.ganttChart()->chunks(), 2);
+        QVERIFY(tab.ganttChart()->title().contains("2 chunks"));
+    }
+
+    void refusedInputKeepsTheLastCharts()
+    {
+        PipelineTab tab;
+        tab.findChild<QComboBox*>("pipeline.schedule")->setCurrentIndex(2);
+        settle(tab);
+        const std::size_t before = tab.ganttChart()->events().size();
+        tab.control("pipeline.microbatches")->setValue(13); // not a multiple of p = 4
+        settle(tab);
+        QVERIFY(!tab.messageLabel()->isHidden());
+        QVERIFY(tab.messageLabel()->text().contains("pipeline.microbatches"));
+        QCOMPARE(tab.ganttChart()->events().size(), before);
+        // GPipe takes m = 13; the interleaved bars are then left empty, not an error.
+        tab.findChild<QComboBox*>("pipeline.schedule")->setCurrentIndex(0);
+        settle(tab);
+        QVERIFY(tab.messageLabel()->isHidden());
+        checkAgainstCore(tab);
+        QVERIFY(tab.memoryBars(Schedule::Interleaved)->label().contains("multiple"));
+    }
+
+    void largeSchedulesFollowTheCoreAndStayReadable_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("v");
+        QTest::newRow("gpipe p=32 m=256") << int(Schedule::GPipe) << 1;
+        QTest::newRow("1f1b p=32 m=256") << int(Schedule::OneFOneB) << 1;
+        QTest::newRow("interleaved p=32 m=256 v=4") << int(Schedule::Interleaved) << 4;
+    }
+
+    void largeSchedulesFollowTheCoreAndStayReadable()
+    {
+        QFETCH(int, schedule);
+        QFETCH(int, v);
+        PipelineTab tab;
+        tab.setScenario(scenarioWith(Schedule(schedule), 32, 256, v));
+        settle(tab);
+        QCOMPARE(tab.ganttChart()->events().size(), std::size_t(2 * 32 * 256 * v));
+        checkAgainstCore(tab);
+        GanttPanel* gantt = tab.ganttChart();
+        for (const QSizeF size :
+             {QSizeF(1000, 625), QSizeF(800, 500), QSizeF(1600, 1000), QSizeF(480, 300)})
+            checkNoOverlap(gantt, size);
+        // Stage numbers thin out rather than pile up.
+        const auto texts = gantt->texts(QRectF(0, 0, 1000, 625));
+        const int rows = countKind(texts, GanttPanel::TextKind::RowLabel);
+        QVERIFY(rows >= 4 && rows < 32);
+        // Boxes this narrow are pooled into pixel strips on screen and in exports.
+        QVERIFY(gantt->drawsPooled(QRectF(0, 0, 1000, 625), 1.6));
+    }
+
+    void boxesSitOnTheirRowsAndTimes()
+    {
+        PipelineTab tab;
+        tab.setScenario(scenarioWith(Schedule::Interleaved, 4, 8, 2));
+        settle(tab);
+        GanttPanel* gantt = tab.ganttChart();
+        const QRectF target(0, 0, 1000, 625);
+        const GanttPanel::Layout l = gantt->layoutFor(target);
+        QVERIFY(l.timeEnd >= gantt->makespan());
+        const auto& events = gantt->events();
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const QRectF box = gantt->boxRect(l, i);
+            const QRectF row = gantt->rowRect(l, events[i].stage);
+            QCOMPARE(box.top(), row.top());
+            QCOMPARE(box.height(), row.height());
+            // Time runs linearly from the plot's left edge at 0 to its right edge at timeEnd.
+            QVERIFY(std::abs(box.left()
+                             - (l.plot.left() + events[i].start / l.timeEnd * l.plot.width()))
+                    < 1e-9);
+            QVERIFY(
+                std::abs(box.right() - (l.plot.left() + events[i].end / l.timeEnd * l.plot.width()))
+                < 1e-9);
+            // The hit test finds the box at its centre.
+            QCOMPARE(gantt->eventAt(target, box.center()), static_cast<long long>(i));
+        }
+        checkNoOverlap(gantt, target.size());
+    }
+
+    void hoverTellsThePass()
+    {
+        PipelineTab tab;
+        tab.setScenario(scenarioWith(Schedule::Interleaved, 4, 8, 2));
+        settle(tab);
+        tab.resize(1400, 900);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        GanttPanel* gantt = tab.ganttChart();
+        const QRectF target = gantt->rect();
+        const GanttPanel::Layout l = gantt->layoutFor(target);
+        // A backward of the last stage, somewhere in the middle.
+        std::size_t pick = 0;
+        for (std::size_t i = 0; i < gantt->events().size(); ++i)
+            if (gantt->events()[i].stage == 3 && gantt->events()[i].pass == Pass::Backward
+                && gantt->events()[i].chunk == 1 && gantt->events()[i].microbatch == 5)
+                pick = i;
+        const core::PipelineEvent e = gantt->events()[pick];
+        const QPointF centre = gantt->boxRect(l, pick).center();
+        const QString text = gantt->describeAt(target, centre);
+        QVERIFY2(text.contains("Stage 3") && text.contains("microbatch 5")
+                     && text.contains("chunk 1") && text.contains("Backward")
+                     && text.contains(formatNumber(e.start, 6))
+                     && text.contains(formatNumber(e.end, 6)),
+                 qPrintable(text));
+        // Stage 3 waits at the start: the bubble.
+        const QPointF idle(l.plot.left() + 1, gantt->rowRect(l, 3).center().y());
+        QVERIFY(gantt->describeAt(target, idle).contains("idle"));
+        QVERIFY(gantt->describeAt(target, QPointF(2, 2)).isEmpty());
+
+        // And the same text as a real tool tip.
+        QHelpEvent help(QEvent::ToolTip, centre.toPoint(), gantt->mapToGlobal(centre.toPoint()));
+        QCoreApplication::sendEvent(gantt, &help);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY(QToolTip::text().contains("microbatch 5"));
+    }
+
+    void forwardsAndBackwardsDifferInLightness()
+    {
+        // Told apart without colour: a backward is far darker than a forward of any chunk.
+        for (int c = 0; c < 8; ++c) {
+            const double f = GanttPanel::passColor(Pass::Forward, c).lightnessF();
+            const double b = GanttPanel::passColor(Pass::Backward, c).lightnessF();
+            QVERIFY2(f - b > 0.3, qPrintable(QString("chunk %1: %2 vs %3").arg(c).arg(f).arg(b)));
+        }
+        // Chunks differ in hue.
+        QVERIFY(GanttPanel::passColor(Pass::Forward, 0) != GanttPanel::passColor(Pass::Forward, 1));
+    }
+
+    void exportsFillTheCanvas_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("p");
+        QTest::addColumn<int>("m");
+        QTest::addColumn<int>("v");
+        QTest::newRow("default") << int(Schedule::GPipe) << 4 << 12 << 2;
+        QTest::newRow("1f1b p=8 m=16") << int(Schedule::OneFOneB) << 8 << 16 << 2;
+        QTest::newRow("interleaved p=32 m=256 v=4") << int(Schedule::Interleaved) << 32 << 256 << 4;
+    }
+
+    void exportsFillTheCanvas()
+    {
+        QFETCH(int, schedule);
+        QFETCH(int, p);
+        QFETCH(int, m);
+        QFETCH(int, v);
+        PipelineTab tab; // never shown: export lays every chart out itself
+        tab.setScenario(scenarioWith(Schedule(schedule), p, m, v));
+        tab.waitForIdle();
+        QTemporaryDir temp;
+        // SCALELAB_PNG_DIR keeps the images for a look.
+        const QString keep = qEnvironmentVariable("SCALELAB_PNG_DIR");
+        const QString dir = keep.isEmpty() ? temp.path() : keep;
+        QDir().mkpath(dir);
+        const QString tag = QTest::currentDataTag();
+        QList<ExportJob> jobs;
+        for (ChartPanel* chart : tab.charts())
+            jobs << ExportJob{
+                chart,
+                QDir(dir).filePath(
+                    QString("%1-%2.png").arg(chart->name(), QString(tag).replace(' ', '_'))),
+                ImageFormat::Png,
+                {1600, 1000}};
+        QCOMPARE(jobs.size(), 3);
+        QCOMPARE(exportCharts(jobs), QString());
+        for (const ExportJob& job : jobs) {
+            const QImage image(job.path);
+            QCOMPARE(image.size(), QSize(1600, 1000));
+            const QSizeF span = drawnSpan(image);
+            QVERIFY2(
+                span.width() > 0.9 && span.height() > 0.9,
+                qPrintable(
+                    QString("%1: %2 x %3").arg(job.path).arg(span.width()).arg(span.height())));
+        }
+        // The Gantt's own text does not overlap at the layout size of an export.
+        checkNoOverlap(tab.ganttChart(), exportLayoutSize(QSize(1600, 1000)));
+    }
+
+    void scenarioValuesBeyondTheSlidersAreKept()
+    {
+        core::Scenario s = scenarioWith(Schedule::OneFOneB, 40, 300, 12);
+        s.pipeline.forwardTime = 0.001; // below the slider, and finer than its two decimals
+        s.pipeline.backwardTime = 1.0 / 3.0;
+        PipelineTab tab;
+        tab.setScenario(s);
+        settle(tab);
+        core::Scenario back;
+        tab.writeScenario(back);
+        QCOMPARE(back.pipeline.stages, std::int64_t(40));
+        QCOMPARE(back.pipeline.microbatches, std::int64_t(300));
+        QCOMPARE(back.pipeline.virtualStages, std::int64_t(12));
+        QCOMPARE(back.pipeline.schedule, Schedule::OneFOneB);
+        QCOMPARE(back.pipeline.forwardTime, 0.001);
+        QCOMPARE(back.pipeline.backwardTime, 1.0 / 3.0);
+        checkAgainstCore(tab);
+    }
+
+    void largeInputsComputeInTheBackground()
+    {
+        // Past kBackgroundPasses the core runs on a worker; the result is the same.
+        PipelineTab tab;
+        tab.setScenario(scenarioWith(Schedule::GPipe, 100, 1000, 1));
+        tab.refreshNow();
+        tab.waitForIdle();
+        QVERIFY(!tab.refreshPending());
+        QCOMPARE(tab.ganttChart()->events().size(), std::size_t(2 * 100 * 1000));
+        checkAgainstCore(tab);
+    }
+};
+
+QTEST_MAIN(TstPipelineTab)
+#include "tst_pipelinetab.moc"

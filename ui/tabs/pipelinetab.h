@@ -1,0 +1,113 @@
+#pragma once
+
+#include "scalelab/core/pipeline.h"
+#include "tab.h"
+
+#include <QHash>
+
+QT_BEGIN_NAMESPACE
+class QBarSeries;
+class QBarSet;
+class QComboBox;
+class QLineSeries;
+class QLogValueAxis;
+class QScatterSeries;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace scalelab::ui {
+
+class ChartViewPanel;
+class GanttPanel;
+
+/// Pipeline schedules: where the bubble comes from (a Gantt chart of the simulated passes), how
+/// it shrinks as microbatches grow and with interleaving, and why 1F1B holds fewer activations
+/// than GPipe for the same bubble.
+class PipelineTab : public Tab {
+    Q_OBJECT
+
+public:
+    /// The two ways the literature states the bubble.
+    enum class BubbleDefinition {
+        IdleShare, ///< the chapter's: idle share of the whole run, (p-1)/(m+p-1)
+        OverIdeal, ///< Megatron-LM's: bubble time over ideal time, (p-1)/m
+    };
+
+    explicit PipelineTab(QWidget* parent = nullptr);
+
+    QString name() const override { return "pipeline"; }
+    QString title() const override { return tr("Pipeline schedules"); }
+    QList<ChartPanel*> charts() const override;
+    void setScenario(const core::Scenario& scenario) override;
+    void writeScenario(core::Scenario& scenario) const override;
+
+    /// The inputs as the controls hold them.
+    core::PipelineInputs inputs() const { return m_inputs; }
+    BubbleDefinition bubbleDefinition() const { return m_definition; }
+    /// Today's numbers for resources/explanations/pipeline.html, from the last refresh.
+    QHash<QString, QString> explanationValues() const override { return m_explanationValues; }
+    /// Schedules of the bubble chart's curves and the memory chart's bars, in legend order.
+    static QList<core::Schedule> schedules();
+
+    GanttPanel* ganttChart() const { return m_gantt; }
+    ChartViewPanel* bubbleChart() const { return m_bubble; }
+    ChartViewPanel* memoryChart() const { return m_memory; }
+    /// The bubble chart's curve of a schedule and the memory chart's bars of one.
+    QLineSeries* bubbleCurve(core::Schedule schedule) const;
+    QScatterSeries* currentPoint() const { return m_current; }
+    QBarSet* memoryBars(core::Schedule schedule) const;
+
+    /// Passes (over all three simulated schedules) above which the core runs on a worker thread.
+    static constexpr std::int64_t kBackgroundPasses = 400'000;
+
+protected:
+    void readControls() override;
+    void recompute() override;
+
+private:
+    struct Computed;
+    static Computed compute(const core::PipelineInputs& in);
+    void present(Computed& c);
+
+    void buildControls();
+    void buildGanttChart();
+    void buildBubbleChart();
+    void buildMemoryChart();
+
+    core::PipelineInputs m_inputs;
+    BubbleDefinition m_definition = BubbleDefinition::IdleShare;
+    QHash<QString, QString> m_explanationValues;
+    // Times as a scenario gave them: the spin boxes round to two decimals, the file's value is
+    // kept until the user moves the control.
+    double m_exactForward = 1.0, m_shownForward = 1.0;
+    double m_exactBackward = 2.0, m_shownBackward = 2.0;
+
+    QComboBox* m_scheduleBox = nullptr;
+    QComboBox* m_definitionBox = nullptr;
+
+    GanttPanel* m_gantt = nullptr;
+
+    /// What the bubble curves were last drawn for: p, v, definition, axis length.
+    struct CurveKey {
+        std::int64_t p = 0, v = 0;
+        bool idleShare = true;
+        std::int64_t top = 0;
+        bool operator==(const CurveKey&) const = default;
+    };
+    CurveKey m_curveKey;
+    std::int64_t m_axisStages = 0;
+
+    ChartViewPanel* m_bubble = nullptr;
+    QList<QLineSeries*> m_curves;
+    QScatterSeries* m_current = nullptr;
+    QLogValueAxis* m_microbatchAxis = nullptr;
+    QValueAxis* m_bubbleAxis = nullptr;
+
+    ChartViewPanel* m_memory = nullptr;
+    QBarSeries* m_bars = nullptr;
+    QList<QBarSet*> m_sets;
+    QValueAxis* m_stageAxis = nullptr;
+    QValueAxis* m_heldAxis = nullptr;
+};
+
+} // namespace scalelab::ui

@@ -1,0 +1,768 @@
+#include "ganttpanel.h"
+
+#include "common/chartstyle.h"
+#include "common/format.h"
+
+#include <QEvent>
+#include <QFontMetricsF>
+#include <QHelpEvent>
+#include <QPaintEngine>
+#include <QPainter>
+#include <QStaticText>
+#include <QToolTip>
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace scalelab::ui {
+
+namespace {
+
+using core::Pass;
+
+// Light and dark of four hues: a forward and a backward differ in lightness by about half the
+// scale, so they stay apart in grey scale and for every kind of colour blindness; the hue only
+// says the chunk. Hues repeat after four chunks (the label and the hover text still say which).
+struct PassColors {
+    QColor forward, backward;
+};
+const std::array<PassColors, 4> kPassColors = {{
+    {QColor(160, 210, 240), QColor(0, 90, 160)},
+    {QColor(250, 205, 120), QColor(175, 80, 0)},
+    {QColor(150, 220, 190), QColor(0, 115, 80)},
+    {QColor(235, 180, 210), QColor(150, 60, 115)},
+}};
+
+const QColor kIdleFill(234, 234, 234);
+const QColor kIdleHatch(150, 150, 150);
+const QColor kGrid(215, 215, 215);
+const QColor kAxis(90, 90, 90);
+
+constexpr double kTickLength = 5.0;
+constexpr double kFigureGap = 36.0; // between figures written side by side
+constexpr double kLegendGap = 28.0; // between legend entries
+
+// Hatches `r` with "/" lines `gap` apart on a grid anchored at x = `origin`, so neighbouring
+// rows line up. Drawn as lines rather than a pattern brush, which SVG export cannot carry.
+void hatch(QPainter& painter, const QRectF& r, double gap, double origin)
+{
+    const double h = r.height();
+    std::vector<QLineF> lines;
+    lines.reserve(static_cast<std::size_t>((r.width() + h) / gap) + 2);
+    // A line leaves the bottom edge at x = c and rises at 45 degrees to the top edge at c + h.
+    for (double c = origin + std::floor((r.left() - h - origin) / gap) * gap; c < r.right();
+         c += gap) {
+        double x0 = c, y0 = r.bottom(), x1 = c + h, y1 = r.top();
+        if (x0 < r.left()) {
+            y0 -= r.left() - x0;
+            x0 = r.left();
+        }
+        if (x1 > r.right()) {
+            y1 += x1 - r.right();
+            x1 = r.right();
+        }
+        if (x0 < x1)
+            lines.emplace_back(x0, y0, x1, y1);
+    }
+    painter.setPen(QPen(kIdleHatch, 1.0));
+    painter.drawLines(lines.data(), static_cast<int>(lines.size()));
+}
+
+// Device pixels per logical pixel. Vector files (SVG, PDF) count as twice the resolution, so
+// strips embedded in them stay sharp when a slide scales them up.
+double deviceScale(QPainter& painter)
+{
+    double scale = std::max(1e-9, painter.deviceTransform().m11());
+    if (const QPaintEngine* engine = painter.paintEngine();
+        engine && (engine->type() == QPaintEngine::SVG || engine->type() == QPaintEngine::Pdf))
+        scale = std::max(scale, 2.0);
+    return scale;
+}
+
+// The smallest round step (1, 2, 2.5 or 5 times a power of ten) that is at least `raw`.
+double niceStep(double raw)
+{
+    if (!(raw > 0) || !std::isfinite(raw))
+        return 1.0;
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (m * power >= raw * (1 - 1e-12))
+            return m * power;
+    return 10 * power;
+}
+
+int decimalsFor(double step)
+{
+    int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+    const double scaled = step * std::pow(10.0, decimals);
+    if (std::abs(scaled - std::round(scaled)) > 1e-6)
+        ++decimals; // 2.5, 0.25, ...
+    return decimals;
+}
+
+QString subscript(int n)
+{
+    static const QChar digits[] = {QChar(0x2080), QChar(0x2081), QChar(0x2082), QChar(0x2083),
+                                   QChar(0x2084), QChar(0x2085), QChar(0x2086), QChar(0x2087),
+                                   QChar(0x2088), QChar(0x2089)};
+    QString out;
+    for (QChar c : QString::number(n))
+        out += digits[c.digitValue()];
+    return out;
+}
+
+struct LegendEntry {
+    enum Kind { Forward, Backward, Idle, Chunk } kind;
+    int chunk;
+    QString text;
+};
+
+std::vector<LegendEntry> legendEntries(int chunks)
+{
+    std::vector<LegendEntry> out = {
+        {LegendEntry::Forward, 0, GanttPanel::tr("Forward pass (light)")},
+        {LegendEntry::Backward, 0, GanttPanel::tr("Backward pass (dark)")},
+        {LegendEntry::Idle, 0, GanttPanel::tr("Idle: the bubble")},
+    };
+    if (chunks > 1)
+        for (int c = 0; c < std::min(chunks, static_cast<int>(kPassColors.size())); ++c)
+            out.push_back(
+                {LegendEntry::Chunk, c,
+                 chunks > static_cast<int>(kPassColors.size())
+                     ? GanttPanel::tr("Chunk %1, %2, ...").arg(c).arg(c + kPassColors.size())
+                     : GanttPanel::tr("Chunk %1").arg(c)});
+    return out;
+}
+
+// Legend entries wrapped into lines no wider than `width`: each line lists entry indices.
+std::vector<std::vector<int>> legendLines(const std::vector<LegendEntry>& entries, double width)
+{
+    const QFontMetricsF fm(chartFonts().legend);
+    std::vector<std::vector<int>> lines(1);
+    double used = 0;
+    for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
+        const double w = fm.height() + 6 + fm.horizontalAdvance(entries[i].text);
+        if (!lines.back().empty() && used + kLegendGap + w > width) {
+            lines.emplace_back();
+            used = 0;
+        }
+        used += (lines.back().empty() ? 0 : kLegendGap) + w;
+        lines.back().push_back(i);
+    }
+    return lines;
+}
+
+// Figures wrapped the same way: one line if they fit side by side, otherwise one a line.
+bool figuresFitOnOneLine(const QStringList& figures, double width)
+{
+    const QFontMetricsF fm(chartFonts().annotation);
+    double used = 0;
+    for (const QString& f : figures)
+        used += fm.horizontalAdvance(f) + 16;
+    used += kFigureGap * std::max<qsizetype>(0, figures.size() - 1);
+    return used <= width;
+}
+
+} // namespace
+
+GanttPanel::GanttPanel(const QString& name, QWidget* parent)
+    : ChartPanel(name, parent)
+    , m_timeUnit(tr("time units"))
+{
+    setMinimumSize(480, 300);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    m_rowBegin = {0};
+}
+
+void GanttPanel::setTitle(const QString& title)
+{
+    m_title = title;
+    changed();
+}
+
+void GanttPanel::setTimeAxisTitle(const QString& title)
+{
+    m_xTitle = title;
+    changed();
+}
+
+void GanttPanel::setRowAxisTitle(const QString& title)
+{
+    m_yTitle = title;
+    changed();
+}
+
+void GanttPanel::setTimeUnit(const QString& unit)
+{
+    m_timeUnit = unit;
+}
+
+void GanttPanel::setFigures(const QStringList& figures)
+{
+    m_figures = figures;
+    changed();
+}
+
+void GanttPanel::setSchedule(std::vector<core::PipelineEvent> events, int stages, int chunks,
+                             double makespan)
+{
+    m_events = std::move(events);
+    m_stages = std::max(0, stages);
+    m_chunks = std::max(1, chunks);
+    m_makespan = makespan;
+    // Where each stage's events begin, for hit tests: core orders them by stage, then start.
+    m_rowBegin.assign(static_cast<std::size_t>(m_stages) + 1, m_events.size());
+    for (std::size_t i = m_events.size(); i-- > 0;)
+        m_rowBegin[static_cast<std::size_t>(m_events[i].stage)] = i;
+    for (int s = m_stages - 1; s >= 0; --s)
+        m_rowBegin[static_cast<std::size_t>(s)] = std::min(
+            m_rowBegin[static_cast<std::size_t>(s)], m_rowBegin[static_cast<std::size_t>(s) + 1]);
+    m_strip = QImage();
+    changed();
+}
+
+QColor GanttPanel::passColor(core::Pass pass, int chunk)
+{
+    const PassColors& c = kPassColors[static_cast<std::size_t>(chunk) % kPassColors.size()];
+    return pass == Pass::Forward ? c.forward : c.backward;
+}
+
+GanttPanel::Layout GanttPanel::layoutFor(const QRectF& t) const
+{
+    const ChartFonts f = chartFonts();
+    const QFontMetricsF titleFm(f.title), axisFm(f.axisTitle), labelFm(f.axisLabels),
+        figureFm(f.annotation), legendFm(f.legend);
+    Layout l;
+    l.title = QRectF(t.left(), t.top() + 6, t.width(), titleFm.height() + 4);
+    const double inner = t.width() - 24;
+    const int figureLines = m_figures.isEmpty()
+        ? 0
+        : (figuresFitOnOneLine(m_figures, inner) ? 1 : static_cast<int>(m_figures.size()));
+    l.figures =
+        QRectF(t.left() + 12, l.title.bottom() + 4, inner, figureLines * (figureFm.height() + 8));
+
+    const auto lines = legendLines(legendEntries(m_chunks), inner);
+    const double legendHeight = static_cast<double>(lines.size()) * (legendFm.height() + 6);
+    l.legend = QRectF(t.left() + 12, t.bottom() - 6 - legendHeight, inner, legendHeight);
+    l.xTitle = QRectF(t.left(), l.legend.top() - 8 - axisFm.height(), t.width(), axisFm.height());
+    l.ticks = QRectF(t.left(), l.xTitle.top() - 4 - labelFm.height() - kTickLength, t.width(),
+                     labelFm.height() + kTickLength);
+
+    l.yTitle = QRectF(t.left() + 4, 0, axisFm.height(), 0);
+    const double rowLabelWidth =
+        labelFm.horizontalAdvance(QString::number(std::max(0, m_stages - 1))) + 10;
+    l.rowLabels = QRectF(l.yTitle.right() + 4, 0, rowLabelWidth, 0);
+
+    // The time axis: as many round ticks as fit with room between their labels.
+    const double span = m_makespan > 0 ? m_makespan : 1.0;
+    const double widest = labelFm.horizontalAdvance(QString::number(span, 'f', 1)) + 28;
+    const double left = l.rowLabels.right() + 4;
+    const double right = t.right() - std::max(14.0, widest / 2);
+    const int maxTicks = std::max(1, static_cast<int>((right - left) / widest));
+    l.tickStep = niceStep(span / maxTicks);
+    l.tickDecimals = decimalsFor(l.tickStep);
+    l.timeEnd = std::ceil(span / l.tickStep - 1e-9) * l.tickStep;
+    if (!(l.timeEnd > 0))
+        l.timeEnd = l.tickStep;
+
+    const double top = l.figures.bottom() + 8;
+    const double bottom = l.ticks.top();
+    l.plot = QRectF(QPointF(left, top), QPointF(right, std::max(top + 1, bottom)));
+    l.yTitle.setTop(l.plot.top());
+    l.yTitle.setHeight(l.plot.height());
+    l.rowLabels.setTop(l.plot.top());
+    l.rowLabels.setHeight(l.plot.height());
+    l.rowPitch = l.plot.height() / std::max(1, m_stages);
+    // A gap between rows while they are tall enough to spare one.
+    l.boxHeight = l.rowPitch >= 10 ? l.rowPitch * 0.8 : l.rowPitch;
+    return l;
+}
+
+double GanttPanel::timeToX(const Layout& l, double t) const
+{
+    return l.plot.left() + t / l.timeEnd * l.plot.width();
+}
+
+double GanttPanel::xToTime(const Layout& l, double x) const
+{
+    return (x - l.plot.left()) / l.plot.width() * l.timeEnd;
+}
+
+QRectF GanttPanel::rowRect(const Layout& l, int stage) const
+{
+    return QRectF(l.plot.left(), l.plot.top() + stage * l.rowPitch + (l.rowPitch - l.boxHeight) / 2,
+                  l.plot.width(), l.boxHeight);
+}
+
+QRectF GanttPanel::boxRect(const Layout& l, std::size_t index) const
+{
+    const core::PipelineEvent& e = m_events[index];
+    const QRectF row = rowRect(l, e.stage);
+    const double x0 = timeToX(l, e.start);
+    return QRectF(x0, row.top(), timeToX(l, e.end) - x0, row.height());
+}
+
+bool GanttPanel::drawsPooled(const QRectF& target, double deviceScale) const
+{
+    if (m_events.empty())
+        return false;
+    const Layout l = layoutFor(target);
+    double shortest = m_events.front().end - m_events.front().start;
+    // Only two durations exist (a chunk's forward and backward); the first row has both.
+    for (std::size_t i = 0; i < m_rowBegin[1]; ++i)
+        shortest = std::min(shortest, m_events[i].end - m_events[i].start);
+    return shortest / l.timeEnd * l.plot.width() * deviceScale < 2.0;
+}
+
+void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
+{
+    const QFontMetricsF fm(chartFonts().annotation);
+    const double h = fm.height();
+    if (h > l.boxHeight)
+        return;
+    // The narrowest label there can be: boxes narrower than it are skipped without measuring.
+    const double narrowest = fm.horizontalAdvance(QStringLiteral("0")) + 4;
+    for (std::size_t i = 0; i < m_events.size(); ++i) {
+        const core::PipelineEvent& e = m_events[i];
+        const double w = (e.end - e.start) / l.timeEnd * l.plot.width();
+        if (w < narrowest)
+            continue;
+        QString text = QString::number(e.microbatch);
+        if (m_chunks > 1)
+            text += subscript(e.chunk);
+        const double advance = fm.horizontalAdvance(text);
+        if (advance + 4 > w)
+            continue;
+        const QRectF box = boxRect(l, i);
+        out.push_back({TextKind::BoxLabel, text,
+                       QRectF(box.center().x() - advance / 2, box.center().y() - h / 2, advance, h),
+                       i});
+    }
+}
+
+std::vector<GanttPanel::Text> GanttPanel::texts(const QRectF& target) const
+{
+    const ChartFonts f = chartFonts();
+    const Layout l = layoutFor(target);
+    std::vector<Text> out;
+    const auto centred = [](TextKind kind, const QFont& font, const QString& text,
+                            const QRectF& band) {
+        const QFontMetricsF fm(font);
+        const QString shown = fm.elidedText(text, Qt::ElideRight, band.width());
+        const double w = std::min(fm.horizontalAdvance(shown), band.width());
+        return Text{
+            kind, shown,
+            QRectF(band.center().x() - w / 2, band.center().y() - fm.height() / 2, w, fm.height()),
+            0};
+    };
+    if (!m_title.isEmpty())
+        out.push_back(centred(TextKind::Title, f.title, m_title, l.title));
+
+    // Figures: side by side when they fit, otherwise one a line.
+    if (!m_figures.isEmpty()) {
+        const QFontMetricsF fm(f.annotation);
+        const double lineHeight = fm.height() + 8;
+        if (figuresFitOnOneLine(m_figures, l.figures.width())) {
+            double total = kFigureGap * static_cast<double>(m_figures.size() - 1);
+            for (const QString& s : m_figures)
+                total += fm.horizontalAdvance(s) + 16;
+            double x = l.figures.center().x() - total / 2 + 8;
+            for (const QString& s : m_figures) {
+                const double w = fm.horizontalAdvance(s);
+                out.push_back(
+                    {TextKind::Figure, s, QRectF(x, l.figures.top() + 4, w, fm.height()), 0});
+                x += w + 16 + kFigureGap;
+            }
+        } else {
+            for (int i = 0; i < m_figures.size(); ++i)
+                out.push_back(centred(TextKind::Figure, f.annotation, m_figures[i],
+                                      QRectF(l.figures.left(), l.figures.top() + i * lineHeight,
+                                             l.figures.width(), lineHeight)));
+        }
+    }
+
+    // Time ticks.
+    {
+        const QFontMetricsF fm(f.axisLabels);
+        const int count = static_cast<int>(std::floor(l.timeEnd / l.tickStep + 1e-9));
+        for (int i = 0; i <= count; ++i) {
+            const double t = i * l.tickStep;
+            const QString s = QString::number(t, 'f', l.tickDecimals);
+            const double w = fm.horizontalAdvance(s);
+            out.push_back(
+                {TextKind::TickLabel, s,
+                 QRectF(timeToX(l, t) - w / 2, l.ticks.top() + kTickLength, w, fm.height()), 0});
+        }
+    }
+    // Stage numbers, thinned so they never touch.
+    if (m_stages > 0) {
+        const QFontMetricsF fm(f.axisLabels);
+        const int step = std::max(1, static_cast<int>(std::ceil((fm.height() + 2) / l.rowPitch)));
+        for (int s = 0; s < m_stages; s += step) {
+            const QString text = QString::number(s);
+            const double w = fm.horizontalAdvance(text);
+            const double cy = l.plot.top() + (s + 0.5) * l.rowPitch;
+            out.push_back(
+                {TextKind::RowLabel, text,
+                 QRectF(l.rowLabels.right() - 6 - w, cy - fm.height() / 2, w, fm.height()), 0});
+        }
+    }
+    // Axis titles; the row title is drawn turned, so its rectangle is upright and narrow.
+    if (!m_xTitle.isEmpty())
+        out.push_back(
+            centred(TextKind::AxisTitle, f.axisTitle, m_xTitle,
+                    QRectF(l.plot.left(), l.xTitle.top(), l.plot.width(), l.xTitle.height())));
+    if (!m_yTitle.isEmpty()) {
+        const QFontMetricsF fm(f.axisTitle);
+        const QString shown = fm.elidedText(m_yTitle, Qt::ElideRight, l.plot.height());
+        const double len = std::min(fm.horizontalAdvance(shown), l.plot.height());
+        out.push_back({TextKind::AxisTitle, shown,
+                       QRectF(l.yTitle.left(), l.yTitle.center().y() - len / 2, fm.height(), len),
+                       0});
+    }
+    // Legend, line by line, each entry's text after its swatch.
+    {
+        const QFontMetricsF fm(f.legend);
+        const auto entries = legendEntries(m_chunks);
+        const auto lines = legendLines(entries, l.legend.width());
+        double y = l.legend.top();
+        for (const auto& line : lines) {
+            double total = kLegendGap * static_cast<double>(line.size() - 1);
+            for (int i : line)
+                total += fm.height() + 6 + fm.horizontalAdvance(entries[i].text);
+            double x = l.legend.center().x() - total / 2;
+            for (int i : line) {
+                const double w = fm.horizontalAdvance(entries[i].text);
+                x += fm.height() + 6;
+                out.push_back({TextKind::Legend, entries[i].text, QRectF(x, y + 3, w, fm.height()),
+                               static_cast<std::size_t>(i)});
+                x += w + kLegendGap;
+            }
+            y += fm.height() + 6;
+        }
+    }
+    appendBoxLabels(l, out);
+    return out;
+}
+
+void GanttPanel::drawBoxes(QPainter& painter, const Layout& l)
+{
+    // One batch of rectangles per colour: a few fills instead of one per pass.
+    const double scale = std::max(1e-9, painter.deviceTransform().m11());
+    std::array<QList<QRectF>, 2 * std::tuple_size_v<decltype(kPassColors)>> batches;
+    for (auto& b : batches)
+        b.reserve(static_cast<qsizetype>(m_events.size() / batches.size() + 1));
+    // A white line where one box meets the next, while boxes are wide enough to spare it. It
+    // is drawn over the boxes: a gap between them would show the hatching, a bubble that is not.
+    std::vector<QLineF> edges;
+    for (std::size_t i = 0; i < m_events.size(); ++i) {
+        const core::PipelineEvent& e = m_events[i];
+        const QRectF r = boxRect(l, i);
+        const std::size_t hue = static_cast<std::size_t>(e.chunk) % kPassColors.size();
+        batches[hue * 2 + (e.pass == Pass::Forward ? 0 : 1)].append(r);
+        if (r.width() * scale >= 5 && i > 0 && m_events[i - 1].stage == e.stage
+            && m_events[i - 1].end == e.start)
+            edges.emplace_back(r.topLeft(), r.bottomLeft());
+    }
+    painter.setPen(Qt::NoPen);
+    for (std::size_t k = 0; k < batches.size(); ++k) {
+        if (batches[k].isEmpty())
+            continue;
+        const PassColors& c = kPassColors[k / 2];
+        painter.setBrush(k % 2 == 0 ? c.forward : c.backward);
+        painter.drawRects(batches[k].constData(), static_cast<int>(batches[k].size()));
+    }
+    painter.setPen(QPen(Qt::white, 1.2 / scale));
+    painter.drawLines(edges.data(), static_cast<int>(edges.size()));
+}
+
+void GanttPanel::drawPooled(QPainter& painter, const Layout& l)
+{
+    // Each device pixel of a row gets the mix of the passes in it, weighted by the time they
+    // take there, and stays transparent for the idle share, so the hatching shows through.
+    const double scale = deviceScale(painter);
+    const int w = std::max(1, static_cast<int>(std::ceil(l.plot.width() * scale)));
+    const int h = std::max(1, m_stages);
+    if (m_strip.isNull() || m_stripFor != QSize(w, h)) {
+        std::vector<float>& acc = m_coverage;
+        acc.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4, 0.f);
+        const double perTime = w / l.timeEnd;
+        for (const core::PipelineEvent& e : m_events) {
+            const QColor c = passColor(e.pass, e.chunk);
+            const float rgb[3] = {static_cast<float>(c.red()), static_cast<float>(c.green()),
+                                  static_cast<float>(c.blue())};
+            const double x0 = std::clamp(e.start * perTime, 0.0, static_cast<double>(w));
+            const double x1 = std::clamp(e.end * perTime, 0.0, static_cast<double>(w));
+            float* row = acc.data() + static_cast<std::size_t>(e.stage) * w * 4;
+            for (int px = static_cast<int>(x0); px < w && px < x1; ++px) {
+                const auto cover = static_cast<float>(std::min(x1, px + 1.0)
+                                                      - std::max(x0, static_cast<double>(px)));
+                float* p = row + static_cast<std::size_t>(px) * 4;
+                p[0] += cover * rgb[0];
+                p[1] += cover * rgb[1];
+                p[2] += cover * rgb[2];
+                p[3] += cover;
+            }
+        }
+        m_strip = QImage(w, h, QImage::Format_ARGB32_Premultiplied);
+        for (int y = 0; y < h; ++y) {
+            auto* line = reinterpret_cast<QRgb*>(m_strip.scanLine(y));
+            const float* row = acc.data() + static_cast<std::size_t>(y) * w * 4;
+            for (int x = 0; x < w; ++x) {
+                const float* p = row + static_cast<std::size_t>(x) * 4;
+                // Premultiplied: no channel may exceed alpha.
+                const int a = static_cast<int>(std::min(1.f, p[3]) * 255.f + 0.5f);
+                const auto channel = [a](float v) {
+                    return std::min(a, static_cast<int>(v + 0.5f));
+                };
+                line[x] = qRgba(channel(p[0]), channel(p[1]), channel(p[2]), a);
+            }
+        }
+        m_stripFor = QSize(w, h);
+    }
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    for (int s = 0; s < m_stages; ++s)
+        painter.drawImage(rowRect(l, s), m_strip, QRectF(0, s, w, 1));
+}
+
+void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vector<Text>& all)
+{
+    const ChartFonts f = chartFonts();
+    const QFontMetricsF fm(f.legend);
+    const auto entries = legendEntries(m_chunks);
+    painter.setFont(f.legend);
+    for (const Text& t : all) {
+        if (t.kind != TextKind::Legend)
+            continue;
+        const LegendEntry& e = entries[t.box];
+        const double side = fm.height() * 0.8;
+        const QRectF swatch(t.rect.left() - 6 - side, t.rect.center().y() - side / 2, side, side);
+        switch (e.kind) {
+        case LegendEntry::Forward:
+            painter.fillRect(swatch, passColor(Pass::Forward, 0));
+            break;
+        case LegendEntry::Backward:
+            painter.fillRect(swatch, passColor(Pass::Backward, 0));
+            break;
+        case LegendEntry::Idle:
+            painter.fillRect(swatch, kIdleFill);
+            hatch(painter, swatch, 4, swatch.left());
+            break;
+        case LegendEntry::Chunk: {
+            // Both shades of the chunk's hue, forward on the left.
+            QRectF half = swatch;
+            half.setWidth(side / 2);
+            painter.fillRect(half, passColor(Pass::Forward, e.chunk));
+            painter.fillRect(half.translated(side / 2, 0), passColor(Pass::Backward, e.chunk));
+            break;
+        }
+        }
+        painter.setPen(QPen(kAxis, 1));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(swatch);
+        painter.setPen(Qt::black);
+        painter.drawText(t.rect, Qt::AlignLeft | Qt::AlignVCenter, t.text);
+    }
+    Q_UNUSED(l);
+}
+
+void GanttPanel::render(QPainter& painter, const QRectF& target)
+{
+    const ChartFonts f = chartFonts();
+    const Layout l = layoutFor(target);
+    const std::vector<Text> all = texts(target);
+    painter.save();
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::TextAntialiasing);
+    painter.fillRect(target, Qt::white);
+
+    // Grid lines at the ticks, under the rows so they show in the gaps.
+    painter.setPen(QPen(kGrid, 1));
+    const int count = static_cast<int>(std::floor(l.timeEnd / l.tickStep + 1e-9));
+    for (int i = 0; i <= count; ++i) {
+        const double x = timeToX(l, i * l.tickStep);
+        painter.drawLine(QPointF(x, l.plot.top()), QPointF(x, l.plot.bottom()));
+    }
+
+    if (m_stages > 0 && !m_events.empty()) {
+        // Every row is idle until a box covers it: what stays hatched is the bubble. Crisp
+        // hatching and boxes: no antialiasing needed for axis-aligned fills and thin hatch.
+        painter.setRenderHint(QPainter::Antialiasing, false);
+        const double end = timeToX(l, m_makespan);
+        for (int s = 0; s < m_stages; ++s) {
+            QRectF row = rowRect(l, s);
+            row.setRight(end);
+            painter.fillRect(row, kIdleFill);
+            hatch(painter, row, 7, l.plot.left());
+        }
+        if (drawsPooled(target, deviceScale(painter)))
+            drawPooled(painter, l);
+        else
+            drawBoxes(painter, l);
+        painter.setRenderHint(QPainter::Antialiasing);
+    }
+
+    // The time axis: line, ticks.
+    painter.setPen(QPen(kAxis, 1));
+    painter.drawLine(l.plot.bottomLeft(), l.plot.bottomRight());
+    painter.drawLine(l.plot.topLeft(), l.plot.bottomLeft());
+    for (int i = 0; i <= count; ++i) {
+        const double x = timeToX(l, i * l.tickStep);
+        painter.drawLine(QPointF(x, l.plot.bottom()), QPointF(x, l.plot.bottom() + kTickLength));
+    }
+
+    for (const Text& t : all) {
+        switch (t.kind) {
+        case TextKind::Title:
+            painter.setFont(f.title);
+            painter.setPen(Qt::black);
+            painter.drawText(t.rect, Qt::AlignCenter, t.text);
+            break;
+        case TextKind::Figure: {
+            // Each figure on a light card, so measured and closed form read as a pair.
+            const QRectF card = t.rect.adjusted(-8, -3, 8, 3);
+            painter.setPen(QPen(QColor(170, 170, 170), 1));
+            painter.setBrush(QColor(246, 246, 246));
+            painter.drawRoundedRect(card, 4, 4);
+            painter.setFont(f.annotation);
+            painter.setPen(Qt::black);
+            painter.drawText(t.rect, Qt::AlignCenter, t.text);
+            break;
+        }
+        case TextKind::TickLabel:
+        case TextKind::RowLabel:
+            painter.setFont(f.axisLabels);
+            painter.setPen(Qt::black);
+            painter.drawText(t.rect, Qt::AlignCenter, t.text);
+            break;
+        case TextKind::AxisTitle:
+            painter.setFont(f.axisTitle);
+            painter.setPen(Qt::black);
+            if (t.rect.height() > t.rect.width() * 1.5 && t.rect.left() < l.plot.left()) {
+                painter.save();
+                painter.translate(t.rect.center());
+                painter.rotate(-90);
+                painter.drawText(QRectF(-t.rect.height() / 2, -t.rect.width() / 2, t.rect.height(),
+                                        t.rect.width()),
+                                 Qt::AlignCenter, t.text);
+                painter.restore();
+            } else {
+                painter.drawText(t.rect, Qt::AlignCenter, t.text);
+            }
+            break;
+        case TextKind::BoxLabel: {
+            // Hundreds of short numbers: laid out once each and kept (drawText would shape
+            // every one of them on every paint).
+            painter.setFont(f.annotation);
+            painter.setPen(m_events[t.box].pass == Pass::Forward ? Qt::black : Qt::white);
+            auto it = m_labelCache.find(t.text);
+            if (it == m_labelCache.end() || it->font != f.annotation) {
+                CachedLabel label{QStaticText(t.text), f.annotation};
+                label.text.setTextFormat(Qt::PlainText);
+                label.text.prepare(QTransform(), f.annotation);
+                it = m_labelCache.insert(t.text, label);
+            }
+            painter.drawStaticText(t.rect.topLeft(), it->text);
+            break;
+        }
+        case TextKind::Legend:
+            break;
+        }
+    }
+    drawLegend(painter, l, all);
+    painter.restore();
+}
+
+long long GanttPanel::eventAt(const QRectF& target, const QPointF& pos) const
+{
+    if (m_stages <= 0 || m_events.empty())
+        return -1;
+    const Layout l = layoutFor(target);
+    const int s = static_cast<int>(std::floor((pos.y() - l.plot.top()) / l.rowPitch));
+    if (s < 0 || s >= m_stages || !rowRect(l, s).contains(pos))
+        return -1;
+    const double t = xToTime(l, pos.x());
+    const auto begin = m_events.begin() + static_cast<std::ptrdiff_t>(m_rowBegin[s]);
+    const auto end = m_events.begin() + static_cast<std::ptrdiff_t>(m_rowBegin[s + 1]);
+    // The last pass of the row that starts at or before t.
+    auto it = std::upper_bound(
+        begin, end, t, [](double time, const core::PipelineEvent& e) { return time < e.start; });
+    if (it != begin && t < std::prev(it)->end)
+        return std::prev(it) - m_events.begin();
+    // Passes narrower than a pixel: take the nearest one within a pixel.
+    const double pixel = l.timeEnd / l.plot.width();
+    double best = pixel;
+    long long found = -1;
+    if (it != begin && t - std::prev(it)->end < best) {
+        best = t - std::prev(it)->end;
+        found = std::prev(it) - m_events.begin();
+    }
+    if (it != end && it->start - t < best)
+        found = it - m_events.begin();
+    return found;
+}
+
+QString GanttPanel::describeAt(const QRectF& target, const QPointF& pos) const
+{
+    const long long i = eventAt(target, pos);
+    if (i >= 0) {
+        const core::PipelineEvent& e = m_events[static_cast<std::size_t>(i)];
+        return tr("Stage %1, microbatch %2, chunk %3\n%4 pass from %5 to %6 %7")
+            .arg(e.stage)
+            .arg(e.microbatch)
+            .arg(e.chunk)
+            .arg(e.pass == Pass::Forward ? tr("Forward") : tr("Backward"))
+            .arg(formatNumber(e.start, 6), formatNumber(e.end, 6), m_timeUnit);
+    }
+    const Layout l = layoutFor(target);
+    const int s = static_cast<int>(std::floor((pos.y() - l.plot.top()) / l.rowPitch));
+    const double t = xToTime(l, pos.x());
+    if (s >= 0 && s < m_stages && rowRect(l, s).contains(pos) && t >= 0 && t <= m_makespan)
+        return tr("Stage %1 is idle at %2 %3: bubble").arg(s).arg(formatNumber(t, 4), m_timeUnit);
+    return {};
+}
+
+void GanttPanel::changed()
+{
+    m_screenDirty = true;
+    update();
+}
+
+void GanttPanel::paintEvent(QPaintEvent*)
+{
+    // The chart is drawn once per change and kept: a repaint for an overlapping tool tip or a
+    // window expose costs a copy, not 65,536 boxes.
+    const qreal ratio = devicePixelRatioF();
+    const QSize pixels = (QSizeF(size()) * ratio).toSize();
+    if (m_screenDirty || m_screen.size() != pixels || m_screen.devicePixelRatio() != ratio) {
+        // Opaque (render() fills white): copies to the window's backing store without blending.
+        m_screen = QImage(pixels, QImage::Format_RGB32);
+        m_screen.setDevicePixelRatio(ratio);
+        QPainter offscreen(&m_screen);
+        render(offscreen, rect());
+        m_screenDirty = false;
+    }
+    QPainter painter(this);
+    painter.drawImage(QPointF(0, 0), m_screen);
+}
+
+bool GanttPanel::event(QEvent* event)
+{
+    // Chart type follows the application font (projector mode): draw again.
+    if (event->type() == QEvent::ApplicationFontChange || event->type() == QEvent::FontChange)
+        changed();
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = describeAt(rect(), help->pos());
+        if (!text.isEmpty()) {
+            QToolTip::showText(help->globalPos(), text, this);
+            return true;
+        }
+        QToolTip::hideText();
+        event->ignore();
+        return true;
+    }
+    return ChartPanel::event(event);
+}
+
+} // namespace scalelab::ui

@@ -1,0 +1,125 @@
+#pragma once
+
+#include "common/chartpanel.h"
+#include "scalelab/core/pipeline.h"
+
+#include <QColor>
+#include <QFont>
+#include <QHash>
+#include <QStaticText>
+#include <QImage>
+#include <QRectF>
+#include <QStringList>
+#include <cstddef>
+#include <vector>
+
+namespace scalelab::ui {
+
+/// A pipeline schedule as a Gantt chart: one row per stage, time to the right, one box per pass
+/// of the core's simulated events. Forwards are light and backwards dark (told apart in grey
+/// scale too); for interleaved schedules the hue says the chunk. Idle time is hatched grey: the
+/// bubble. Microbatch numbers are written only in boxes wide enough for them, so labels never
+/// overlap; hovering a box tells everything about its pass.
+///
+/// Drawing stays within a frame at 65,536 passes: boxes are batched by colour, and when boxes are
+/// narrower than two device pixels each row is drawn as one strip of pixels whose colours are the
+/// time-weighted mix of the passes that fall in each pixel (nothing is dropped, as the heatmap
+/// pools).
+class GanttPanel : public ChartPanel {
+    Q_OBJECT
+
+public:
+    /// What a piece of laid-out text is (tests check that none of them overlap).
+    enum class TextKind { Title, Figure, AxisTitle, TickLabel, RowLabel, BoxLabel, Legend };
+    struct Text {
+        TextKind kind;
+        QString text;
+        QRectF rect; ///< where it is drawn, in the coordinates of the target
+        std::size_t box = 0; ///< for BoxLabel: the event it belongs to
+    };
+    struct Layout {
+        QRectF title, figures, plot, ticks, xTitle, yTitle, rowLabels, legend;
+        double timeEnd = 1.0; ///< the time at the plot's right edge (a round number >= makespan)
+        double tickStep = 1.0;
+        int tickDecimals = 0;
+        double rowPitch = 1.0; ///< distance between rows
+        double boxHeight = 1.0; ///< height of a box inside its row
+    };
+
+    explicit GanttPanel(const QString& name, QWidget* parent = nullptr);
+
+    void setTitle(const QString& title);
+    /// The time axis title with its unit.
+    void setTimeAxisTitle(const QString& title);
+    /// The row axis title, e.g. "Pipeline stage".
+    void setRowAxisTitle(const QString& title);
+    /// The unit times are given in, for the hover text ("time units").
+    void setTimeUnit(const QString& unit);
+    /// Figures shown side by side under the title (the measured and the closed-form bubble).
+    void setFigures(const QStringList& figures);
+    /// The schedule: events ordered by stage, then start (as core::simulatePipeline gives them),
+    /// `stages` rows, `chunks` model chunks per stage, the makespan.
+    void setSchedule(std::vector<core::PipelineEvent> events, int stages, int chunks,
+                     double makespan);
+
+    const std::vector<core::PipelineEvent>& events() const { return m_events; }
+    int stages() const { return m_stages; }
+    int chunks() const { return m_chunks; }
+    double makespan() const { return m_makespan; }
+    QString title() const { return m_title; }
+    QStringList figures() const { return m_figures; }
+    QString timeAxisTitle() const { return m_xTitle; }
+
+    /// Fill colour of a pass: light for forwards, dark for backwards, hue by chunk.
+    static QColor passColor(core::Pass pass, int chunk);
+
+    Layout layoutFor(const QRectF& target) const;
+    /// The box of event `index` for a layout.
+    QRectF boxRect(const Layout& layout, std::size_t index) const;
+    /// The band of a stage's row in which its boxes sit.
+    QRectF rowRect(const Layout& layout, int stage) const;
+    /// Every piece of text render() draws into `target`, where it draws it.
+    std::vector<Text> texts(const QRectF& target) const;
+    /// The event under `pos` for a chart drawn into `target`, or -1 (idle time, outside).
+    long long eventAt(const QRectF& target, const QPointF& pos) const;
+    /// What hovering `pos` tells: the pass (stage, microbatch, chunk, pass, start, end) or the
+    /// idle stage; empty outside the rows.
+    QString describeAt(const QRectF& target, const QPointF& pos) const;
+    /// Whether boxes are drawn as pooled pixel strips (too narrow to draw one by one).
+    bool drawsPooled(const QRectF& target, double deviceScale = 1.0) const;
+
+    void render(QPainter& painter, const QRectF& target) override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    void changed();
+    double timeToX(const Layout& layout, double t) const;
+    double xToTime(const Layout& layout, double x) const;
+    void appendBoxLabels(const Layout& layout, std::vector<Text>& out) const;
+    void drawBoxes(QPainter& painter, const Layout& layout);
+    void drawPooled(QPainter& painter, const Layout& layout);
+    void drawLegend(QPainter& painter, const Layout& layout, const std::vector<Text>& texts);
+
+    QString m_title, m_xTitle, m_yTitle, m_timeUnit;
+    QStringList m_figures;
+    std::vector<core::PipelineEvent> m_events;
+    std::vector<std::size_t> m_rowBegin; ///< first event of each stage, plus the end
+    int m_stages = 0;
+    int m_chunks = 1;
+    double m_makespan = 0.0;
+    QImage m_strip; ///< pooled rows, for the size last drawn
+    QSize m_stripFor;
+    std::vector<float> m_coverage; ///< premultiplied colour and coverage per pixel, reused
+    struct CachedLabel {
+        QStaticText text;
+        QFont font;
+    };
+    QHash<QString, CachedLabel> m_labelCache; ///< box labels, laid out once
+    QImage m_screen; ///< the chart as last drawn on screen
+    bool m_screenDirty = true;
+};
+
+} // namespace scalelab::ui
