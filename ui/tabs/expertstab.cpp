@@ -1,0 +1,847 @@
+#include "expertstab.h"
+
+#include "common/chartpanel.h"
+#include "common/chartstyle.h"
+#include "common/format.h"
+#include "common/parametercontrol.h"
+#include "widgets/heatmappanel.h"
+
+#include <QBarSet>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGraphicsTextItem>
+#include <QGridLayout>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLocale>
+#include <QScatterSeries>
+#include <QSignalBlocker>
+#include <QStackedBarSeries>
+#include <QTextDocument>
+#include <QTextOption>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+namespace scalelab::ui {
+
+namespace {
+
+// Slider ends; a scenario file may ask for more, and then the slider widens.
+constexpr std::int64_t kRanksSlider = 64;
+constexpr std::int64_t kExpertsSlider = 256;
+constexpr std::int64_t kTopKSlider = 8;
+constexpr std::int64_t kTokensSlider = 1'000'000;
+
+struct RouterPreset {
+    const char* name;
+    double skew;
+    bool byId;
+};
+
+// The router's lessons. "One hot rank" has the same popularity as "Zipf-like" and only puts
+// the hottest experts together on rank 0: the expert loads (and the auxiliary loss) stay the
+// same while the rank imbalance jumps.
+constexpr RouterPreset kPresets[] = {
+    {"Balanced router (skew 0)", 0.0, false},
+    {"One hot expert (skew 3)", 3.0, false},
+    {"One hot rank (skew 1, hottest experts on rank 0)", 1.0, true},
+    {"Zipf-like popularity (skew 1)", 1.0, false},
+};
+
+// Exercise 41.4: two ranks choose [0,1,3] and [2,3,2]; experts 0,1 live on rank 0, 2,3 on 1.
+const std::vector<std::vector<std::int64_t>> kExerciseAssignments{{0, 1, 3}, {2, 3, 2}};
+const std::vector<std::int64_t> kExerciseOwners{0, 0, 1, 1};
+
+bool sameInputs(const core::ExpertsInputs& a, const core::ExpertsInputs& b)
+{
+    return std::tie(a.ranks, a.experts, a.assignments, a.expertToRank, a.tokensPerRank, a.topK,
+                    a.skew, a.capacityFactor, a.seed, a.popularity)
+        == std::tie(b.ranks, b.experts, b.assignments, b.expertToRank, b.tokensPerRank, b.topK,
+                    b.skew, b.capacityFactor, b.seed, b.popularity);
+}
+
+/// Largest multiple of `ranks` the experts slider offers (at least `ranks` itself).
+std::int64_t expertsMaximum(std::int64_t ranks)
+{
+    return std::max(ranks, kExpertsSlider / ranks * ranks);
+}
+
+/// Most tokens per rank the router accepts with these ranks and top-k (core's slot limit).
+std::int64_t tokensMaximum(std::int64_t ranks, std::int64_t topK)
+{
+    const std::int64_t perToken = std::max<std::int64_t>(1, ranks * topK);
+    return std::clamp(core::kMaxRoutedSlots / perToken, std::int64_t{1}, kTokensSlider);
+}
+
+/// A slot count as people read it: whole counts grouped ("4,096"), small fractions (colour-bar
+/// ticks between whole values, a mean) with three significant digits.
+QString slotsText(double v)
+{
+    // From 100 up, whole slots carry three significant digits or more already.
+    if ((v == std::round(v) || std::abs(v) >= 100) && std::abs(v) < 9e15)
+        return formatWhole(std::llround(v));
+    return formatNumber(v);
+}
+
+/// Short enough for a heatmap cell: "812", "9,876", "12.3k", "1.02M".
+QString cellText(double v)
+{
+    if (std::abs(v) < 1e4)
+        return slotsText(v);
+    if (std::abs(v) < 1e6)
+        return formatNumber(v / 1e3) + "k";
+    return formatNumber(v / 1e6) + "M";
+}
+
+/// Bytes with a decimal prefix (kB = 10^3, MB = 10^6, GB = 10^9 bytes) and three digits.
+QString bytesText(double bytes)
+{
+    static const char* const units[] = {"kB", "MB", "GB", "TB", "PB"};
+    if (bytes < 1000)
+        return QObject::tr("%1 bytes").arg(slotsText(bytes));
+    int i = 0;
+    double v = bytes / 1e3;
+    while (v >= 999.5 && i + 1 < static_cast<int>(std::size(units))) {
+        v /= 1e3;
+        ++i;
+    }
+    return formatNumber(v) + ' ' + units[i];
+}
+
+void setValues(QBarSet* set, const QList<qreal>& values)
+{
+    set->remove(0, set->count());
+    set->append(values);
+}
+
+void setRangeQuietly(ParameterControl* control, double minimum, double maximum)
+{
+    const QSignalBlocker block(control);
+    control->setRange(minimum, maximum);
+}
+
+/// setNiceRange() sets the range before the tick step, so a jump from a small range (the
+/// exercise's 3 slots, ticks every 0.25) to a large one (thousands of slots) would first lay out
+/// one tick per old step: tens of thousands of them. A coarse enough step first avoids that.
+void setNiceRangeSafely(QValueAxis* axis, double min, double max)
+{
+    axis->setTickInterval(std::max(axis->tickInterval(), (max - min) / 8));
+    setNiceRange(axis, min, max, true); // slots are whole: no 0.5 ticks
+}
+
+/// Lines and hatching drawn in the text colour, so they read on a dark background as well as on
+/// white; the width (which projector mode scales) and the dash pattern are kept.
+void ink(QXYSeries* series)
+{
+    QPen pen = series->pen();
+    if (pen.color() != chartTextColor()) {
+        pen.setColor(chartTextColor());
+        series->setPen(pen);
+    }
+}
+
+void ink(QBarSet* set)
+{
+    if (set->brush().color() != chartTextColor()) {
+        set->setBrush(QBrush(chartTextColor(), Qt::BDiagPattern));
+        set->setPen(QPen(chartTextColor(), 1));
+    }
+}
+
+/// Axis numbers with thousands separators ("25,000,000"), as the figures line writes them, in
+/// the C-like English locale whatever the user's locale is.
+void groupThousands(QChart* chart)
+{
+    chart->setLocale(QLocale(QLocale::English, QLocale::UnitedStates));
+    chart->setLocalizeNumbers(true);
+}
+
+void showInLegend(QChart* chart, QAbstractSeries* series, bool visible)
+{
+    series->setVisible(visible);
+    for (QLegendMarker* marker : chart->legend()->markers(series))
+        marker->setVisible(visible);
+}
+
+} // namespace
+
+ExpertsTab::ExpertsTab(QWidget* parent)
+    : Tab(parent)
+{
+    setObjectName("experts");
+    buildControls();
+    buildHeatmap();
+    buildLoadChart();
+    buildRanksChart();
+    // The heatmap is square by nature: it takes the left column, the two bar charts share the
+    // right one.
+    auto* grid = new QGridLayout;
+    grid->setContentsMargins(0, 0, 0, 0);
+    grid->addWidget(m_heatmap, 0, 0, 2, 1);
+    grid->addWidget(m_load, 0, 1);
+    grid->addWidget(m_ranks, 1, 1);
+    grid->setColumnStretch(0, 1);
+    grid->setColumnStretch(1, 1);
+    auto* charts = new QWidget;
+    charts->setLayout(grid);
+    chartsColumn()->insertWidget(1, charts, 1); // under the figures line
+    setScenario(core::Scenario{});
+    refreshNow();
+}
+
+void ExpertsTab::buildControls()
+{
+    using Scale = ParameterSpec::Scale;
+    const core::ExpertsInputs d;
+
+    // The router: how lopsided its choices are, and how many experts each token takes.
+    QVBoxLayout* routerBox = addGroup(tr("Router"));
+    m_preset = new QComboBox;
+    m_preset->setObjectName("experts.preset");
+    m_preset->setAccessibleName(tr("Routing preset"));
+    for (const RouterPreset& p : kPresets)
+        m_preset->addItem(tr(p.name));
+    m_preset->addItem(tr("Chapter exercise 41.4 (explicit)"));
+    m_preset->addItem(tr("Custom"));
+    auto* presetRow = new QFormLayout;
+    presetRow->addRow(tr("&Preset"), m_preset);
+    routerBox->addLayout(presetRow);
+    connect(m_preset, &QComboBox::activated, this, &ExpertsTab::applyPreset);
+
+    auto skew = makeSpec("experts.skew", tr("S&kew"), "s", tr("exponent"),
+                         tr("Expert popularity falls as (position + 1)^-s: 0 is a balanced "
+                            "router, larger values send more tokens to the hottest experts."),
+                         0, 4);
+    skew.decimals = 2;
+    skew.step = 0.05;
+    addControl(routerBox, skew, d.skew);
+    m_byIdBox = new QCheckBox(tr("Hottest experts &grouped on rank 0"));
+    m_byIdBox->setObjectName("experts.popularity");
+    m_byIdBox->setToolTip(tr("Off: the seed scatters the popular experts over the ranks. On: "
+                             "expert 0 is the hottest, then 1, 2, ... so rank 0 owns them all."));
+    routerBox->addWidget(m_byIdBox);
+    connect(m_byIdBox, &QCheckBox::toggled, this, &ExpertsTab::inputEdited);
+    addControl(routerBox,
+               makeSpec("experts.top_k", tr("&Top-k"), "k", tr("experts per token"),
+                        tr("Distinct experts each token is sent to; each choice is one slot."), 1,
+                        kTopKSlider),
+               static_cast<double>(d.topK));
+
+    // Where the experts live.
+    QVBoxLayout* layoutBox = addGroup(tr("Expert parallelism"));
+    addControl(layoutBox,
+               makeSpec("experts.ranks", tr("&Ranks"), "R", tr("ranks"),
+                        tr("Accelerators; each holds tokens and an equal block of experts."), 1,
+                        kRanksSlider),
+               static_cast<double>(d.ranks));
+    addControl(layoutBox,
+               makeSpec("experts.experts", tr("E&xperts"), "E", tr("experts"),
+                        tr("Experts in the layer, a multiple of the ranks: rank r owns experts "
+                           "r E/R to (r + 1) E/R - 1."),
+                        static_cast<double>(d.ranks), static_cast<double>(expertsMaximum(d.ranks))),
+               static_cast<double>(d.experts));
+
+    // Capacity: each expert keeps at most factor x its even share of the slots.
+    QVBoxLayout* capacityBox = addGroup(tr("Expert capacity"));
+    m_capacityBox = new QCheckBox(tr("&Limit the slots each expert keeps"));
+    m_capacityBox->setObjectName("experts.capacity");
+    m_capacityBox->setToolTip(tr("Slots past an expert's capacity are dropped: the token skips "
+                                 "that expert. Ranks are served in order, rank 0 first."));
+    capacityBox->addWidget(m_capacityBox);
+    connect(m_capacityBox, &QCheckBox::toggled, this, &ExpertsTab::inputEdited);
+    auto capacity =
+        makeSpec("experts.capacity_factor", tr("C&apacity factor"), "c", tr("x even share"),
+                 tr("Capacity per expert = ceil(c x slots / experts). Moving it "
+                    "turns the limit on."),
+                 1.0, 4.0);
+    capacity.decimals = 2;
+    capacity.step = 0.05;
+    addControl(capacityBox, capacity, m_capacityValue);
+
+    // The rest: batch size, seed, and what a slot weighs on the wire.
+    QVBoxLayout* moreBox = addGroup(tr("Tokens and bytes"));
+    auto* more = new QToolButton;
+    more->setText(tr("Tokens, seed and slot size"));
+    more->setCheckable(true);
+    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    more->setArrowType(Qt::RightArrow);
+    more->setAutoRaise(true);
+    more->setAccessibleName(tr("Show tokens, seed and slot size"));
+    moreBox->addWidget(more);
+    auto* advanced = new QWidget;
+    auto* advancedBox = new QVBoxLayout(advanced);
+    advancedBox->setContentsMargins(12, 0, 0, 0);
+    addControl(advancedBox,
+               makeSpec("experts.tokens_per_rank", tr("T&okens per rank"), "", tr("tokens"),
+                        tr("Tokens each rank routes in this step."), 1,
+                        static_cast<double>(kTokensSlider), Scale::Log),
+               static_cast<double>(d.tokensPerRank));
+    addControl(advancedBox,
+               makeSpec("experts.seed", tr("See&d"), "", tr("(any whole number)"),
+                        tr("Seed of the simulated router: the same seed routes the same way."), 0,
+                        1000),
+               static_cast<double>(d.seed));
+    addControl(advancedBox,
+               makeSpec("experts.hidden", tr("Hidde&n size"), "d", tr("values per token"),
+                        tr("Width of the token vector each slot carries to its expert."), 1, 65536,
+                        Scale::Log),
+               static_cast<double>(m_hidden));
+    addControl(advancedBox,
+               makeSpec("experts.bytes_per_value", tr("&Bytes per value"), "", tr("bytes"),
+                        tr("Precision on the wire: 1 for FP8, 2 for bf16, 4 for fp32."), 1, 4),
+               static_cast<double>(m_bytesPerValue));
+    advanced->setVisible(false);
+    moreBox->addWidget(advanced);
+    connect(more, &QToolButton::toggled, this, [more, advanced](bool on) {
+        advanced->setVisible(on);
+        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    });
+
+    // Predict, then reveal; and the misconception this tab answers.
+    QVBoxLayout* thinkBox = addGroup(tr("Predict first"));
+    auto* think = new QLabel(
+        tr("<p>\"One hot rank\" uses the same router popularity as \"Zipf-like\"; only the "
+           "hottest experts move to rank 0. Before you switch: does the auxiliary loss change? "
+           "Does the imbalance?</p>"
+           "<p>Only expert parallelism sends <i>tokens</i> all-to-all, and how many go where "
+           "depends on the router's choices, not on tensor shapes.</p>"));
+    think->setWordWrap(true);
+    think->setTextFormat(Qt::RichText);
+    thinkBox->addWidget(think);
+}
+
+void ExpertsTab::buildHeatmap()
+{
+    m_heatmap = new HeatmapPanel("experts-heatmap");
+    m_heatmap->setTitle(tr("Token slots sent from each rank to each rank"));
+    m_heatmap->setAxisTitles(tr("Destination rank (owns the chosen expert)"),
+                             tr("Source rank (holds the token)"));
+    m_heatmap->setColorBarTitle(tr("Token slots (outlined diagonal: stay local)"));
+    m_heatmap->setMarkDiagonal(true);
+    m_heatmap->setValueFormat(cellText);
+}
+
+void ExpertsTab::buildLoadChart()
+{
+    m_load = new ChartViewPanel("experts-load");
+    QChart* chart = m_load->chart();
+    chart->setTitle(tr("Token slots per expert"));
+    groupThousands(chart);
+    m_loadBars = new QStackedBarSeries;
+    m_keptSet = new QBarSet(tr("Kept slots"));
+    m_keptSet->setColor(palette::kSkyBlue);
+    m_keptSet->setPen(Qt::NoPen);
+    m_loadDroppedSet = new QBarSet(tr("Dropped"));
+    ink(m_loadDroppedSet);
+    m_loadBars->append(m_keptSet);
+    m_loadBars->append(m_loadDroppedSet);
+    m_loadBars->setBarWidth(0.8);
+    chart->addSeries(m_loadBars);
+
+    m_expertAxis = new QCategoryAxis;
+    m_expertAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
+    m_loadY = new QValueAxis;
+    chart->addAxis(m_expertAxis, Qt::AlignBottom);
+    chart->addAxis(m_loadY, Qt::AlignLeft);
+    m_loadBars->attachAxis(m_expertAxis);
+    m_loadBars->attachAxis(m_loadY);
+    styleAxis(m_expertAxis, tr("Experts, grouped by owner rank"));
+    styleAxis(m_loadY, tr("Token slots (before drops)"));
+
+    m_loadMean = new QLineSeries;
+    m_loadMean->setPen(QPen(chartTextColor(), kLineWidth, Qt::DotLine));
+    m_capacityLine = new QLineSeries;
+    m_capacityLine->setPen(QPen(palette::kOrange, kLineWidth, Qt::DashLine));
+    for (QLineSeries* line : {m_loadMean, m_capacityLine}) {
+        chart->addSeries(line);
+        line->attachAxis(m_expertAxis);
+        line->attachAxis(m_loadY);
+    }
+}
+
+void ExpertsTab::buildRanksChart()
+{
+    m_ranks = new ChartViewPanel("experts-ranks");
+    QChart* chart = m_ranks->chart();
+    groupThousands(chart);
+    m_rankBars = new QStackedBarSeries;
+    // Local is the heatmap's outlined diagonal, in the outline's colour.
+    m_localSet = new QBarSet(tr("Local"));
+    m_localSet->setColor(palette::kVermillion);
+    m_remoteSet = new QBarSet(tr("From other ranks"));
+    m_remoteSet->setColor(palette::kBlue);
+    m_rankDroppedSet = new QBarSet(tr("Dropped"));
+    ink(m_rankDroppedSet);
+    m_localSet->setPen(Qt::NoPen);
+    m_remoteSet->setPen(Qt::NoPen);
+    for (QBarSet* set : {m_localSet, m_remoteSet, m_rankDroppedSet})
+        m_rankBars->append(set);
+    m_rankBars->setBarWidth(0.7);
+    chart->addSeries(m_rankBars);
+
+    m_rankAxis = new QValueAxis;
+    m_rankAxis->setTickType(QValueAxis::TicksDynamic);
+    m_rankAxis->setTickAnchor(0);
+    m_rankAxis->setLabelFormat("%.0f");
+    m_rankAxis->setGridLineVisible(false);
+    m_ranksY = new QValueAxis;
+    chart->addAxis(m_rankAxis, Qt::AlignBottom);
+    chart->addAxis(m_ranksY, Qt::AlignLeft);
+    m_rankBars->attachAxis(m_rankAxis);
+    m_rankBars->attachAxis(m_ranksY);
+    styleAxis(m_rankAxis, tr("Destination rank"));
+    styleAxis(m_ranksY, tr("Token slots received"));
+
+    m_rankMean = new QLineSeries;
+    m_rankMean->setPen(QPen(chartTextColor(), kLineWidth, Qt::DotLine));
+    m_busiest = new QScatterSeries;
+    m_busiest->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
+    m_busiest->setMarkerSize(18);
+    m_busiest->setColor(palette::kYellow);
+    m_busiest->setBorderColor(palette::kBlack);
+    for (QXYSeries* s : std::initializer_list<QXYSeries*>{m_rankMean, m_busiest}) {
+        chart->addSeries(s);
+        s->attachAxis(m_rankAxis);
+        s->attachAxis(m_ranksY);
+    }
+
+    m_ranksCaption = new QGraphicsTextItem(chart);
+    m_ranksCaption->setZValue(10);
+    QTextOption centred = m_ranksCaption->document()->defaultTextOption();
+    centred.setAlignment(Qt::AlignHCenter);
+    m_ranksCaption->document()->setDefaultTextOption(centred);
+    connect(chart, &QChart::geometryChanged, this, &ExpertsTab::layoutRanksCaption);
+}
+
+void ExpertsTab::layoutRanksCaption()
+{
+    QChart* chart = m_ranks->chart();
+    const ChartFonts f = chartFonts();
+    if (m_ranksCaption->font() != f.legend)
+        m_ranksCaption->setFont(f.legend);
+    m_ranksCaption->setDefaultTextColor(chartTextColor());
+    const double width = std::max(100.0, chart->size().width() - 24);
+    if (m_ranksCaption->textWidth() != width)
+        m_ranksCaption->setTextWidth(width);
+    m_ranksCaption->setPos(12, 4);
+    // The plot starts under the caption: the chart's top margin is the caption's height.
+    QMargins margins = chart->margins();
+    const int top = static_cast<int>(std::ceil(m_ranksCaption->boundingRect().height())) + 6;
+    if (margins.top() != top) {
+        margins.setTop(top);
+        chart->setMargins(margins);
+    }
+}
+
+QList<ChartPanel*> ExpertsTab::charts() const
+{
+    return {m_heatmap, m_load, m_ranks};
+}
+
+void ExpertsTab::updateRanges(std::int64_t ranks, std::int64_t experts, std::int64_t topK)
+{
+    setRangeQuietly(control("experts.experts"), static_cast<double>(ranks),
+                    static_cast<double>(expertsMaximum(ranks)));
+    setRangeQuietly(control("experts.top_k"), 1,
+                    static_cast<double>(std::clamp<std::int64_t>(experts, 1, kTopKSlider)));
+    setRangeQuietly(control("experts.tokens_per_rank"), 1,
+                    static_cast<double>(tokensMaximum(ranks, topK)));
+}
+
+void ExpertsTab::setScenario(const core::Scenario& scenario)
+{
+    const core::ExpertsInputs& e = scenario.experts;
+    m_inputs = e;
+    // Ranges first, from the file's own values, so loadValue() widens rather than clamps.
+    loadValue(control("experts.ranks"), static_cast<double>(e.ranks));
+    updateRanges(e.ranks, e.experts, e.topK);
+    const std::pair<const char*, double> values[] = {
+        {"experts.experts", static_cast<double>(e.experts)},
+        {"experts.top_k", static_cast<double>(e.topK)},
+        {"experts.tokens_per_rank", static_cast<double>(e.tokensPerRank)},
+        {"experts.skew", e.skew},
+        {"experts.seed", static_cast<double>(e.seed)}};
+    for (const auto& [key, value] : values)
+        loadValue(control(key), value);
+    {
+        const QSignalBlocker block(m_capacityBox);
+        m_capacityBox->setChecked(e.capacityFactor > 0.0);
+    }
+    if (e.capacityFactor > 0.0)
+        loadValue(control("experts.capacity_factor"), e.capacityFactor);
+    m_capacityValue = control("experts.capacity_factor")->value();
+    {
+        const QSignalBlocker block(m_byIdBox);
+        m_byIdBox->setChecked(e.popularity == core::ExpertPopularity::ById);
+    }
+    readControls();
+    scheduleRefresh();
+}
+
+void ExpertsTab::writeScenario(core::Scenario& scenario) const
+{
+    scenario.experts = m_inputs;
+}
+
+QHash<QString, QString> ExpertsTab::explanationValues() const
+{
+    // From the routing on screen: the explanation never routes again by itself.
+    if (!m_result)
+        return {};
+    const core::ExpertsResult& r = *m_result;
+    const core::ExpertsInputs& in = m_resultInputs;
+    const double total = static_cast<double>(r.totalSlots);
+    return {
+        {"ranks", formatWhole(in.ranks)},
+        {"tokens_per_rank", formatWhole(in.tokensPerRank)},
+        {"top_k", formatWhole(in.topK)},
+        {"total_slots", formatWhole(r.totalSlots)},
+        {"experts", formatWhole(in.experts)},
+        {"imbalance", r.imbalance ? formatNumber(*r.imbalance) : tr("none (nothing routed)")},
+        {"local_share",
+         total > 0 ? formatNumber(100.0 * static_cast<double>(m_traffic.localSlots) / total) + "%"
+                   : tr("none")},
+        {"dropped", tr("%1 slots").arg(formatWhole(r.dropped))},
+    };
+}
+
+void ExpertsTab::readControls()
+{
+    const auto whole = [this](const char* key) {
+        return control(key)->wholeValue();
+    };
+    const core::ExpertsInputs old = m_inputs;
+    const std::int64_t ranks = whole("experts.ranks");
+    const bool ranksChanged = ranks != old.ranks;
+    ParameterControl* expertsControl = control("experts.experts");
+    if (ranksChanged)
+        setRangeQuietly(expertsControl, static_cast<double>(ranks),
+                        static_cast<double>(expertsMaximum(ranks)));
+    std::int64_t experts = whole("experts.experts");
+    // An owner map from a file survives only while ranks and experts stay as it was written.
+    const bool keepOwners = old.expertToRank && !ranksChanged && experts == old.experts;
+    if (!keepOwners && experts % ranks != 0) {
+        // Every rank owns an equal block: step to the next multiple in the direction moved
+        // (upwards when the ranks changed), so an arrow key never snaps back where it was.
+        const std::int64_t down = std::max(ranks, experts / ranks * ranks);
+        const std::int64_t up = std::min(expertsMaximum(ranks), down + ranks);
+        experts = (ranksChanged || experts > old.experts) ? up : down;
+        loadValue(expertsControl, static_cast<double>(experts));
+    }
+    if (experts != old.experts)
+        setRangeQuietly(control("experts.top_k"), 1,
+                        static_cast<double>(std::clamp<std::int64_t>(experts, 1, kTopKSlider)));
+    const std::int64_t topK = whole("experts.top_k");
+    if (ranksChanged || topK != old.topK)
+        setRangeQuietly(control("experts.tokens_per_rank"), 1,
+                        static_cast<double>(tokensMaximum(ranks, topK)));
+
+    m_inputs.ranks = ranks;
+    m_inputs.experts = experts;
+    m_inputs.topK = topK;
+    m_inputs.tokensPerRank = whole("experts.tokens_per_rank");
+    m_inputs.skew = control("experts.skew")->value();
+    m_inputs.seed = whole("experts.seed");
+    m_inputs.popularity =
+        m_byIdBox->isChecked() ? core::ExpertPopularity::ById : core::ExpertPopularity::Shuffled;
+    if (!keepOwners)
+        m_inputs.expertToRank.reset();
+    // Touching any router input leaves explicit assignments for the simulated router.
+    if (std::tie(m_inputs.ranks, m_inputs.experts, m_inputs.topK, m_inputs.tokensPerRank,
+                 m_inputs.skew, m_inputs.seed, m_inputs.popularity)
+        != std::tie(old.ranks, old.experts, old.topK, old.tokensPerRank, old.skew, old.seed,
+                    old.popularity))
+        m_inputs.assignments.reset();
+
+    // Moving the factor means the user wants a limit.
+    const double factor = control("experts.capacity_factor")->value();
+    if (factor != m_capacityValue && !m_capacityBox->isChecked()) {
+        const QSignalBlocker block(m_capacityBox);
+        m_capacityBox->setChecked(true);
+    }
+    m_capacityValue = factor;
+    m_inputs.capacityFactor = m_capacityBox->isChecked() ? factor : 0.0;
+
+    m_hidden = whole("experts.hidden");
+    m_bytesPerValue = whole("experts.bytes_per_value");
+    syncPreset();
+}
+
+ExpertsTab::Preset ExpertsTab::preset() const
+{
+    if (m_inputs.assignments) {
+        const bool exercise = m_inputs.ranks == 2 && m_inputs.experts == 4
+            && *m_inputs.assignments == kExerciseAssignments
+            && (!m_inputs.expertToRank || *m_inputs.expertToRank == kExerciseOwners);
+        return exercise ? ChapterExercise : Custom;
+    }
+    const bool byId = m_inputs.popularity == core::ExpertPopularity::ById;
+    for (int i = 0; i < static_cast<int>(std::size(kPresets)); ++i)
+        if (m_inputs.skew == kPresets[i].skew && byId == kPresets[i].byId)
+            return static_cast<Preset>(i);
+    return Custom;
+}
+
+void ExpertsTab::syncPreset()
+{
+    const QSignalBlocker block(m_preset);
+    m_preset->setCurrentIndex(preset());
+}
+
+void ExpertsTab::applyPreset(int index)
+{
+    if (index == ChapterExercise) {
+        loadValue(control("experts.ranks"), 2);
+        updateRanges(2, 4, control("experts.top_k")->wholeValue());
+        loadValue(control("experts.experts"), 4);
+        // The router inputs stay as they are (unused) but may have been clamped to the new
+        // ranges; record them so readControls() sees no router edit.
+        m_inputs.ranks = 2;
+        m_inputs.experts = 4;
+        m_inputs.topK = control("experts.top_k")->wholeValue();
+        m_inputs.tokensPerRank = control("experts.tokens_per_rank")->wholeValue();
+        m_inputs.assignments = kExerciseAssignments;
+        m_inputs.expertToRank = kExerciseOwners;
+    } else if (index >= 0 && index < static_cast<int>(std::size(kPresets))) {
+        m_inputs.assignments.reset();
+        m_inputs.expertToRank.reset();
+        loadValue(control("experts.skew"), kPresets[index].skew);
+        const QSignalBlocker block(m_byIdBox);
+        m_byIdBox->setChecked(kPresets[index].byId);
+    }
+    inputEdited();
+}
+
+void ExpertsTab::recompute()
+{
+    // Refused inputs are named at once, and every time (also when only the slot size moved).
+    try {
+        core::validate(m_inputs);
+    } catch (const core::InputError&) {
+        // A result still on its way is for older inputs: a job that fails the same way takes
+        // its place, so it cannot draw them over the refusal.
+        if (m_inFlight) {
+            m_inFlight.reset();
+            computeInBackground([in = m_inputs]() -> std::function<void()> {
+                core::validate(in);
+                return [] {
+                };
+            });
+        }
+        throw;
+    }
+    // A new hidden size or byte width only re-weighs the slots on screen.
+    if (m_result && sameInputs(m_resultInputs, m_inputs)) {
+        showResult();
+        return;
+    }
+    // Already on its way: it is drawn, with whatever the slot size is then, when it arrives.
+    if (m_inFlight && sameInputs(*m_inFlight, m_inputs))
+        return;
+    m_inFlight = m_inputs;
+    computeInBackground([this, in = m_inputs]() -> std::function<void()> {
+        auto result = std::make_shared<const core::ExpertsResult>(core::routeExperts(in));
+        return [this, in, result] {
+            m_inFlight.reset();
+            m_result = result;
+            m_resultInputs = in;
+            try {
+                showResult();
+            } catch (const core::InputError&) {
+                // The slot size is refused: a refresh on the GUI thread reports it.
+                scheduleRefresh();
+            }
+        };
+    });
+}
+
+void ExpertsTab::updateLoadAxis(const core::ExpertsResult& r)
+{
+    if (r.expertToRank == m_loadAxisOwners)
+        return;
+    m_loadAxisOwners = r.expertToRank;
+    for (const QString& label : m_expertAxis->categoriesLabels())
+        m_expertAxis->remove(label);
+    const auto experts = static_cast<std::int64_t>(r.expertToRank.size());
+    const auto ranks = static_cast<std::int64_t>(r.counts.size());
+    m_expertAxis->setStartValue(-0.5);
+    const auto& owners = r.expertToRank;
+    if (std::is_sorted(owners.begin(), owners.end())) {
+        // One labelled band per rank (or per group of ranks when there are many), its grid
+        // lines at the rank boundaries: the columns of the heatmap, spread out by expert.
+        std::int64_t group = 1;
+        while (ranks / group > 8) // at most eight bands: "56-63" must fit under one
+            group *= 2;
+        std::ptrdiff_t previousEnd = 0;
+        for (std::int64_t first = 0; first < ranks; first += group) {
+            const std::int64_t last = std::min(ranks, first + group) - 1;
+            const auto end = std::upper_bound(owners.begin(), owners.end(), last) - owners.begin();
+            if (end == previousEnd) // ranks that own no expert get no band
+                continue;
+            previousEnd = end;
+            m_expertAxis->append(group == 1 ? QString::number(first)
+                                            : QString("%1-%2").arg(first).arg(last),
+                                 static_cast<double>(end) - 0.5);
+        }
+        m_expertAxis->setTitleText(tr("Experts, grouped by owner rank"));
+    } else {
+        // Owners in no order: label the experts themselves.
+        std::int64_t group = 1;
+        while (experts / group > 8)
+            group *= 2;
+        for (std::int64_t first = 0; first < experts; first += group) {
+            const std::int64_t last = std::min(experts, first + group) - 1;
+            m_expertAxis->append(group == 1 ? QString::number(first)
+                                            : QString("%1-%2").arg(first).arg(last),
+                                 static_cast<double>(last) + 0.5);
+        }
+        m_expertAxis->setTitleText(tr("Expert id"));
+    }
+    m_expertAxis->setRange(-0.5, static_cast<double>(experts) - 0.5);
+}
+
+void ExpertsTab::showResult()
+{
+    const core::ExpertsResult& r = *m_result;
+    const core::ExpertsInputs& in = m_resultInputs;
+    m_traffic = core::allToAllTraffic(r, m_hidden, m_bytesPerValue);
+    const core::AllToAllTraffic& t = m_traffic;
+    const std::optional<double> loss = core::loadBalancingLoss(r);
+    const auto ranks = static_cast<int>(r.counts.size());
+    const auto experts = static_cast<int>(r.expertLoad.size());
+    const auto total = static_cast<double>(r.totalSlots);
+    const bool limited = in.capacityFactor > 0.0;
+
+    // Heatmap: the count matrix itself, coloured from zero so an even router looks even.
+    Eigen::MatrixXd counts(ranks, ranks);
+    double largest = 0;
+    for (int s = 0; s < ranks; ++s)
+        for (int d = 0; d < ranks; ++d) {
+            counts(s, d) = static_cast<double>(r.counts[s][d]);
+            largest = std::max(largest, counts(s, d));
+        }
+    m_heatmap->setRange(std::pair{0.0, std::max(largest, 1.0)});
+    m_heatmap->setMatrix(counts);
+
+    // Load: kept and dropped slots of every expert, with the mean and the capacity.
+    updateLoadAxis(r);
+    QList<qreal> kept, dropped;
+    kept.reserve(experts);
+    dropped.reserve(experts);
+    double hottest = 0;
+    for (int e = 0; e < experts; ++e) {
+        kept << static_cast<double>(r.expertLoad[e] - r.droppedPerExpert[e]);
+        dropped << static_cast<double>(r.droppedPerExpert[e]);
+        hottest = std::max(hottest, static_cast<double>(r.expertLoad[e]));
+    }
+    setValues(m_keptSet, kept);
+    setValues(m_loadDroppedSet, dropped);
+    for (QBarSet* set : {m_loadDroppedSet, m_rankDroppedSet})
+        ink(set);
+    for (QLineSeries* line : {m_loadMean, m_rankMean})
+        ink(line);
+    const double left = -0.5, right = experts - 0.5;
+    const double expertMean = total / experts;
+    m_loadMean->replace(QList<QPointF>{{left, expertMean}, {right, expertMean}});
+    // Legend names stay short: the window's charts are narrow, the numbers are in the
+    // figures line.
+    m_loadMean->setName(tr("Mean"));
+    const auto capacity = static_cast<double>(r.capacity);
+    m_capacityLine->replace(QList<QPointF>{{left, capacity}, {right, capacity}});
+    m_capacityLine->setName(tr("Capacity (%1 x mean)").arg(formatNumber(in.capacityFactor)));
+    showInLegend(m_load->chart(), m_capacityLine, limited);
+    for (QLegendMarker* marker : m_load->chart()->legend()->markers(m_loadBars))
+        if (marker->label() == m_loadDroppedSet->label())
+            marker->setVisible(limited);
+    setNiceRangeSafely(m_loadY, 0, std::max({hottest, limited ? capacity : 0.0, 1.0}) * 1.04);
+
+    // Ranks: what each rank's experts receive, split into local, remote and dropped.
+    QList<qreal> local, remote, rankDropped;
+    for (int d = 0; d < ranks; ++d) {
+        local << static_cast<double>(t.localPerRank[d]);
+        remote << static_cast<double>(t.remotePerRank[d]);
+        rankDropped << static_cast<double>(t.droppedPerRank[d]);
+    }
+    setValues(m_localSet, local);
+    setValues(m_remoteSet, remote);
+    setValues(m_rankDroppedSet, rankDropped);
+    for (QLegendMarker* marker : m_ranks->chart()->legend()->markers(m_rankBars))
+        if (marker->label() == m_rankDroppedSet->label())
+            marker->setVisible(limited);
+    const auto busiestAt = std::max_element(r.receivedPerRank.begin(), r.receivedPerRank.end());
+    const auto busiest = static_cast<double>(*busiestAt);
+    const auto busiestRank = static_cast<double>(busiestAt - r.receivedPerRank.begin());
+    const double rankMean = total / ranks;
+    m_rankMean->replace(QList<QPointF>{{-0.5, rankMean}, {ranks - 0.5, rankMean}});
+    m_rankMean->setName(tr("Mean"));
+    m_busiest->replace(QList<QPointF>{{busiestRank, busiest}});
+    m_busiest->setName(tr("Busiest: rank %1").arg(busiestAt - r.receivedPerRank.begin()));
+    int step = 1;
+    while (ranks / step > 16)
+        step *= 2;
+    m_rankAxis->setTickInterval(step);
+    m_rankAxis->setRange(-0.5, ranks - 0.5);
+    setNiceRangeSafely(m_ranksY, 0, std::max(busiest, 1.0) * 1.1);
+
+    // The rank chart's caption carries the figures the issue asks to see beside it.
+    const QString imbalance = r.imbalance ? formatNumber(*r.imbalance) : tr("none");
+    const QString lossText = in.assignments || !loss
+        ? tr("Aux loss: none, explicit assignments have no router probabilities")
+        : tr("Aux loss E&Sigma;f<sub>i</sub>P<sub>i</sub> = %1 (f<sub>i</sub>: share of slots, "
+             "P<sub>i</sub>: router probability; each sums to 1, so a balanced router gives "
+             "1.0)")
+              .arg(formatNumber(*loss));
+    const QString caption =
+        tr("<span style=\"font-size:%1pt; font-weight:600\">Slots each rank receives: max / "
+           "mean = %2</span><br>All-to-all: %3 sent off-rank, %4 kept local<br>%5")
+            .arg(chartFonts().title.pointSizeF())
+            .arg(imbalance, bytesText(static_cast<double>(t.offRankBytes)),
+                 bytesText(static_cast<double>(t.localBytes)), lossText);
+    // Laid out again only when it changes (the text, or the font of projector mode).
+    if (m_ranksCaption->property("html").toString() != caption) {
+        m_ranksCaption->setHtml(caption);
+        m_ranksCaption->setProperty("html", caption);
+        layoutRanksCaption();
+    }
+
+    // The figures line: each equation with today's numbers.
+    QStringList parts;
+    if (in.assignments)
+        parts << tr("<b>Explicit assignments</b> (exercise 41.4): the router inputs are not "
+                    "used; move one to route again");
+    parts << tr("<b>Imbalance</b> busiest rank / mean = %1 / %2 slots = <b>%3</b>")
+                 .arg(slotsText(busiest), slotsText(rankMean), imbalance);
+    parts << tr("<b>All-to-all</b> %1 of %2 slots leave their rank: %1 x %3 values x %4 bytes = "
+                "<b>%5 sent off-rank</b>, %6 kept local (decimal units; the combine step sends "
+                "as much back)")
+                 .arg(formatWhole(t.offRankSlots), formatWhole(r.totalSlots), formatWhole(m_hidden),
+                      formatWhole(m_bytesPerValue), bytesText(static_cast<double>(t.offRankBytes)),
+                      bytesText(static_cast<double>(t.localBytes)));
+    if (!in.assignments && loss)
+        parts << tr("<b>Aux loss</b> E &Sigma; f<sub>i</sub>P<sub>i</sub> = %1 x %2 = <b>%3</b> "
+                    "(balanced: 1.0)")
+                     .arg(experts)
+                     .arg(formatNumber(*loss / experts), formatNumber(*loss));
+    if (limited)
+        parts << tr("<b>Capacity</b> ceil(%1 x %2 / %3) = %4 slots per expert: <b>%5 dropped</b> "
+                    "(%6% of slots)")
+                     .arg(formatNumber(in.capacityFactor), formatWhole(r.totalSlots))
+                     .arg(experts)
+                     .arg(formatWhole(r.capacity), formatWhole(r.dropped),
+                          formatNumber(total > 0 ? 100.0 * static_cast<double>(r.dropped) / total
+                                                 : 0.0));
+    else
+        parts << tr("<b>No capacity limit</b>: nothing is dropped");
+    figuresLabel()->setText(parts.join(" &nbsp;&middot;&nbsp; "));
+}
+
+} // namespace scalelab::ui
