@@ -1,0 +1,1096 @@
+#include "fp8tab.h"
+
+#include "common/chartpanel.h"
+#include "common/chartstyle.h"
+#include "common/format.h"
+#include "common/parametercontrol.h"
+#include "widgets/heatmappairpanel.h"
+#include "widgets/heatmappanel.h"
+
+#include <QAreaSeries>
+#include <QCategoryAxis>
+#include <QChart>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QPainter>
+#include <QPixmap>
+#include <QPushButton>
+#include <QScatterSeries>
+#include <QSignalBlocker>
+#include <QTableWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <QXYSeries>
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace scalelab::ui {
+
+namespace {
+
+using core::Fp8Format;
+
+/// Ready-made situations: the lesson in a few steps, from "hardly any difference" to "the
+/// small blocks vanish", and the chapter's own example.
+struct Preset {
+    const char* name;
+    const char* tip;
+    Fp8Format format;
+    double outlierScale; // for a generated matrix
+    bool chapterExample; // the chapter's one row of 8 instead
+};
+
+constexpr Preset kPresets[] = {
+    {"Outliers x100 (default)",
+     "The scenario's default: a few blocks 100 times the rest. Predict: how much worse is one "
+     "scale for the small blocks?",
+     Fp8Format::E4M3, 100.0, false},
+    {"Outliers x10^4", "The small blocks start to reach E4M3's subnormals.", Fp8Format::E4M3, 1e4,
+     false},
+    {"Outliers x10^5: subnormals",
+     "One scale pushes the small blocks below E4M3's smallest normal value.", Fp8Format::E4M3, 1e5,
+     false},
+    {"Outliers x10^5 in E5M2",
+     "E5M2 reaches eight binades further down: the same outliers cost it little.", Fp8Format::E5M2,
+     1e5, false},
+    {"Outliers x10^9 in E5M2", "Even E5M2's range runs out.", Fp8Format::E5M2, 1e9, false},
+    {"Chapter's 1 x 8 example",
+     "The values of the chapter's test: one row of 8, blocks of 4. Its spread (300x) stays "
+     "inside E4M3's normal range, so neither scheme wins by much.",
+     Fp8Format::E4M3, 0.0, true},
+};
+
+const std::vector<float> kChapterValues = {0.5f, -1.25f, 3.0f, 0.001f, 0.01f, 0.02f, 0.03f, 0.04f};
+constexpr std::int64_t kChapterBlock = 4;
+
+QString formatName(Fp8Format f)
+{
+    return f == Fp8Format::E4M3 ? QStringLiteral("E4M3") : QStringLiteral("E5M2");
+}
+
+/// A figure that may be NaN or infinite (a NaN-mode cast, a round trip without error).
+QString figure(double v, int digits = 3)
+{
+    if (std::isnan(v))
+        return QStringLiteral("NaN");
+    if (std::isinf(v))
+        return v > 0 ? QStringLiteral("∞") : QStringLiteral("-∞");
+    return formatNumber(v, digits);
+}
+
+QString percent(double fraction)
+{
+    return figure(100.0 * fraction) + QStringLiteral(" %");
+}
+
+/// "2^-6" for a power of two from core.
+QString powerOfTwo(float value)
+{
+    return QStringLiteral("2<sup>%1</sup>").arg(std::ilogb(value));
+}
+
+QIcon swatch(const QColor& colour)
+{
+    QPixmap p(14, 14);
+    p.fill(colour);
+    return QIcon(p);
+}
+
+/// A marker drawn once into an image, four times oversampled so exports scaled up stay crisp.
+QImage markerImage(bool circle, const QBrush& fill, const QPen& pen, double size)
+{
+    constexpr int kOversample = 4;
+    const int side = static_cast<int>(std::ceil(size * kOversample));
+    QImage image(side, side, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    QPainter p(&image);
+    p.setRenderHint(QPainter::Antialiasing);
+    p.scale(kOversample, kOversample);
+    QPen scaled = pen;
+    const double inset = pen.style() == Qt::NoPen ? 0.0 : pen.widthF() / 2;
+    p.setPen(scaled);
+    p.setBrush(fill);
+    const QRectF r(inset, inset, size - 2 * inset, size - 2 * inset);
+    if (circle)
+        p.drawEllipse(r);
+    else
+        p.drawRect(r);
+    return image;
+}
+
+/// Scatter series are drawn with light markers: painted images instead of one graphics item
+/// per point, which keeps a redraw of a few thousand points within a frame.
+QScatterSeries* makeScatter(const QString& name, const QColor& fill, double size,
+                            QScatterSeries::MarkerShape shape)
+{
+    auto* s = new QScatterSeries;
+    s->setName(name);
+    s->setMarkerShape(shape);
+    s->setMarkerSize(size);
+    s->setColor(fill);
+    s->setBorderColor(fill);
+    s->setLightMarker(
+        markerImage(shape == QScatterSeries::MarkerShapeCircle, fill, Qt::NoPen, size));
+    s->setPointsVisible(false); // the graphics items stay hidden; the light markers show
+    return s;
+}
+
+/// A hollow ring: where values land, drawn around the grid point they land on.
+QScatterSeries* makeRing(const QString& name, const QColor& colour, double size)
+{
+    auto* s = new QScatterSeries;
+    s->setName(name);
+    s->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    s->setMarkerSize(size);
+    s->setColor(colour);
+    s->setBorderColor(colour);
+    s->setLightMarker(markerImage(true, Qt::NoBrush, QPen(colour, 2.5), size));
+    s->setPointsVisible(false);
+    return s;
+}
+
+/// setNiceRange, skipped when asked for the same range as last time: an axis that is set again
+/// lays out and re-renders all its labels even when nothing changed.
+void setNiceRangeIfChanged(QValueAxis* axis, double min, double max, bool whole = false)
+{
+    const QVariant asked = QVariant::fromValue(QPointF(min, max));
+    if (axis->property("scalelabAskedRange") == asked)
+        return;
+    axis->setProperty("scalelabAskedRange", asked);
+    setNiceRange(axis, min, max, whole);
+}
+
+/// Replaces a series' points only when they differ: moving the grid chart's block leaves the
+/// thousands of error points alone, and Qt Charts then does no work for them.
+void replaceIfChanged(QXYSeries* series, const QList<QPointF>& points)
+{
+    if (series->points() != points)
+        series->replace(points);
+}
+
+void attach(QChart* chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y)
+{
+    chart->addSeries(s);
+    s->attachAxis(x);
+    s->attachAxis(y);
+}
+
+void hideFromLegend(QChart* chart, QAbstractSeries* s)
+{
+    for (QLegendMarker* m : chart->legend()->markers(s))
+        m->setVisible(false);
+}
+
+/// A range around [lo, hi] that starts and ends on round multiples, with ticks on the
+/// multiples of a round step (so 0 is a tick whenever it is in range).
+void setRoundRange(QValueAxis* axis, double lo, double hi)
+{
+    if (!(hi > lo)) {
+        const double pad = lo == 0 ? 1.0 : std::abs(lo) * 0.5;
+        lo -= pad;
+        hi += pad;
+    }
+    const double raw = (hi - lo) / 6;
+    const double power = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10 * power;
+    for (double m : {1.0, 2.0, 2.5, 5.0})
+        if (m * power >= raw) {
+            step = m * power;
+            break;
+        }
+    const double a = std::floor(lo / step) * step;
+    const double z = std::ceil(hi / step) * step;
+    if (axis->min() == a && axis->max() == z && axis->tickInterval() == step)
+        return; // the same axis: leave its labels alone
+    axis->setRange(a, z);
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0);
+    axis->setTickInterval(step);
+    int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+    const double scaled = step * std::pow(10.0, decimals);
+    if (std::abs(scaled - std::round(scaled)) > 1e-6)
+        ++decimals; // 2.5, 0.25, ...
+    axis->setLabelFormat(QString("%.%1f").arg(decimals));
+}
+
+/// An outlier scale as the control shows it: "100", "100K", "1B", or "2.5".
+QString scaleText(double v)
+{
+    return v == std::trunc(v) ? formatQuantity(v, 0, true) : formatNumber(v);
+}
+
+} // namespace
+
+std::vector<std::int64_t> Fp8Tab::blockSizeChoices(std::int64_t cols)
+{
+    std::vector<std::int64_t> small, large;
+    for (std::int64_t d = 1; d * d <= cols; ++d) {
+        if (cols % d != 0)
+            continue;
+        small.push_back(d);
+        if (d != cols / d)
+            large.push_back(cols / d);
+    }
+    small.insert(small.end(), large.rbegin(), large.rend());
+    return small;
+}
+
+std::vector<std::int64_t> Fp8Tab::plottedRanks(std::int64_t blocks, int maxPoints)
+{
+    std::vector<std::int64_t> ranks;
+    if (blocks <= maxPoints) {
+        for (std::int64_t r = 0; r < blocks; ++r)
+            ranks.push_back(r);
+        return ranks;
+    }
+    // Evenly spread, first and last included: the band's shape without a million markers.
+    for (int i = 0; i < maxPoints; ++i)
+        ranks.push_back(static_cast<std::int64_t>(std::llround(
+            static_cast<double>(i) * static_cast<double>(blocks - 1) / (maxPoints - 1))));
+    return ranks;
+}
+
+std::int64_t Fp8Tab::rankAtPercentile(std::int64_t blocks, double percentile)
+{
+    // Rounded down: the median of an even count is the smaller middle block, so with the
+    // chapter's two blocks the small one is shown.
+    const double p = std::clamp(percentile, 0.0, 100.0) / 100.0;
+    return std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(std::floor(p * static_cast<double>(blocks - 1))), 0, blocks - 1);
+}
+
+Fp8View Fp8Tab::computeView(const core::Fp8Inputs& in, double percentile,
+                            std::shared_ptr<const core::MatrixF> normals)
+{
+    core::validate(in);
+    Fp8View v;
+    v.inputs = in;
+    core::MatrixF values;
+    if (in.values) {
+        values = *in.values;
+    } else {
+        if (!normals)
+            normals = std::make_shared<const core::MatrixF>(core::fp8NormalMatrix(in));
+        core::Fp8Generated g = core::fp8ApplyOutliers(*normals, in);
+        values = std::move(g.values);
+        v.excluded = std::move(g.outlierBlocks);
+        v.normals = normals;
+    }
+    const std::int64_t b = in.blockSize;
+    const std::int64_t cols = values.cols();
+    const std::int64_t rows = values.rows();
+    const std::int64_t perRow = cols / b;
+    const auto fmt = in.format;
+    const auto ovf = in.overflow;
+
+    // One scale for the whole tensor.
+    core::Fp8Result tensor = core::fp8BlockQuantize(values, fmt, {0, 0, false}, ovf);
+    const std::vector<core::Fp8BlockError> tensorErrors =
+        core::fp8BlockErrors(values, tensor.dequantized, b);
+    v.blockCount = static_cast<std::int64_t>(tensorErrors.size());
+    const std::vector<std::int64_t> order = core::fp8OrderByMagnitude(tensorErrors);
+    v.tensorMax = tensorErrors[static_cast<std::size_t>(order.back())].maxAbs;
+    v.tensorScale = tensor.scales(0, 0);
+    if (!in.values) {
+        // The generator's outliers are the big blocks; are they exactly the top ranks?
+        const std::set<std::int64_t> outliers(v.excluded.begin(), v.excluded.end());
+        const auto k = static_cast<std::int64_t>(outliers.size());
+        v.outliersOnTop = k > 0 && k < v.blockCount;
+        for (std::int64_t r = v.blockCount - k; r < v.blockCount && v.outliersOnTop; ++r)
+            v.outliersOnTop = outliers.count(order[static_cast<std::size_t>(r)]) > 0;
+    } else {
+        // Explicit values name no outliers: the blocks that hold the largest value play them.
+        for (std::size_t i = 0; i < tensorErrors.size(); ++i)
+            if (tensorErrors[i].maxAbs == v.tensorMax)
+                v.excluded.push_back(static_cast<std::int64_t>(i));
+        v.outliersOnTop = static_cast<std::int64_t>(v.excluded.size()) < v.blockCount;
+    }
+    v.shownRank = rankAtPercentile(v.blockCount, percentile);
+    v.shownBlock = order[static_cast<std::size_t>(v.shownRank)];
+    const std::int64_t first = v.shownBlock * b; // row-major offset of the block's first value
+    const auto blockValues = [first, b](const core::MatrixF& m) {
+        return std::vector<float>(m.data() + first, m.data() + first + b);
+    };
+    v.shownValues = blockValues(values);
+    v.shownTensorDeq = blockValues(tensor.dequantized);
+    v.shownTensorError = tensorErrors[static_cast<std::size_t>(v.shownBlock)].relativeError;
+    v.tensorMap = core::fp8AbsErrorMap(values, tensor.dequantized, kMapSide, kMapSide);
+    v.poolRows = (rows + kMapSide - 1) / kMapSide;
+    v.poolCols = (cols + kMapSide - 1) / kMapSide;
+
+    const auto tileNote = [rows, cols](const core::Fp8Scaling& s) -> QString {
+        const std::int64_t tileR = s.blockRows == 0 ? rows : std::min(s.blockRows, rows);
+        const std::int64_t tileC = s.blockCols == 0 ? cols : std::min(s.blockCols, cols);
+        const std::int64_t wantR = s.blockRows == 0 ? rows : s.blockRows;
+        const std::int64_t wantC = s.blockCols == 0 ? cols : s.blockCols;
+        if (rows % tileR == 0 && cols % tileC == 0 && tileR == wantR && tileC == wantC)
+            return {};
+        const std::int64_t edgeR = rows % tileR == 0 ? tileR : rows % tileR;
+        const std::int64_t edgeC = cols % tileC == 0 ? tileC : cols % tileC;
+        QString note = tr("%1 x %2 does not divide %3 x %4: tiles of %5 x %6")
+                           .arg(wantR)
+                           .arg(wantC)
+                           .arg(rows)
+                           .arg(cols)
+                           .arg(tileR)
+                           .arg(tileC);
+        if (edgeR != tileR || edgeC != tileC)
+            note += tr(", the last ones %1 x %2").arg(edgeR).arg(edgeC);
+        return note;
+    };
+    const auto row = [&](const QString& name, const QString& about, const core::Fp8Scaling& s,
+                         const core::Fp8Result& r, bool cast) {
+        Fp8Granularity g;
+        g.name = name;
+        g.about = about;
+        g.scaling = s;
+        g.plainCast = cast;
+        g.scales = cast ? 0 : static_cast<std::int64_t>(r.scales.size());
+        g.note = cast ? QString() : tileNote(s);
+        g.all = r.stats;
+        g.small = core::fp8StatsExcludingBlocks(values, r.dequantized, b, v.excluded);
+        return g;
+    };
+    v.table.resize(7);
+    v.table[kTensorRow] =
+        row(tr("Per tensor"), tr("One scale for the whole matrix."), {0, 0, false}, tensor, false);
+    tensor = core::Fp8Result{}; // before the next full-size result is made
+
+    // One scale per block, as the chapter does.
+    const core::Fp8Scaling chapter{1, b, false};
+    core::Fp8Result block = core::fp8BlockQuantize(values, fmt, chapter, ovf);
+    const std::vector<core::Fp8BlockError> blockErrors =
+        core::fp8BlockErrors(values, block.dequantized, b);
+    v.shownBlockDeq = blockValues(block.dequantized);
+    v.shownBlockError = blockErrors[static_cast<std::size_t>(v.shownBlock)].relativeError;
+    v.shownScale = block.scales(v.shownBlock / perRow, v.shownBlock % perRow);
+    v.blockMap = core::fp8AbsErrorMap(values, block.dequantized, kMapSide, kMapSide);
+    v.table[kChapterRow] =
+        row(tr("1 x %1 (chapter)").arg(b),
+            tr("The chapter's fine-grained scaling: one scale per 1 x %1 block of a row.").arg(b),
+            chapter, block, false);
+    block = core::Fp8Result{};
+
+    // Both error series, smallest block first; a non-finite error (a NaN-mode overflow) has no
+    // place on the axis and is left out.
+    for (std::int64_t r : plottedRanks(v.blockCount, kMaxPlotPoints)) {
+        const auto i = static_cast<std::size_t>(order[static_cast<std::size_t>(r)]);
+        const double x = static_cast<double>(r + 1);
+        if (std::isfinite(tensorErrors[i].relativeError))
+            v.tensorPoints.append({x, 100.0 * tensorErrors[i].relativeError});
+        if (std::isfinite(blockErrors[i].relativeError))
+            v.blockPoints.append({x, 100.0 * blockErrors[i].relativeError});
+    }
+
+    // The representable values around the block, on each grid.
+    const auto [lo, hi] = std::minmax_element(v.shownValues.begin(), v.shownValues.end());
+    v.tensorGrid = core::fp8ScaledGrid(fmt, v.tensorScale, *lo, *hi);
+    v.blockGrid = core::fp8ScaledGrid(fmt, v.shownScale, *lo, *hi);
+
+    // The other granularities, one full-size result at a time.
+    v.table[kCastRow] =
+        row(tr("Plain cast"), tr("No scale at all: every value is cast to FP8 as it is."),
+            {0, 0, false}, core::fp8Cast(values, fmt, ovf), true);
+    const auto add = [&](int index, const QString& name, const QString& about,
+                         const core::Fp8Scaling& s) {
+        v.table[static_cast<std::size_t>(index)] =
+            row(name, about, s, core::fp8BlockQuantize(values, fmt, s, ovf), false);
+    };
+    add(2, tr("Per row"), tr("One scale per row of the matrix."), {1, 0, false});
+    add(3, tr("1 x 128"), tr("1 x 128 tiles, as DeepSeek-V3 scales activations."), {1, 128, false});
+    add(4, tr("128 x 128"), tr("128 x 128 blocks, as DeepSeek-V3 scales weights."),
+        {128, 128, false});
+    add(6, tr("1 x 32 E8M0"),
+        tr("1 x 32 blocks with power-of-two (E8M0) scales, as in the MXFP8 format."),
+        {1, 32, true});
+    return v;
+}
+
+Fp8Tab::Fp8Tab(QWidget* parent)
+    : Tab(parent)
+{
+    setObjectName("fp8");
+    buildControls();
+    buildErrorChart();
+    buildGridChart();
+    buildHeatmap();
+    buildTable();
+    setCharts({m_errorChart, m_gridChart});
+    // The second row: the error maps, which need the width, beside the granularity table.
+    auto* second = new QHBoxLayout;
+    second->addWidget(m_heatmap, 1);
+    auto* tableBox = new QVBoxLayout;
+    tableBox->addWidget(m_table, 1);
+    tableBox->addWidget(m_tableNote);
+    second->addLayout(tableBox, 1);
+    chartsColumn()->insertLayout(2, second, 1);
+    setScenario(core::Scenario{});
+    refreshNow();
+}
+
+QList<ChartPanel*> Fp8Tab::charts() const
+{
+    return {m_errorChart, m_heatmap, m_gridChart};
+}
+
+void Fp8Tab::buildControls()
+{
+    using Scale = ParameterSpec::Scale;
+    const core::Fp8Inputs d;
+
+    QVBoxLayout* box = addGroup(tr("FP8 block scaling"));
+    auto* form = new QFormLayout;
+    m_preset = new QComboBox;
+    m_preset->setObjectName("fp8.preset");
+    m_preset->setAccessibleName(tr("Situation"));
+    for (const Preset& p : kPresets) {
+        m_preset->addItem(tr(p.name));
+        m_preset->setItemData(m_preset->count() - 1, tr(p.tip), Qt::ToolTipRole);
+    }
+    m_preset->addItem(tr("Custom"));
+    form->addRow(tr("&Situation"), m_preset);
+    connect(m_preset, &QComboBox::activated, this, &Fp8Tab::applyPreset);
+
+    m_format = new QComboBox;
+    m_format->setObjectName("fp8.format");
+    m_format->setAccessibleName(tr("FP8 format"));
+    m_format->addItem(tr("E4M3 (max 448)"), static_cast<int>(Fp8Format::E4M3));
+    m_format->addItem(tr("E5M2 (max 57,344)"), static_cast<int>(Fp8Format::E5M2));
+    m_format->setToolTip(tr("E4M3: 3 mantissa bits, smallest normal 2^-6. E5M2: 2 mantissa bits, "
+                            "smallest normal 2^-14 (a wider range, coarser steps)."));
+    form->addRow(tr("&Format"), m_format);
+    connect(m_format, &QComboBox::currentIndexChanged, this, [this] { inputEdited(); });
+
+    // A combo box rather than a slider: it offers exactly the block sizes that divide the
+    // columns, in order, and Up/Down step through them; a slider would have positions that
+    // are not allowed.
+    m_blockSize = new QComboBox;
+    m_blockSize->setObjectName("fp8.block_size");
+    m_blockSize->setAccessibleName(tr("Block size"));
+    m_blockSize->setToolTip(tr("Values per block: each 1 x block_size block of a row gets its own "
+                               "scale, max|block| / max_value. Only sizes that divide the columns "
+                               "are offered."));
+    form->addRow(tr("&Block size"), m_blockSize);
+    connect(m_blockSize, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i < 0)
+            return;
+        m_preferredBlock = m_blockSize->itemData(i).toLongLong();
+        inputEdited();
+    });
+    box->addLayout(form);
+
+    addControl(box,
+               makeSpec("fp8.outlier_scale", tr("&Outlier scale"), "", tr("x"),
+                        tr("How many times larger the few outlier blocks are (about 1 block in "
+                           "16) than the standard-normal rest."),
+                        1, 1e12, Scale::Log),
+               d.outlierScale);
+    ParameterSpec shown = makeSpec(
+        "fp8.shown_block", tr("Block &shown"), "", tr("% smaller"),
+        tr("The block the grid chart shows and the error chart rings: this percentage of the "
+           "blocks have a smaller largest |value| (50 % = the median block)."),
+        0, 100);
+    addControl(box, shown, m_percentile);
+
+    // The matrix itself and the overflow rule: rarely changed, so behind a disclosure.
+    auto* more = new QToolButton;
+    more->setText(tr("Matrix shape, seed and overflow"));
+    more->setCheckable(true);
+    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    more->setArrowType(Qt::RightArrow);
+    more->setAutoRaise(true);
+    more->setAccessibleName(tr("Show matrix shape, seed and overflow"));
+    box->addWidget(more);
+    auto* advanced = new QWidget;
+    auto* adv = new QVBoxLayout(advanced);
+    adv->setContentsMargins(12, 0, 0, 0);
+    addControl(adv,
+               makeSpec("fp8.rows", tr("&Rows"), "", tr("rows"),
+                        tr("Rows of the generated matrix."), 1, 4096, Scale::Log),
+               static_cast<double>(d.rows));
+    addControl(adv,
+               makeSpec("fp8.cols", tr("&Columns"), "", tr("columns"),
+                        tr("Columns of the generated matrix; the block size must divide them."), 1,
+                        4096, Scale::Log),
+               static_cast<double>(d.cols));
+    addControl(adv,
+               makeSpec("fp8.seed", tr("S&eed"), "", tr(""),
+                        tr("Seed of the random matrix and of which blocks are outliers."), 0, 1000),
+               static_cast<double>(d.seed));
+    auto* advForm = new QFormLayout;
+    m_overflow = new QComboBox;
+    m_overflow->setObjectName("fp8.overflow");
+    m_overflow->setAccessibleName(tr("Overflow"));
+    m_overflow->addItem(tr("Saturate to ±max"), static_cast<int>(core::Fp8Overflow::Saturate));
+    m_overflow->addItem(tr("NaN (non-saturating)"), static_cast<int>(core::Fp8Overflow::NaN));
+    m_overflow->setToolTip(
+        tr("What a value past the largest finite one becomes. A scale of max|tile| / max_value "
+           "never lets one pass, so only the plain cast (no scale) shows the difference."));
+    advForm->addRow(tr("O&verflow"), m_overflow);
+    adv->addLayout(advForm);
+    connect(m_overflow, &QComboBox::currentIndexChanged, this, [this] { inputEdited(); });
+    m_explicitNote = new QLabel;
+    m_explicitNote->setWordWrap(true);
+    m_explicitNote->setObjectName("fp8.explicit_note");
+    m_generate = new QPushButton(tr("Use a generated matrix"));
+    m_generate->setObjectName("fp8.generate");
+    connect(m_generate, &QPushButton::clicked, this, &Fp8Tab::useGeneratedMatrix);
+    box->addWidget(m_explicitNote);
+    box->addWidget(m_generate);
+    m_explicitNote->hide();
+    m_generate->hide();
+    advanced->setVisible(false);
+    box->addWidget(advanced);
+    connect(more, &QToolButton::toggled, this, [more, advanced](bool on) {
+        advanced->setVisible(on);
+        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    });
+    for (QComboBox* c : {m_preset, m_format, m_blockSize, m_overflow}) {
+        // Long entries must not widen the controls column past its sliders.
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(16);
+    }
+}
+
+void Fp8Tab::buildErrorChart()
+{
+    m_errorChart = new ChartViewPanel("fp8-block-error");
+    QChart* chart = m_errorChart->chart();
+    chart->setTitle(tr("Relative error of each block"));
+    m_rankAxis = new QValueAxis;
+    m_errorAxis = new QValueAxis;
+    chart->addAxis(m_rankAxis, Qt::AlignBottom);
+    chart->addAxis(m_errorAxis, Qt::AlignLeft);
+    styleAxis(m_rankAxis, tr("Blocks by largest |value|, smallest first (rank)"));
+    styleAxis(m_errorAxis, tr("Relative RMS error of the block (%)"));
+
+    // The outlier blocks as a shaded band behind the points.
+    m_bandTop = new QLineSeries(this);
+    m_bandBottom = new QLineSeries(this);
+    m_outlierBand = new QAreaSeries(m_bandTop, m_bandBottom);
+    m_outlierBand->setColor(QColor(0, 0, 0, 30));
+    m_outlierBand->setBorderColor(QColor(0, 0, 0, 30));
+    attach(chart, m_outlierBand, m_rankAxis, m_errorAxis);
+    m_errTensor =
+        makeScatter(tr("Per tensor"), palette::kVermillion, 7, QScatterSeries::MarkerShapeCircle);
+    attach(chart, m_errTensor, m_rankAxis, m_errorAxis);
+    m_errBlock =
+        makeScatter(tr("Per block"), palette::kBlue, 7, QScatterSeries::MarkerShapeRectangle);
+    attach(chart, m_errBlock, m_rankAxis, m_errorAxis);
+    m_errShown = makeRing(tr("Shown block"), palette::kBlack, 20);
+    attach(chart, m_errShown, m_rankAxis, m_errorAxis);
+}
+
+void Fp8Tab::buildGridChart()
+{
+    m_gridChart = new ChartViewPanel("fp8-grid");
+    QChart* chart = m_gridChart->chart();
+    chart->setTitle(tr("One block on each grid"));
+    m_valueAxis = new QValueAxis;
+    m_rowAxis = new QCategoryAxis;
+    chart->addAxis(m_valueAxis, Qt::AlignBottom);
+    chart->addAxis(m_rowAxis, Qt::AlignLeft);
+    styleAxis(m_valueAxis, tr("Value (in the matrix's units)"));
+    styleAxis(m_rowAxis, QString());
+    m_rowAxis->setTitleVisible(false);
+    m_rowAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    m_rowAxis->setStartValue(-0.6);
+    m_rowAxis->append(tr("Per tensor"), 0);
+    m_rowAxis->append(tr("Values"), 1);
+    m_rowAxis->append(tr("Per block"), 2);
+    m_rowAxis->setRange(-0.6, 2.6);
+    m_rowAxis->setGridLineVisible(false);
+
+    m_subnormalZone = new QLineSeries;
+    // Grey, not the per-tensor colour, so its legend entry stands apart from the grid's.
+    m_subnormalZone->setPen(QPen(QColor(110, 110, 110), 2, Qt::DashLine));
+    m_subnormalZone->setName(tr("Subnormals"));
+    attach(chart, m_subnormalZone, m_valueAxis, m_rowAxis);
+    m_gridTensor = makeScatter(tr("Per-tensor grid"), palette::kVermillion, 9,
+                               QScatterSeries::MarkerShapeRectangle);
+    attach(chart, m_gridTensor, m_valueAxis, m_rowAxis);
+    m_gridBlock =
+        makeScatter(tr("Own grid"), palette::kBlue, 9, QScatterSeries::MarkerShapeRectangle);
+    attach(chart, m_gridBlock, m_valueAxis, m_rowAxis);
+    m_values = makeScatter(tr("Values"), palette::kBlack, 10, QScatterSeries::MarkerShapeCircle);
+    attach(chart, m_values, m_valueAxis, m_rowAxis);
+    // Rings mark the grid points the values round to; the grids' legend entries stand for them.
+    m_landTensor = makeRing(tr("Rounded, per tensor"), palette::kVermillion, 20);
+    attach(chart, m_landTensor, m_valueAxis, m_rowAxis);
+    m_landBlock = makeRing(tr("Rounded, own scale"), palette::kBlue, 20);
+    attach(chart, m_landBlock, m_valueAxis, m_rowAxis);
+    hideFromLegend(chart, m_landTensor);
+    hideFromLegend(chart, m_landBlock);
+}
+
+void Fp8Tab::buildHeatmap()
+{
+    m_heatmap = new HeatmapPairPanel("fp8-heatmap");
+    // The unit sits in the title: a colour bar as short as a stacked map cannot hold it. Both
+    // bars read the same, since the pair colours both maps over one range.
+    m_heatmap->setTitle(tr("|error| per value (matrix units)"));
+    m_heatmap->setLogScale(true);
+    for (HeatmapPanel* map : {m_heatmap->left(), m_heatmap->right()}) {
+        map->setColorBarTitle(tr("|error|"));
+        map->setValueFormat([](double v) { return figure(v); });
+    }
+}
+
+void Fp8Tab::buildTable()
+{
+    m_table = new QTableWidget(7, 7);
+    m_table->setObjectName("fp8.granularity");
+    m_table->setAccessibleName(tr("Error by scaling granularity"));
+    const QStringList headers = {tr("Scaling"),  tr("Scales"), tr("RMSE"),        tr("Max |err|"),
+                                 tr("SNR (dB)"), tr("→ 0"),    tr("Small blocks")};
+    m_table->setHorizontalHeaderLabels(headers);
+    const QStringList tips = {
+        tr("How many values share one scale."),
+        tr("Scales stored (one per tile)."),
+        tr("Root-mean-square error over the whole matrix, in the matrix's units."),
+        tr("Largest |error| of any value, in the matrix's units."),
+        tr("Signal-to-noise ratio: 10 log10(sum x^2 / sum error^2), in dB."),
+        tr("Non-zero values that became 0 (underflow), a count."),
+        tr("Relative RMS error over the small blocks only (all but the outlier blocks), in %. "
+           "The whole-matrix figures are dominated by the outlier blocks and hide this.")};
+    for (int c = 0; c < tips.size(); ++c)
+        m_table->horizontalHeaderItem(c)->setToolTip(tips[c]);
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    m_table->setWordWrap(false);
+    // Every column as wide as its text; the last one takes what is left.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setMinimumHeight(180);
+    for (int r = 0; r < 7; ++r)
+        for (int c = 0; c < 7; ++c) {
+            auto* item = new QTableWidgetItem;
+            item->setTextAlignment(c == 0 ? (Qt::AlignLeft | Qt::AlignVCenter)
+                                          : (Qt::AlignRight | Qt::AlignVCenter));
+            m_table->setItem(r, c, item);
+        }
+    // The two rows the charts compare wear the charts' colours.
+    m_table->item(kTensorRow, 0)->setIcon(swatch(palette::kVermillion));
+    m_table->item(kChapterRow, 0)->setIcon(swatch(palette::kBlue));
+    m_tableNote = new QLabel;
+    m_tableNote->setObjectName("fp8.table_note");
+    m_tableNote->setWordWrap(true);
+}
+
+void Fp8Tab::setScenario(const core::Scenario& scenario)
+{
+    m_inputs = scenario.fp8;
+    const core::Fp8Inputs& f = m_inputs;
+    loadValue(control("fp8.rows"), static_cast<double>(f.rows));
+    loadValue(control("fp8.cols"), static_cast<double>(f.cols));
+    loadValue(control("fp8.outlier_scale"), f.outlierScale);
+    loadValue(control("fp8.seed"), static_cast<double>(f.seed));
+    {
+        const QSignalBlocker a(m_format), b(m_overflow);
+        m_format->setCurrentIndex(m_format->findData(static_cast<int>(f.format)));
+        m_overflow->setCurrentIndex(m_overflow->findData(static_cast<int>(f.overflow)));
+    }
+    m_preferredBlock = f.blockSize;
+    fillBlockSizes(effectiveCols(), true);
+    showExplicitValues(f.values.has_value());
+    readControls();
+    syncPreset();
+    scheduleRefresh();
+}
+
+void Fp8Tab::writeScenario(core::Scenario& scenario) const
+{
+    scenario.fp8 = m_inputs;
+}
+
+std::int64_t Fp8Tab::effectiveCols() const
+{
+    return m_inputs.values ? static_cast<std::int64_t>(m_inputs.values->cols())
+                           : control("fp8.cols")->wholeValue();
+}
+
+void Fp8Tab::fillBlockSizes(std::int64_t cols, bool keepPreferred)
+{
+    // The divisors of the columns; the preferred size, or the largest divisor below it.
+    std::vector<std::int64_t> choices = blockSizeChoices(std::max<std::int64_t>(cols, 1));
+    std::int64_t pick = choices.front();
+    for (std::int64_t c : choices)
+        if (c <= m_preferredBlock)
+            pick = c;
+    // A scenario's size that divides nothing is still listed and chosen, so that core refuses
+    // it by name instead of the tab quietly changing it.
+    if (keepPreferred && pick != m_preferredBlock) {
+        choices.push_back(m_preferredBlock);
+        std::sort(choices.begin(), choices.end());
+        pick = m_preferredBlock;
+    }
+    const QSignalBlocker block(m_blockSize);
+    m_blockSize->clear();
+    for (std::int64_t c : choices) {
+        QString text = tr("%1 values (1 x %1)").arg(formatWhole(c));
+        if (c == cols)
+            text = tr("%1 values (whole row)").arg(formatWhole(c));
+        else if (c < 1 || cols % c != 0)
+            text = tr("%1 (does not divide %2)").arg(formatWhole(c), formatWhole(cols));
+        m_blockSize->addItem(text, QVariant::fromValue<qlonglong>(c));
+    }
+    m_blockSize->setCurrentIndex(m_blockSize->findData(QVariant::fromValue<qlonglong>(pick)));
+    m_blockCols = cols;
+}
+
+void Fp8Tab::readControls()
+{
+    const bool explicitValues = m_inputs.values.has_value();
+    if (!explicitValues) {
+        m_inputs.rows = control("fp8.rows")->wholeValue();
+        m_inputs.cols = control("fp8.cols")->wholeValue();
+    }
+    m_inputs.outlierScale = control("fp8.outlier_scale")->value();
+    m_inputs.seed = control("fp8.seed")->wholeValue();
+    m_inputs.format = static_cast<Fp8Format>(m_format->currentData().toInt());
+    m_inputs.overflow = static_cast<core::Fp8Overflow>(m_overflow->currentData().toInt());
+    // The offered block sizes follow the columns.
+    if (effectiveCols() != m_blockCols)
+        fillBlockSizes(effectiveCols(), false);
+    m_inputs.blockSize = m_blockSize->currentData().toLongLong();
+    m_percentile = control("fp8.shown_block")->value();
+    syncPreset();
+}
+
+void Fp8Tab::showExplicitValues(bool on)
+{
+    for (const char* key : {"fp8.rows", "fp8.cols", "fp8.outlier_scale", "fp8.seed"})
+        control(key)->setEnabled(!on);
+    m_explicitNote->setVisible(on);
+    m_generate->setVisible(on);
+    if (on)
+        m_explicitNote->setText(tr("Explicit values from the scenario: %1 x %2. Rows, columns, "
+                                   "outlier scale and seed are not used.")
+                                    .arg(m_inputs.values->rows())
+                                    .arg(m_inputs.values->cols()));
+}
+
+void Fp8Tab::useGeneratedMatrix()
+{
+    m_inputs.values.reset();
+    showExplicitValues(false);
+    fillBlockSizes(control("fp8.cols")->wholeValue(), false);
+    inputEdited();
+}
+
+void Fp8Tab::applyPreset(int index)
+{
+    if (index < 0 || index >= static_cast<int>(std::size(kPresets)))
+        return;
+    const Preset& p = kPresets[index];
+    {
+        const QSignalBlocker block(m_format);
+        m_format->setCurrentIndex(m_format->findData(static_cast<int>(p.format)));
+    }
+    if (p.chapterExample) {
+        core::MatrixF row(1, static_cast<Eigen::Index>(kChapterValues.size()));
+        for (std::size_t j = 0; j < kChapterValues.size(); ++j)
+            row(0, static_cast<Eigen::Index>(j)) = kChapterValues[j];
+        m_inputs.values = row;
+        m_preferredBlock = kChapterBlock;
+        fillBlockSizes(row.cols(), false);
+        showExplicitValues(true);
+    } else {
+        if (m_inputs.values) {
+            m_inputs.values.reset();
+            showExplicitValues(false);
+            fillBlockSizes(control("fp8.cols")->wholeValue(), false);
+        }
+        loadValue(control("fp8.outlier_scale"), p.outlierScale);
+    }
+    inputEdited();
+}
+
+void Fp8Tab::syncPreset()
+{
+    int match = static_cast<int>(std::size(kPresets)); // "Custom"
+    for (int i = 0; i < static_cast<int>(std::size(kPresets)); ++i) {
+        const Preset& p = kPresets[i];
+        if (p.format != m_inputs.format)
+            continue;
+        if (p.chapterExample) {
+            if (m_inputs.values && m_inputs.values->rows() == 1
+                && m_inputs.values->cols() == static_cast<Eigen::Index>(kChapterValues.size())
+                && std::equal(kChapterValues.begin(), kChapterValues.end(), m_inputs.values->data())
+                && m_inputs.blockSize == kChapterBlock)
+                match = i;
+        } else if (!m_inputs.values && m_inputs.outlierScale == p.outlierScale) {
+            match = i;
+        }
+    }
+    const QSignalBlocker block(m_preset);
+    m_preset->setCurrentIndex(match);
+}
+
+void Fp8Tab::recompute()
+{
+    std::shared_ptr<const core::MatrixF> normals;
+    if (!m_inputs.values && m_normals && m_normals->rows() == m_inputs.rows
+        && m_normals->cols() == m_inputs.cols && m_normalsSeed == m_inputs.seed)
+        normals = m_normals;
+    // Even a 4096 x 4096 matrix is generated and quantized off the GUI thread; only the newest
+    // result is shown. Bad input is refused there too (computeView validates first), so a
+    // refusal also supersedes any result still on its way.
+    computeInBackground(
+        [this, in = m_inputs, percentile = m_percentile, normals]() -> std::function<void()> {
+            auto view = std::make_shared<const Fp8View>(computeView(in, percentile, normals));
+            return [this, view] {
+                showView(view);
+            };
+        });
+}
+
+void Fp8Tab::showView(const std::shared_ptr<const Fp8View>& view)
+{
+    m_view = view;
+    if (view->normals) {
+        m_normals = view->normals;
+        m_normalsSeed = view->inputs.seed;
+    }
+    showErrorChart(*view);
+    showGridChart(*view);
+    showHeatmap(*view);
+    showTable(*view);
+    showFigures(*view);
+}
+
+void Fp8Tab::showErrorChart(const Fp8View& v)
+{
+    const std::int64_t b = v.inputs.blockSize;
+    replaceIfChanged(m_errTensor, v.tensorPoints);
+    replaceIfChanged(m_errBlock, v.blockPoints);
+    m_errBlock->setName(tr("Per 1 x %1 block").arg(b));
+    const double x = static_cast<double>(v.shownRank + 1);
+    QList<QPointF> ring;
+    for (double e : {v.shownTensorError, v.shownBlockError})
+        if (std::isfinite(e))
+            ring.append({x, 100.0 * e});
+    replaceIfChanged(m_errShown, ring);
+
+    double top = 0;
+    for (const QList<QPointF>* s : {&v.tensorPoints, &v.blockPoints})
+        for (const QPointF& p : *s)
+            top = std::max(top, p.y());
+    setNiceRangeIfChanged(m_errorAxis, 0, top > 0 ? top * 1.05 : 1.0);
+    // One spare rank on the right, so the largest block's points are not cut by the frame.
+    const double right = static_cast<double>(v.blockCount + 1);
+    setNiceRangeIfChanged(m_rankAxis, 0, right, true);
+    if (m_rankAxis->max() != right)
+        m_rankAxis->setMax(right);
+
+    // The band over the outlier blocks, when they are the largest ones.
+    const auto k = static_cast<double>(v.excluded.size());
+    const double n = static_cast<double>(v.blockCount);
+    if (v.outliersOnTop) {
+        const double x0 = n - k + 0.5, x1 = n + 0.5, y1 = m_errorAxis->max();
+        replaceIfChanged(m_bandTop, QList<QPointF>{{x0, y1}, {x1, y1}});
+        replaceIfChanged(m_bandBottom, QList<QPointF>{{x0, 0}, {x1, 0}});
+        m_outlierBand->setName(v.inputs.values
+                                   ? tr("Largest block")
+                                   : tr("Outliers (x%1)").arg(scaleText(v.inputs.outlierScale)));
+    }
+    m_outlierBand->setVisible(v.outliersOnTop);
+}
+
+void Fp8Tab::showGridChart(const Fp8View& v)
+{
+    const auto row = [](const std::vector<float>& xs, double y) {
+        QList<QPointF> out;
+        out.reserve(static_cast<qsizetype>(xs.size()));
+        for (float x : xs)
+            if (std::isfinite(x))
+                out.append({static_cast<double>(x), y});
+        return out;
+    };
+    replaceIfChanged(m_gridTensor, row(v.tensorGrid, 0));
+    replaceIfChanged(m_gridBlock, row(v.blockGrid, 2));
+    replaceIfChanged(m_values, row(v.shownValues, 1));
+    replaceIfChanged(m_landTensor, row(v.shownTensorDeq, 0));
+    replaceIfChanged(m_landBlock, row(v.shownBlockDeq, 2));
+    // The scales sit on the rows they belong to, so the legend stays short.
+    const QStringList rows = {tr("Per tensor<br>(scale %1)").arg(figure(v.tensorScale)),
+                              tr("%1 values").arg(v.shownValues.size()),
+                              tr("Own scale<br>(%1)").arg(figure(v.shownScale))};
+    const QStringList old = m_rowAxis->categoriesLabels();
+    for (int i = 0; i < rows.size() && i < old.size(); ++i)
+        if (old[i] != rows[i])
+            m_rowAxis->replaceLabel(old[i], rows[i]);
+
+    // The range: the block's values, and the grid points just beyond them unless they lie far
+    // out (a coarse per-tensor grid may have its next point many block-widths away).
+    const auto [lo, hi] = std::minmax_element(v.shownValues.begin(), v.shownValues.end());
+    double a = *lo, z = *hi;
+    double span = std::max({z - a, std::abs(a), std::abs(z)});
+    if (span == 0) {
+        // An all-zero block: show the grid points next to zero instead.
+        for (const std::vector<float>* g : {&v.tensorGrid, &v.blockGrid})
+            for (float x : *g)
+                span = std::max(span, std::abs(static_cast<double>(x)));
+    }
+    for (const std::vector<float>* g : {&v.tensorGrid, &v.blockGrid}) {
+        if (g->empty())
+            continue;
+        a = std::min(a, std::max<double>(g->front(), *lo - 0.35 * span));
+        z = std::max(z, std::min<double>(g->back(), *hi + 0.35 * span));
+    }
+    setRoundRange(m_valueAxis, a, z);
+
+    // Below the smallest normal times the scale the per-tensor grid's step stops shrinking.
+    const double t = static_cast<double>(core::fp8MinNormal(v.inputs.format))
+        * static_cast<double>(v.tensorScale);
+    replaceIfChanged(m_subnormalZone,
+                     QList<QPointF>{{-t, -0.4}, {-t, 0.4}, {t, 0.4}, {t, -0.4}, {-t, -0.4}});
+    const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
+    const std::int64_t perRow = cols / v.inputs.blockSize;
+    const std::int64_t c0 = (v.shownBlock % perRow) * v.inputs.blockSize;
+    m_gridChart->chart()->setTitle(tr("One block on each grid (row %1, columns %2-%3)")
+                                       .arg(v.shownBlock / perRow)
+                                       .arg(c0)
+                                       .arg(c0 + v.inputs.blockSize - 1));
+}
+
+void Fp8Tab::showHeatmap(const Fp8View& v)
+{
+    m_heatmap->left()->setTitle(tr("One scale per tensor"));
+    m_heatmap->right()->setTitle(tr("One scale per 1 x %1 block").arg(v.inputs.blockSize));
+    // Pooled maps are labelled with the first row and column of each cell.
+    QStringList rowLabels, colLabels;
+    if (v.poolRows > 1)
+        for (Eigen::Index i = 0; i < v.tensorMap.rows(); ++i)
+            rowLabels << QString::number(i * v.poolRows);
+    if (v.poolCols > 1)
+        for (Eigen::Index j = 0; j < v.tensorMap.cols(); ++j)
+            colLabels << QString::number(j * v.poolCols);
+    const QString x =
+        v.poolCols > 1 ? tr("Column (largest of %1 per cell)").arg(v.poolCols) : tr("Column");
+    const QString y =
+        v.poolRows > 1 ? tr("Row (largest of %1 per cell)").arg(v.poolRows) : tr("Row");
+    for (HeatmapPanel* map : {m_heatmap->left(), m_heatmap->right()}) {
+        map->setRowLabels(rowLabels);
+        map->setColumnLabels(colLabels);
+        map->setAxisTitles(x, y);
+    }
+    // Only a new map is coloured again (choosing another block for the grid chart changes none).
+    const auto same = [](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+        return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
+    };
+    if (!same(m_heatmap->left()->matrix(), v.tensorMap)
+        || !same(m_heatmap->right()->matrix(), v.blockMap))
+        m_heatmap->setMatrices(v.tensorMap, v.blockMap);
+}
+
+void Fp8Tab::showTable(const Fp8View& v)
+{
+    QStringList notes;
+    for (int r = 0; r < static_cast<int>(v.table.size()); ++r) {
+        const Fp8Granularity& g = v.table[static_cast<std::size_t>(r)];
+        QString name = g.name;
+        if (!g.note.isEmpty()) {
+            name += QStringLiteral(" *");
+            notes << QStringLiteral("* %1: %2.").arg(g.name, g.note);
+        }
+        const QStringList cells = {name,
+                                   g.plainCast ? tr("none") : formatWhole(g.scales),
+                                   figure(g.all.rmse),
+                                   figure(g.all.maxAbsError),
+                                   figure(g.all.snrDb),
+                                   formatWhole(g.all.underflowCount),
+                                   percent(g.small.relativeError)};
+        for (int c = 0; c < cells.size(); ++c)
+            if (m_table->item(r, c)->text() != cells[c])
+                m_table->item(r, c)->setText(cells[c]);
+        const QString tip = g.note.isEmpty() ? g.about : g.about + ' ' + g.note + '.';
+        if (m_table->item(r, 0)->toolTip() != tip)
+            m_table->item(r, 0)->setToolTip(tip);
+    }
+    const float maxValue = core::fp8MaxValue(v.inputs.format);
+    notes << tr("Plain cast: no scale, so values past ±%1 saturate (or become NaN) and values "
+                "below half of %2 become 0: FP8 training needs a scaling policy, not just a cast.")
+                 .arg(figure(maxValue), figure(core::fp8MinSubnormal(v.inputs.format)));
+    m_tableNote->setText(notes.join(QLatin1Char(' ')));
+}
+
+QHash<QString, QString> Fp8Tab::explanationValues() const
+{
+    if (!m_view)
+        return {};
+    const Fp8View& v = *m_view;
+    const Fp8Granularity& t = v.table[kTensorRow];
+    const Fp8Granularity& c = v.table[kChapterRow];
+    // The whole-matrix figures are dominated by the outlier blocks; the small blocks' relative
+    // errors are where the scaling policy shows.
+    return {
+        {"format", formatName(v.inputs.format)},
+        {"max_value", figure(core::fp8MaxValue(v.inputs.format))},
+        {"block_size", formatWhole(v.inputs.blockSize)},
+        {"block_rmse", figure(c.all.rmse)},
+        {"tensor_rmse", figure(t.all.rmse)},
+        {"block_underflow", formatWhole(c.all.underflowCount)},
+        {"tensor_underflow", formatWhole(t.all.underflowCount)},
+        {"tensor_scale", figure(v.tensorScale)},
+        {"small_block_error", percent(c.small.relativeError)},
+        {"small_tensor_error", percent(t.small.relativeError)},
+    };
+}
+
+void Fp8Tab::showFigures(const Fp8View& v)
+{
+    const Fp8Granularity& t = v.table[kTensorRow];
+    const Fp8Granularity& c = v.table[kChapterRow];
+    const core::Fp8Format f = v.inputs.format;
+    const float maxValue = core::fp8MaxValue(f);
+    const float minNormal = core::fp8MinNormal(f);
+    const float minSub = core::fp8MinSubnormal(f);
+    const double ratio = c.small.relativeError > 0 ? t.small.relativeError / c.small.relativeError
+                                                   : std::numeric_limits<double>::infinity();
+    const QString which = v.inputs.values
+        ? tr("all but the block holding the largest value")
+        : tr("all but the %1 outlier blocks").arg(v.excluded.size());
+    const QString head =
+        tr("<b>Small blocks</b> (%1): relative error <b>%2</b> with one scale per tensor, "
+           "<b>%3</b> with one scale per 1 x %4 block: <b>%5x</b>. Values rounded to 0: <b>%6</b> "
+           "vs <b>%7</b>.")
+            .arg(which, percent(t.small.relativeError), percent(c.small.relativeError))
+            .arg(v.inputs.blockSize)
+            .arg(figure(ratio), formatWhole(t.small.underflowCount),
+                 formatWhole(c.small.underflowCount));
+    const QString scale =
+        tr("Per-tensor scale = max|x| / %1 = %2 / %1 = <b>%3</b>. Values below %4 x %3 = %5 "
+           "fall into %6's subnormals, where the step stays %7 x %3 = %8.")
+            .arg(figure(maxValue), figure(v.tensorMax), figure(v.tensorScale),
+                 powerOfTwo(minNormal),
+                 figure(static_cast<double>(minNormal) * static_cast<double>(v.tensorScale)),
+                 formatName(f), powerOfTwo(minSub),
+                 figure(static_cast<double>(minSub) * static_cast<double>(v.tensorScale)));
+    const int steps = 1 << (std::ilogb(minNormal) - std::ilogb(minSub));
+    const QString lesson = ratio < 1.5
+        ? tr("<i>Why so little?</i> Above %1 every binade of %2 holds the same %3 steps, so the "
+             "relative step does not depend on the scale: one big scale costs a small block "
+             "nothing until it pushes the block's values below %1 x scale. Try "
+             "\"Outliers x10^5\".")
+              .arg(powerOfTwo(minNormal), formatName(f))
+              .arg(steps)
+        : tr("<i>One big block sets the scale</i>, and the small blocks fall below %1 x scale, "
+             "where the step no longer shrinks with the value: the grid chart shows their few "
+             "coarse steps, and %2 values become 0. A scale per block keeps every block in the "
+             "normal range.")
+              .arg(powerOfTwo(minNormal), formatWhole(t.small.underflowCount));
+    figuresLabel()->setText(head + QStringLiteral("<br>") + scale + QStringLiteral("<br>")
+                            + lesson);
+}
+
+} // namespace scalelab::ui

@@ -1,0 +1,174 @@
+#include "heatmappairpanel.h"
+
+#include "common/chartstyle.h"
+#include "heatmappanel.h"
+
+#include <QEvent>
+#include <QFontMetricsF>
+#include <QHBoxLayout>
+#include <QPainter>
+#include <QResizeEvent>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace scalelab::ui {
+
+namespace {
+
+constexpr double kGap = 12; // between the two maps, in logical pixels
+// What a HeatmapPanel spends around its plot (labels, axis titles, colour bar), roughly: enough
+// to judge which arrangement leaves the plots the better shape.
+constexpr double kFrameWidth = 220;
+constexpr double kFrameHeight = 80;
+constexpr int kMapMinWidth = 200;
+constexpr int kMapMinHeight = 140;
+
+} // namespace
+
+HeatmapPairPanel::HeatmapPairPanel(const QString& name, QWidget* parent)
+    : ChartPanel(name, parent)
+    , m_left(new HeatmapPanel(name + "-left"))
+    , m_right(new HeatmapPanel(name + "-right"))
+{
+    // Two maps share the room of one chart, so each may be smaller than a lone HeatmapPanel.
+    for (HeatmapPanel* map : {m_left, m_right})
+        map->setMinimumSize(kMapMinWidth, kMapMinHeight);
+    auto* layout = new QHBoxLayout(this);
+    layout->setSpacing(static_cast<int>(kGap));
+    layout->addWidget(m_left);
+    layout->addWidget(m_right);
+    updateMargins();
+    // Room for the maps side by side, the arrangement every size falls back to.
+    setMinimumSize(2 * kMapMinWidth + static_cast<int>(kGap),
+                   kMapMinHeight + static_cast<int>(std::ceil(titleHeight())));
+}
+
+void HeatmapPairPanel::setTitle(const QString& title)
+{
+    m_title = title;
+    update();
+}
+
+void HeatmapPairPanel::setLogScale(bool log)
+{
+    m_log = log;
+    m_left->setLogScale(log);
+    m_right->setLogScale(log);
+}
+
+void HeatmapPairPanel::setMatrices(const Eigen::MatrixXd& left, const Eigen::MatrixXd& right)
+{
+    // One range over both: the largest value of either at the top, and at the bottom the
+    // smallest (on a log scale the smallest positive) value of either.
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -std::numeric_limits<double>::infinity();
+    for (const Eigen::MatrixXd* m : {&left, &right}) {
+        for (Eigen::Index i = 0; i < m->size(); ++i) {
+            const double v = m->data()[i];
+            if (!std::isfinite(v))
+                continue; // an infinite error takes the top colour without stretching the bar
+            if (!m_log || v > 0)
+                lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    }
+    if (!std::isfinite(lo) || !std::isfinite(hi))
+        lo = hi = m_log ? 1.0 : 0.0; // nothing to scale by: an even, arbitrary range
+    if (!(hi > lo))
+        hi = m_log ? lo * 10 : lo + 1;
+    m_range = {lo, hi};
+    m_left->setRange(m_range);
+    m_right->setRange(m_range);
+    m_left->setMatrix(left);
+    m_right->setMatrix(right);
+    updateDirection();
+    update();
+}
+
+bool HeatmapPairPanel::sideBySide(const QSizeF& size) const
+{
+    const Eigen::MatrixXd& m = m_left->matrix();
+    const double aspect = m.size() > 0 ? double(m.cols()) / double(m.rows()) : 1.0;
+    // How far a plot area's width / height is from the matrix's, as a ratio in either direction.
+    const auto misfit = [aspect](double w, double h) {
+        return std::abs(std::log(std::max(w, 1.0) / std::max(h, 1.0) / aspect));
+    };
+    // Stacking needs the height for two maps; otherwise side by side.
+    if ((size.height() - kGap) / 2 < kMapMinHeight)
+        return true;
+    const double across =
+        misfit((size.width() - kGap) / 2 - kFrameWidth, size.height() - kFrameHeight);
+    const double down =
+        misfit(size.width() - kFrameWidth, (size.height() - kGap) / 2 - kFrameHeight);
+    return across <= down;
+}
+
+void HeatmapPairPanel::updateDirection()
+{
+    const QSizeF area(width(), height() - titleHeight());
+    auto* box = static_cast<QBoxLayout*>(layout());
+    const auto direction = sideBySide(area) ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (box->direction() != direction)
+        box->setDirection(direction);
+}
+
+void HeatmapPairPanel::resizeEvent(QResizeEvent* event)
+{
+    updateDirection();
+    ChartPanel::resizeEvent(event);
+}
+
+double HeatmapPairPanel::titleHeight() const
+{
+    return QFontMetricsF(chartFonts().title).height() + 14;
+}
+
+void HeatmapPairPanel::updateMargins()
+{
+    // The maps sit under the title line this panel paints itself.
+    layout()->setContentsMargins(0, static_cast<int>(std::ceil(titleHeight())), 0, 0);
+}
+
+void HeatmapPairPanel::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::ApplicationFontChange)
+        updateMargins();
+    ChartPanel::changeEvent(event);
+}
+
+void HeatmapPairPanel::render(QPainter& painter, const QRectF& target)
+{
+    painter.save();
+    painter.fillRect(target, chartBackgroundColor());
+    const double th = titleHeight();
+    painter.setPen(chartTextColor());
+    painter.setFont(chartFonts().title);
+    painter.drawText(QRectF(target.left(), target.top(), target.width(), th), Qt::AlignCenter,
+                     m_title);
+    const double top = target.top() + th;
+    const double height = target.height() - th;
+    if (sideBySide(QSizeF(target.width(), height))) {
+        const double half = (target.width() - kGap) / 2;
+        m_left->render(painter, QRectF(target.left(), top, half, height));
+        m_right->render(painter, QRectF(target.left() + half + kGap, top, half, height));
+    } else {
+        const double half = (height - kGap) / 2;
+        m_left->render(painter, QRectF(target.left(), top, target.width(), half));
+        m_right->render(painter, QRectF(target.left(), top + half + kGap, target.width(), half));
+    }
+    painter.restore();
+}
+
+void HeatmapPairPanel::paintEvent(QPaintEvent*)
+{
+    // The title line and the gap between the maps: the maps paint themselves.
+    QPainter painter(this);
+    const double th = titleHeight();
+    painter.fillRect(rect(), chartBackgroundColor());
+    painter.setPen(chartTextColor());
+    painter.setFont(chartFonts().title);
+    painter.drawText(QRectF(0, 0, width(), th), Qt::AlignCenter, m_title);
+}
+
+} // namespace scalelab::ui
