@@ -1,0 +1,571 @@
+// The tensor-parallel tab: the picture shows core's shards, the error chart the real MLP's
+// max |sharded - unsharded| in float64 and float32, the cost chart core's per-rank figures.
+
+#include "common/chartexport.h"
+#include "common/chartpanel.h"
+#include "common/explanationpanel.h"
+#include "common/format.h"
+#include "common/parametercontrol.h"
+#include "scalelab/core/collectives.h"
+#include "scalelab/core/tensor_parallel.h"
+#include "tabs/tensorparalleltab.h"
+#include "widgets/shardingpanel.h"
+
+#include <QChart>
+#include <QComboBox>
+#include <QDir>
+#include <QImage>
+#include <QLabel>
+#include <QLineSeries>
+#include <QLogValueAxis>
+#include <QPainter>
+#include <QScatterSeries>
+#include <QSlider>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace scalelab;
+using namespace scalelab::ui;
+using Split = TensorParallelTab::SplitMode;
+
+namespace {
+
+template <typename T> T* seriesNamed(QChart* chart, const QString& prefix)
+{
+    for (QAbstractSeries* s : chart->series())
+        if (auto* typed = qobject_cast<T*>(s); typed && typed->name().startsWith(prefix))
+            return typed;
+    return nullptr;
+}
+
+void settle(Tab& tab)
+{
+    // Debug builds of Eigen are slow; the worker's result still comes, only later.
+    QTRY_VERIFY_WITH_TIMEOUT(!tab.refreshPending(), 60000);
+}
+
+/// The share of rows and columns holding something other than the background.
+QSizeF drawnSpan(const QImage& image)
+{
+    const QRgb background = image.pixel(0, 0);
+    int left = image.width(), right = -1, top = image.height(), bottom = -1;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x)
+            if (image.pixel(x, y) != background) {
+                left = std::min(left, x);
+                right = std::max(right, x);
+                top = std::min(top, y);
+                bottom = std::max(bottom, y);
+            }
+    if (right < 0)
+        return {0, 0};
+    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
+}
+
+core::TensorParallelInputs withRanks(core::TensorParallelInputs in, std::int64_t ranks)
+{
+    in.ranks = ranks;
+    return in;
+}
+
+void chooseSplit(TensorParallelTab& tab, Split split)
+{
+    auto* box = tab.findChild<QComboBox*>("tensor_parallel.split");
+    QVERIFY(box);
+    box->setCurrentIndex(static_cast<int>(split));
+}
+
+} // namespace
+
+class TstTensorParallelTab : public QObject {
+    Q_OBJECT
+
+private:
+    /// Every figure the tab shows against core, for its current inputs.
+    void checkAgainstCore(TensorParallelTab& tab)
+    {
+        const core::TensorParallelInputs in = tab.inputs();
+        const std::vector<std::int64_t> hidden = core::arraySplitSizes(in.dFf, in.ranks);
+
+        // The picture: W1's column shards, H's, W2's row shards are core's array_split.
+        const ShardingPanel::Picture& p = tab.shardingChart()->picture();
+        QCOMPARE(p.blocks.size(), std::size_t(6));
+        QCOMPARE(p.ranks, in.ranks);
+        if (tab.splitMode() == Split::Matching) {
+            QCOMPARE(p.blocks[1].shards, hidden);
+            QCOMPARE(p.blocks[1].rows, in.dModel);
+            QCOMPARE(p.blocks[1].cols, in.dFf);
+            QCOMPARE(p.blocks[2].shards, hidden);
+            QCOMPARE(p.blocks[3].shards, hidden);
+            QCOMPARE(p.blocks[3].split, ShardingPanel::Split::Rows);
+            QCOMPARE(p.blocks[4].items, in.ranks);
+            QCOMPARE(p.blocks[4].rows, in.tokens);
+            QCOMPARE(p.blocks[4].cols, in.dModel);
+        }
+
+        // The error chart: each sample is the real MLP's error, exactly as core computes it
+        // (float64 exactly as `scalelab report` computes max_abs_difference).
+        const auto& samples = tab.errorSamples();
+        QVERIFY(!samples.empty());
+        QCOMPARE(samples.front().ranks, std::int64_t(1));
+        QCOMPARE(samples.back().ranks, in.ranks);
+        const core::MlpWeights w =
+            core::makeMlpWeights(in.tokens, in.dModel, in.dFf, static_cast<std::uint64_t>(in.seed));
+        const core::MlpWeightsF f = core::toFloat(w);
+        const Eigen::MatrixXd y = core::mlp(w);
+        const Eigen::MatrixXf yf = core::mlp(f);
+        QCOMPARE(tab.outputMagnitude(), y.cwiseAbs().maxCoeff());
+        QChart* chart = tab.errorChart()->chart();
+        auto* f64 = seriesNamed<QLineSeries>(chart, "float64");
+        auto* f32 = seriesNamed<QLineSeries>(chart, "float32");
+        auto* zeros = seriesNamed<QScatterSeries>(chart, "Exactly 0");
+        QVERIFY(f64 && f32 && zeros);
+        const auto* axis = qobject_cast<QLogValueAxis*>(chart->axes(Qt::Vertical).first());
+        QVERIFY(axis);
+        const QList<QPointF> p64 = f64->points(), p32 = f32->points(), p0 = zeros->points();
+        // Zeros sit in the middle of the lowest band of the log axis.
+        const double zeroAt = axis->min() * std::sqrt(axis->base());
+        for (std::size_t i = 0; i < samples.size(); ++i) {
+            const auto& s = samples[i];
+            if (i > 0)
+                QVERIFY(s.ranks > samples[i - 1].ranks);
+            // Bit for bit: the same computation, not merely a close one.
+            QVERIFY(s.float64
+                    == core::computeTensorParallel(withRanks(in, s.ranks)).maxAbsDifference);
+            QVERIFY(s.float32 == core::maxAbsDifference(core::tensorParallelMlp(f, s.ranks), yf));
+            const auto x = double(s.ranks);
+            QVERIFY(s.float64 > 0 ? p64.contains(QPointF(x, s.float64))
+                                  : p0.contains(QPointF(x, zeroAt)));
+            QVERIFY(s.float32 > 0 ? p32.contains(QPointF(x, s.float32))
+                                  : p0.contains(QPointF(x, zeroAt)));
+            // Every positive value lies above the band kept for zeros.
+            for (double v : {s.float64, s.float32})
+                QVERIFY(v == 0 || v >= axis->min() * axis->base());
+            // Rounding only: float64 near 1e-15, float32 near 1e-6, for order-one outputs.
+            QVERIFY(s.float64 < 1e-12);
+            QVERIFY(s.float32 < 1e-4);
+        }
+        qsizetype n64 = 0, n32 = 0, n0 = 0;
+        for (const auto& s : samples) {
+            n64 += s.float64 > 0;
+            n32 += s.float32 > 0;
+            n0 += (s.float64 == 0) + (s.float32 == 0) + (s.wrong && *s.wrong == 0);
+        }
+        QCOMPARE(p64.size(), n64);
+        QCOMPARE(p32.size(), n32);
+        QCOMPARE(p0.size(), n0);
+        const auto& last = samples.back();
+        const double live = tab.splitMode() != Split::Matching         ? *last.wrong
+            : tab.precision() == TensorParallelTab::Precision::Float64 ? last.float64
+                                                                       : last.float32;
+        QVERIFY(tab.currentDifference());
+        QCOMPARE(*tab.currentDifference(), live);
+        QVERIFY2(tab.figuresLabel()->text().contains(live == 0 ? QString("exactly 0")
+                                                               : formatNumber(live, 3)),
+                 qPrintable(tab.figuresLabel()->text()));
+
+        // The cost chart: rank 0's figures for every rank count 1..ranks.
+        const std::vector<core::TensorParallelRankCost> costs = core::widestRankCosts(in);
+        QChart* cost = tab.costChart()->chart();
+        auto* params = seriesNamed<QLineSeries>(cost, "Parameters");
+        auto* acts = seriesNamed<QLineSeries>(cost, "Activations");
+        auto* reduce = seriesNamed<QLineSeries>(cost, "All-reduce");
+        auto* macs = seriesNamed<QLineSeries>(cost, "Multiply-adds");
+        QVERIFY(params && acts && reduce && macs);
+        QCOMPARE(params->count(), qsizetype(in.ranks));
+        const double bytes = tab.costBytesUnit(), count = tab.costCountUnit();
+        for (std::int64_t n = 1; n <= in.ranks; ++n) {
+            const core::TensorParallelRankCost& c = costs[std::size_t(n - 1)];
+            const auto i = qsizetype(n - 1);
+            QCOMPARE(params->at(i), QPointF(double(n), double(c.parameterBytes) / bytes));
+            QCOMPARE(acts->at(i), QPointF(double(n), double(c.activationBytes) / bytes));
+            QCOMPARE(reduce->at(i), QPointF(double(n), c.allReduceBytes.value() / bytes));
+            QCOMPARE(macs->at(i), QPointF(double(n), double(c.multiplyAdds) / count));
+        }
+        const core::TensorParallelRankCost here = core::tensorParallelRankCost(in, 0);
+        QVERIFY2(tab.figuresLabel()->text().contains(formatWhole(here.parameters)),
+                 qPrintable(tab.figuresLabel()->text()));
+    }
+
+private slots:
+    void opensOnTheDefaults()
+    {
+        TensorParallelTab tab;
+        // At the default sizes the error takes microseconds: computed in place, not pending.
+        QVERIFY(!tab.refreshPending());
+        const core::TensorParallelInputs d;
+        QCOMPARE(tab.inputs().tokens, d.tokens);
+        QCOMPARE(tab.inputs().dModel, d.dModel);
+        QCOMPARE(tab.inputs().dFf, d.dFf);
+        QCOMPARE(tab.inputs().ranks, d.ranks);
+        QCOMPARE(tab.errorSamples().size(), std::size_t(4)); // every rank count 1..4
+        checkAgainstCore(tab);
+        // The explanation substitutes today's numbers, the report's float64 figure among them.
+        QVERIFY(tab.explanation());
+        const QString html = tab.explanation()->html();
+        QVERIFY2(!html.contains("{{"), qPrintable(html));
+        QVERIFY(html.contains("widths 16, 16, 16, 16"));
+        QVERIFY(html.contains(formatNumber(core::computeTensorParallel(d).maxAbsDifference, 3)));
+        QVERIFY(html.contains("<b>384 bytes</b>"));
+    }
+
+    void keyPressesOnASliderChangeTheScenarioAndTheCharts_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("qtKey");
+        QTest::newRow("ranks, right") << "tensor_parallel.ranks" << int(Qt::Key_Right);
+        QTest::newRow("ranks, end") << "tensor_parallel.ranks" << int(Qt::Key_End);
+        QTest::newRow("ranks, page up") << "tensor_parallel.ranks" << int(Qt::Key_PageUp);
+        QTest::newRow("d_ff, page down") << "tensor_parallel.d_ff" << int(Qt::Key_PageDown);
+        QTest::newRow("tokens, page up") << "tensor_parallel.tokens" << int(Qt::Key_PageUp);
+        QTest::newRow("d_model, page down") << "tensor_parallel.d_model" << int(Qt::Key_PageDown);
+        QTest::newRow("bytes, right") << "tensor_parallel.bytes_per_value" << int(Qt::Key_Right);
+        QTest::newRow("seed, right") << "tensor_parallel.seed" << int(Qt::Key_Right);
+    }
+
+    void keyPressesOnASliderChangeTheScenarioAndTheCharts()
+    {
+        QFETCH(QString, key);
+        QFETCH(int, qtKey);
+        TensorParallelTab tab;
+        tab.resize(1500, 950);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        settle(tab);
+        ParameterControl* control = tab.control(key);
+        QVERIFY(control);
+        const double before = control->value();
+        core::Scenario scenario;
+        tab.writeScenario(scenario);
+        const core::TensorParallelInputs old = scenario.tensorParallel;
+        control->slider()->setFocus();
+        QTest::keyClick(control->slider(), Qt::Key(qtKey));
+        QVERIFY(control->value() != before);
+        settle(tab);
+        tab.writeScenario(scenario);
+        const core::TensorParallelInputs& now = scenario.tensorParallel;
+        QVERIFY(!(
+            std::tie(now.tokens, now.dModel, now.dFf, now.ranks, now.bytesPerValue, now.seed)
+            == std::tie(old.tokens, old.dModel, old.dFf, old.ranks, old.bytesPerValue, old.seed)));
+        checkAgainstCore(tab);
+    }
+
+    void ranksFollowTheHiddenWidth()
+    {
+        TensorParallelTab tab;
+        tab.control("tensor_parallel.d_ff")->setValue(10);
+        settle(tab);
+        QCOMPARE(tab.control("tensor_parallel.ranks")->spec().maximum, 10.0);
+        QCOMPARE(tab.inputs().ranks, std::int64_t(4));
+        // Uneven: array_split gives the first two ranks one column more.
+        QCOMPARE(tab.shardingChart()->picture().blocks[1].shards,
+                 (std::vector<std::int64_t>{3, 3, 2, 2}));
+        checkAgainstCore(tab);
+        tab.control("tensor_parallel.d_ff")->setValue(3);
+        settle(tab);
+        QCOMPARE(tab.inputs().ranks, std::int64_t(3)); // clamped to the hidden width
+        checkAgainstCore(tab);
+    }
+
+    void wrongSplitMissesByTheOutputsSize_data()
+    {
+        QTest::addColumn<int>("split");
+        QTest::newRow("W2 by columns") << int(Split::W2ByColumns);
+        QTest::newRow("W1 by rows") << int(Split::W1ByRows);
+    }
+
+    void wrongSplitMissesByTheOutputsSize()
+    {
+        QFETCH(int, split);
+        const auto mode = Split(split);
+        TensorParallelTab tab;
+        settle(tab);
+        const QString matchingText = tab.explanationLabel()->text();
+        chooseSplit(tab, mode);
+        QCOMPARE(tab.splitMode(), mode);
+        settle(tab);
+        checkAgainstCore(tab);
+
+        const core::TensorParallelInputs in = tab.inputs();
+        const core::MlpWeights w =
+            core::makeMlpWeights(in.tokens, in.dModel, in.dFf, static_cast<std::uint64_t>(in.seed));
+        const Eigen::MatrixXd y = core::mlp(w);
+        const core::WrongSplit wrong =
+            mode == Split::W2ByColumns ? core::WrongSplit::W2ByColumns : core::WrongSplit::W1ByRows;
+        auto* series = seriesNamed<QLineSeries>(tab.errorChart()->chart(), "Wrong");
+        QVERIFY(series && series->isVisible());
+        for (const auto& s : tab.errorSamples()) {
+            QVERIFY(s.wrong);
+            QVERIFY(*s.wrong == core::maxAbsDifference(core::wrongSplitMlp(w, s.ranks, wrong), y));
+            if (s.ranks == 1) {
+                QVERIFY(*s.wrong < 1e-12); // one rank: nothing is split
+            } else {
+                // Not rounding: of the order of the output itself.
+                QVERIFY2(*s.wrong > 0.1 * tab.outputMagnitude(),
+                         qPrintable(QString("%1 vs %2").arg(*s.wrong).arg(tab.outputMagnitude())));
+                QVERIFY(series->points().contains(QPointF(double(s.ranks), *s.wrong)));
+                QVERIFY(*s.wrong <= tab.errorChart()
+                                        ->chart()
+                                        ->axes(Qt::Vertical)
+                                        .first()
+                                        ->property("max")
+                                        .toDouble());
+            }
+        }
+        QVERIFY(*tab.currentDifference() > 0.1 * tab.outputMagnitude());
+        QVERIFY(tab.figuresLabel()->text().contains("Wrong split"));
+        // The sentence says why: GELU and whole features (or the missing hidden values).
+        const QString why = tab.explanationLabel()->text();
+        QVERIFY(why != matchingText);
+        QVERIFY(why.contains(mode == Split::W1ByRows ? "GELU(a + b)" : "H<sub>r</sub>"));
+        // The picture shows the wrong split.
+        const ShardingPanel::Picture& p = tab.shardingChart()->picture();
+        if (mode == Split::W2ByColumns) {
+            QCOMPARE(p.blocks[3].split, ShardingPanel::Split::BlockDiagonal);
+            QCOMPARE(p.blocks[3].columnShards, core::arraySplitSizes(in.dModel, in.ranks));
+        } else {
+            QCOMPARE(p.blocks[1].split, ShardingPanel::Split::Rows);
+            QCOMPARE(p.blocks[1].shards, core::arraySplitSizes(in.dModel, in.ranks));
+        }
+
+        chooseSplit(tab, Split::Matching);
+        settle(tab);
+        QVERIFY(!series->isVisible());
+        QVERIFY(*tab.currentDifference() < 1e-12);
+        QCOMPARE(tab.explanationLabel()->text(), matchingText);
+    }
+
+    void precisionSwitchChangesTheLiveFigure()
+    {
+        TensorParallelTab tab;
+        settle(tab);
+        auto* box = tab.findChild<QComboBox*>("tensor_parallel.precision");
+        QVERIFY(box);
+        box->setCurrentIndex(1);
+        settle(tab);
+        QCOMPARE(tab.precision(), TensorParallelTab::Precision::Float32);
+        QVERIFY(tab.figuresLabel()->text().contains("in float32"));
+        checkAgainstCore(tab);
+        // Float32 rounding is coarser by orders of magnitude than float64.
+        QVERIFY(*tab.currentDifference() > 1e3 * tab.errorSamples().back().float64);
+    }
+
+    void aBiggerLayerStillMatchesCore()
+    {
+        // Large enough that Eigen's blocked matrix products (not its small-size path) run.
+        core::Scenario s;
+        s.tensorParallel.tokens = 96;
+        s.tensorParallel.dModel = 160;
+        s.tensorParallel.dFf = 600;
+        s.tensorParallel.ranks = 7;
+        TensorParallelTab tab;
+        tab.setScenario(s);
+        tab.refreshNow();
+        // The picture and the cost follow at once; the error follows from the worker thread.
+        QVERIFY(tab.refreshPending());
+        QCOMPARE(tab.shardingChart()->picture().blocks[1].cols, std::int64_t(600));
+        auto* params = seriesNamed<QLineSeries>(tab.costChart()->chart(), "Parameters");
+        QVERIFY(params);
+        QCOMPARE(params->count(), 7);
+        settle(tab);
+        checkAgainstCore(tab);
+    }
+
+    void aStaleResultNeverOverwritesANewerOne()
+    {
+        // A large request goes to the worker; before it is done the inputs shrink again and
+        // the small result is computed in place. The large one must not land on top of it.
+        TensorParallelTab tab;
+        core::Scenario big;
+        big.tensorParallel.tokens = 96;
+        big.tensorParallel.dModel = 160;
+        big.tensorParallel.dFf = 600;
+        tab.setScenario(big);
+        tab.refreshNow();
+        QVERIFY(tab.refreshPending());
+        tab.setScenario(core::Scenario{});
+        tab.refreshNow();
+        settle(tab);
+        QCOMPARE(tab.inputs().dFf, std::int64_t(64));
+        checkAgainstCore(tab);
+    }
+
+    void refusedInputKeepsItsMessage()
+    {
+        TensorParallelTab tab;
+        settle(tab);
+        const auto before = tab.errorSamples().size();
+        // 4096 tokens x 32768 hidden values is more than core accepts in one matrix.
+        tab.control("tensor_parallel.d_ff")->setValue(32768);
+        tab.control("tensor_parallel.tokens")->setValue(4096);
+        settle(tab);
+        QVERIFY(tab.messageLabel()->isVisibleTo(&tab));
+        QVERIFY2(tab.messageLabel()->text().startsWith("tensor_parallel.tokens"),
+                 qPrintable(tab.messageLabel()->text()));
+        QCOMPARE(tab.errorSamples().size(), before); // the last good charts stay
+        tab.control("tensor_parallel.tokens")->setValue(8);
+        tab.control("tensor_parallel.d_ff")->setValue(64);
+        settle(tab);
+        QVERIFY(!tab.messageLabel()->isVisibleTo(&tab));
+        checkAgainstCore(tab);
+    }
+
+    void scenarioValuesBeyondTheSliderAreKept()
+    {
+        core::Scenario s;
+        s.tensorParallel.dFf = 40000; // the slider stops at 32768; a file may ask for more
+        s.tensorParallel.ranks = 35000;
+        TensorParallelTab tab;
+        tab.setScenario(s);
+        core::Scenario back;
+        tab.writeScenario(back);
+        QCOMPARE(back.tensorParallel.dFf, std::int64_t(40000));
+        QCOMPARE(back.tensorParallel.ranks, std::int64_t(35000));
+    }
+
+    void labelsNeverOverlap_data()
+    {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("split");
+        for (int r : {1, 4, 7, 16, 33, 300, 4096})
+            for (Split s : {Split::Matching, Split::W2ByColumns, Split::W1ByRows})
+                QTest::addRow("%d ranks, split %d", r, int(s)) << r << int(s);
+    }
+
+    void labelsNeverOverlap()
+    {
+        // Four-digit shapes make the widest labels; the canvas sizes run from an export down
+        // to a narrow window.
+        QFETCH(int, ranks);
+        QFETCH(int, split);
+        core::TensorParallelInputs in;
+        in.tokens = 512;
+        in.dModel = 1024;
+        in.dFf = 4096;
+        in.ranks = ranks;
+        ShardingPanel panel("test-sharding");
+        panel.setPicture(TensorParallelTab::shardingPicture(in, Split(split)));
+        QCOMPARE(panel.picture().ranks, std::int64_t(ranks));
+        for (const QSizeF size : {QSizeF(1000, 625), QSizeF(1100, 360), QSizeF(640, 330)}) {
+            const QList<QRectF> blocks = panel.blockRects(size);
+            const QList<QList<QRectF>> labels = panel.labelRects(size);
+            const QRectF canvas(QPointF(0, 0), size);
+            QCOMPARE(blocks.size(), 6);
+            for (qsizetype i = 0; i < blocks.size(); ++i) {
+                QVERIFY(blocks[i].width() > 0 && blocks[i].height() > 0);
+                QVERIFY2(canvas.contains(blocks[i]),
+                         qPrintable(QString("block %1 leaves the %2 x %3 canvas")
+                                        .arg(i)
+                                        .arg(size.width())
+                                        .arg(size.height())));
+                for (qsizetype j = 0; j < i; ++j) // one row or two, never on top of each other
+                    QVERIFY(!blocks[i].intersects(blocks[j]));
+                // Labels sit on their own block (the "⋮ n more" of a stack may be wider than
+                // the stack), clear of each other and of every other block.
+                const bool stack =
+                    panel.picture().blocks[std::size_t(i)].split == ShardingPanel::Split::Stack;
+                for (qsizetype a = 0; a < labels[i].size(); ++a) {
+                    const QRectF& label = labels[i][a];
+                    QVERIFY(stack ? canvas.contains(label) && label.top() >= blocks[i].top() - 1
+                                    && label.bottom() <= blocks[i].bottom() + 1
+                                  : blocks[i].adjusted(-1, -1, 1, 1).contains(label));
+                    for (qsizetype b = a + 1; b < labels[i].size(); ++b)
+                        QVERIFY(!label.intersects(labels[i][b]));
+                    for (qsizetype j = 0; j < blocks.size(); ++j)
+                        QVERIFY(j == i || !label.intersects(blocks[j]));
+                }
+            }
+        }
+        // Export at slide size for a look (SCALELAB_PNG_DIR).
+        if (qEnvironmentVariableIsSet("SCALELAB_PNG_DIR") && (ranks == 16 || ranks == 4096)) {
+            const QString path =
+                QDir(qEnvironmentVariable("SCALELAB_PNG_DIR"))
+                    .filePath(
+                        QString("tensor_parallel-sharding-big-%1-%2.png").arg(ranks).arg(split));
+            QCOMPARE(exportCharts({ExportJob{&panel, path, ImageFormat::Png, QSize(1600, 1000)}}),
+                     QString());
+            QImage narrow(QSize(640, 330), QImage::Format_RGB32);
+            QPainter painter(&narrow);
+            panel.render(painter, QRectF(0, 0, 640, 330));
+            painter.end();
+            narrow.save(QString(path).replace(".png", "-narrow.png"));
+        }
+    }
+
+    void blocksAreColouredByRank()
+    {
+        TensorParallelTab tab;
+        settle(tab);
+        ShardingPanel* panel = tab.shardingChart();
+        const QSize size(1000, 625);
+        QImage image(size, QImage::Format_RGB32);
+        {
+            QPainter painter(&image);
+            panel->render(painter, QRectF(QPointF(0, 0), size));
+        }
+        const QList<QRectF> blocks = panel->blockRects(size);
+        const auto& p = panel->picture();
+        // W1 (columns), H (columns): stripe r in rank r's colour, just off its centre line so
+        // the rank number does not get in the way; W2 (rows) likewise.
+        for (int b : {1, 2, 3}) {
+            const QRectF r = blocks[b];
+            const bool cols = p.blocks[std::size_t(b)].split == ShardingPanel::Split::Columns;
+            for (int rank = 0; rank < 4; ++rank) {
+                const double t = (rank + 0.5) / 4.0;
+                const QPointF at = cols ? QPointF(r.left() + t * r.width(), r.top() + 3)
+                                        : QPointF(r.left() + 3, r.top() + t * r.height());
+                QCOMPARE(QColor(image.pixel(at.toPoint())), rankColor(rank));
+            }
+        }
+        QCOMPARE(rankColor(9), rankColor(2)); // seven colours, repeating
+    }
+
+    void exportsFillTheCanvas_data()
+    {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("dFf");
+        QTest::addColumn<int>("split");
+        QTest::newRow("defaults") << 4 << 64 << int(Split::Matching);
+        QTest::newRow("uneven 7 of 10") << 7 << 10 << int(Split::Matching);
+        QTest::newRow("16 ranks") << 16 << 64 << int(Split::Matching);
+        QTest::newRow("W2 by columns") << 4 << 64 << int(Split::W2ByColumns);
+        QTest::newRow("W1 by rows") << 16 << 64 << int(Split::W1ByRows);
+    }
+
+    void exportsFillTheCanvas()
+    {
+        QFETCH(int, ranks);
+        QFETCH(int, dFf);
+        QFETCH(int, split);
+        core::Scenario s;
+        s.tensorParallel.dFf = dFf;
+        s.tensorParallel.ranks = ranks;
+        TensorParallelTab tab; // never shown: the export lays the charts out itself
+        tab.setScenario(s);
+        chooseSplit(tab, Split(split));
+        tab.waitForIdle();
+        QVERIFY(!tab.refreshPending());
+        QTemporaryDir temp;
+        // SCALELAB_PNG_DIR keeps the images for a look.
+        const QString dir = qEnvironmentVariableIsSet("SCALELAB_PNG_DIR")
+            ? qEnvironmentVariable("SCALELAB_PNG_DIR")
+            : temp.path();
+        QDir().mkpath(dir);
+        const QString tag = QString(QTest::currentDataTag()).replace(' ', '_');
+        QCOMPARE(tab.charts().size(), 3);
+        for (ChartPanel* chart : tab.charts()) {
+            const QString path = QDir(dir).filePath(chart->name() + '-' + tag + ".png");
+            QCOMPARE(exportCharts({ExportJob{chart, path, ImageFormat::Png, QSize(1600, 1000)}}),
+                     QString());
+            const QImage image(path);
+            QCOMPARE(image.size(), QSize(1600, 1000));
+            const QSizeF span = drawnSpan(image);
+            QVERIFY2(
+                span.width() > 0.9 && span.height() > 0.9,
+                qPrintable(QString("%1: %2 x %3").arg(path).arg(span.width()).arg(span.height())));
+        }
+    }
+};
+
+QTEST_MAIN(TstTensorParallelTab)
+#include "tst_tensorparalleltab.moc"
