@@ -92,6 +92,17 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
                 return std::nullopt;
             }
             cl.size = QSize(w, h);
+        } else if (exporting && arg == "--caption") {
+            cl.caption = true;
+        } else if (exporting && isOption(arg, "--background")) {
+            if (!takeValue(args, i, "--background", &value, error))
+                return std::nullopt;
+            if (value != "white" && value != "transparent" && value != "system") {
+                *error =
+                    "--background: expected white, transparent or system, found '" + value + "'";
+                return std::nullopt;
+            }
+            cl.background = value;
         } else if (exporting && isOption(arg, "--tab")) {
             if (!takeValue(args, i, "--tab", &cl.tab, error))
                 return std::nullopt;
@@ -119,6 +130,7 @@ QString usageText()
         "  scalelab report [--scenario FILE]               print every tab's figures as JSON\n"
         "  scalelab export [--scenario FILE] --out DIR     write every chart as an image\n"
         "                  [--format png|svg|pdf] [--size WIDTHxHEIGHT] [--tab NAME]\n"
+        "                  [--caption] [--background white|transparent|system]\n"
         "  scalelab --help | --version\n"
         "\n"
         "Tabs: memory, zero, tensor_parallel, pipeline, experts, fp8.\n"

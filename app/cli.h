@@ -16,6 +16,8 @@ struct CommandLine {
     QString format; ///< export --format png|svg|pdf; empty = all three
     QSize size{1600, 1000}; ///< export --size WIDTHxHEIGHT
     QString tab; ///< export --tab NAME; empty = every tab
+    bool caption = false; ///< export --caption: a line naming the inputs under each chart
+    QString background = "white"; ///< export --background white|transparent|system
 };
 
 /// Exit statuses of docs/CLI.md.

@@ -2,6 +2,8 @@
 
 #include "common/chartexport.h"
 #include "common/chartpanel.h"
+#include "common/chartstyle.h"
+#include "common/planexport.h"
 #include "mainwindow.h"
 #include "scenariojson.h"
 #include "tabs/tab.h"
@@ -48,6 +50,9 @@ int runExport(const CommandLine& cl)
     else
         formats = {*ui::imageFormatFromName(cl.format)};
 
+    ui::setChartBackground(cl.background == "transparent"  ? ui::ChartBackground::Transparent
+                               : cl.background == "system" ? ui::ChartBackground::System
+                                                           : ui::ChartBackground::White);
     std::vector<std::unique_ptr<ui::Tab>> tabs;
     QList<ui::ExportJob> jobs;
     const QDir out(cl.outDir);
@@ -66,24 +71,39 @@ int runExport(const CommandLine& cl)
         for (ui::ChartPanel* chart : tab->charts())
             for (ui::ImageFormat format : formats)
                 jobs.append({chart, out.filePath(chart->name() + '.' + ui::imageFormatName(format)),
-                             format, cl.size});
+                             format, cl.size, cl.caption ? tab->caption() : QString()});
         tabs.push_back(std::move(tab));
     }
     if (jobs.isEmpty()) {
         printError("--tab " + cl.tab + ": that tab has no charts yet");
         return ExitBadInput;
     }
+    // The plan also goes out as a DeepSpeed configuration and Megatron-LM arguments, so a plan
+    // made in class can start a real run.
+    QList<ui::ExportFile> files;
+    if (cl.tab.isEmpty()) {
+        try {
+            files.append({out.filePath("plan-deepspeed.json"), ui::deepSpeedConfig(scenario.plan)});
+            files.append({out.filePath("plan-megatron.txt"),
+                          ui::megatronArguments(scenario.plan).toUtf8() + '\n'});
+        } catch (const core::InputError& e) {
+            printError(describeInputError(cl.scenarioFile, e));
+            return ExitBadInput;
+        }
+    }
     if (!QDir().mkpath(cl.outDir)) {
         printError("cannot create the folder " + cl.outDir);
         return ExitFailure;
     }
-    const QString error = ui::exportCharts(jobs);
+    const QString error = ui::exportCharts(jobs, files);
     if (!error.isEmpty()) {
         printError(error);
         return ExitFailure;
     }
     for (const ui::ExportJob& job : jobs)
         std::printf("%s\n", qPrintable(QDir::toNativeSeparators(job.path)));
+    for (const ui::ExportFile& file : files)
+        std::printf("%s\n", qPrintable(QDir::toNativeSeparators(file.path)));
     return std::fflush(stdout) == 0 ? ExitOk : ExitFailure;
 }
 

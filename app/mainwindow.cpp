@@ -3,11 +3,14 @@
 #include "common/chartexport.h"
 #include "common/chartpanel.h"
 #include "common/chartstyle.h"
+#include "exercisesdialog.h"
+#include "presets.h"
 #include "scenariojson.h"
 #include "tabs/tab.h"
 #include "tabs/tabs.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
@@ -206,6 +209,23 @@ void MainWindow::resetCurrentTab()
     setScenario(reset, tr("Reset %1").arg(tab->title()));
 }
 
+void MainWindow::setCaptionsOnExports(bool on)
+{
+    m_captions = on;
+    if (auto* a = findChild<QAction*>("view.captions"); a && a->isChecked() != on)
+        a->setChecked(on);
+}
+
+void MainWindow::setChartBackground(int background)
+{
+    const int b = std::clamp(background, 0, 2);
+    ui::setChartBackground(static_cast<ui::ChartBackground>(b));
+    if (auto* a = findChild<QAction*>(QString("view.background.%1").arg(b)))
+        a->setChecked(true);
+    for (ui::Tab* tab : m_tabs)
+        tab->restyleCharts();
+}
+
 void MainWindow::setProjectorMode(bool on)
 {
     m_projector = on;
@@ -264,6 +284,8 @@ void MainWindow::buildMenus()
     edit->addSeparator();
     edit->addAction(tr("Reset &tab to defaults"), this, &MainWindow::resetCurrentTab);
 
+    buildPresetsMenu();
+
     QMenu* view = menuBar()->addMenu(tr("&View"));
     m_projectorAction = view->addAction(tr("&Projector mode"));
     m_projectorAction->setCheckable(true);
@@ -277,6 +299,22 @@ void MainWindow::buildMenus()
     smaller->setShortcut(QKeySequence(tr("Ctrl+-")));
     view->addAction(tr("&Normal text size"), this, [this] { setTextSizeStep(0); })
         ->setShortcut(QKeySequence(tr("Ctrl+0")));
+    QMenu* background = view->addMenu(tr("Chart &background"));
+    auto* backgrounds = new QActionGroup(this);
+    const QStringList names = {tr("&System colours (light or dark)"), tr("&White, for slides"),
+                               tr("&Transparent, for slides")};
+    for (int i = 0; i < names.size(); ++i) {
+        QAction* a = background->addAction(names[i]);
+        a->setCheckable(true);
+        a->setData(i);
+        a->setObjectName(QString("view.background.%1").arg(i));
+        backgrounds->addAction(a);
+        connect(a, &QAction::triggered, this, [this, i] { setChartBackground(i); });
+    }
+    QAction* captions = view->addAction(tr("&Caption on exported charts"));
+    captions->setCheckable(true);
+    captions->setObjectName("view.captions");
+    connect(captions, &QAction::toggled, this, &MainWindow::setCaptionsOnExports);
     view->addSeparator();
     m_fullScreen = view->addAction(tr("&Full screen"));
     m_fullScreen->setCheckable(true);
@@ -288,9 +326,60 @@ void MainWindow::buildMenus()
             showNormal();
     });
 
+    m_explanationsAction = view->addAction(tr("&Explanations"));
+    m_explanationsAction->setCheckable(true);
+    m_explanationsAction->setChecked(true);
+    m_explanationsAction->setShortcut(QKeySequence(Qt::Key_F1));
+    connect(m_explanationsAction, &QAction::toggled, this, &MainWindow::setExplanationsVisible);
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("E&xercises..."), this,
+                    [this] {
+                        exercises()->show();
+                        exercises()->raise();
+                    })
+        ->setShortcut(QKeySequence(tr("Ctrl+Shift+X")));
     QAction* about = help->addAction(tr("&About ScaleLab"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
+}
+
+void MainWindow::buildPresetsMenu()
+{
+    QMenu* presets = menuBar()->addMenu(tr("&Presets"));
+    QMenu* chapter = presets->addMenu(tr("The chapter's &exercises"));
+    const QList<Exercise> exercises = loadExercises();
+    for (int i = 0; i < exercises.size(); ++i)
+        chapter->addAction(tr("%1 %2").arg(exercises[i].id, exercises[i].title), this,
+                           [this, i] { this->exercises()->setUp(i); });
+    QMenu* models = presets->addMenu(tr("Real &models"));
+    for (const Preset& p : loadPresets()) {
+        QAction* a = models->addAction(p.title, this, [this, id = p.id] {
+            const QString error = loadPreset(id);
+            if (!error.isEmpty())
+                QMessageBox::warning(this, tr("Cannot load preset"), error);
+        });
+        a->setToolTip(p.source);
+        a->setStatusTip(p.source);
+    }
+    models->setToolTipsVisible(true);
+    models->setEnabled(!models->isEmpty());
+}
+
+QString MainWindow::loadPreset(const QString& id)
+{
+    for (const Preset& p : loadPresets()) {
+        if (p.id != id)
+            continue;
+        try {
+            setScenario(presetScenario(p.object), tr("Preset %1").arg(p.title));
+        } catch (const core::InputError& e) {
+            return describeInputError(":/presets/" + id + ".json", e, p.object);
+        }
+        showTab("memory");
+        statusBar()->showMessage(tr("%1. Source: %2").arg(p.title, p.source), 15000);
+        return {};
+    }
+    return tr("no preset named %1").arg(id);
 }
 
 void MainWindow::addRecentFile(const QString& path)
@@ -355,15 +444,35 @@ void MainWindow::copyCurrentChart()
         tab->waitForIdle();
     const QSize size(1600, 1000);
     QImage image(size, QImage::Format_ARGB32_Premultiplied);
-    image.fill(Qt::white);
+    image.fill(ui::chartBackgroundColor());
     QPainter painter(&image);
-    const QSizeF layout = ui::exportLayoutSize(size);
-    painter.scale(size.width() / layout.width(), size.height() / layout.height());
-    chart->render(painter, QRectF(QPointF(0, 0), layout));
+    ui::paintChart(painter, *chart, size, m_captions ? currentTab()->caption() : QString());
     painter.end();
     QApplication::clipboard()->setImage(image);
     statusBar()->showMessage(tr("Copied %1 to the clipboard (1600 x 1000)").arg(chart->name()),
                              6000);
+}
+
+void MainWindow::showTab(const QString& name)
+{
+    for (int i = 0; i < m_tabs.size(); ++i)
+        if (m_tabs[i]->name() == name)
+            m_tabWidget->setCurrentIndex(i);
+}
+
+void MainWindow::setExplanationsVisible(bool visible)
+{
+    for (ui::Tab* tab : m_tabs)
+        tab->setExplanationVisible(visible);
+    if (m_explanationsAction && m_explanationsAction->isChecked() != visible)
+        m_explanationsAction->setChecked(visible);
+}
+
+ExercisesDialog* MainWindow::exercises()
+{
+    if (!m_exercises)
+        m_exercises = new ExercisesDialog(this);
+    return m_exercises;
 }
 
 ui::Tab* MainWindow::currentTab() const
@@ -479,6 +588,9 @@ void MainWindow::restoreSettings()
             m_tabWidget->setCurrentIndex(i);
     m_textStep = std::clamp(settings.value("view/textStep", 0).toInt(), -4, 8);
     setProjectorMode(settings.value("view/projector", false).toBool());
+    setExplanationsVisible(settings.value("view/explanations", true).toBool());
+    setCaptionsOnExports(settings.value("view/captions", false).toBool());
+    setChartBackground(settings.value("view/background", 1).toInt());
 }
 
 void MainWindow::saveSettings() const
@@ -489,6 +601,9 @@ void MainWindow::saveSettings() const
         settings.setValue("window/tab", tab->name());
     settings.setValue("view/projector", m_projector);
     settings.setValue("view/textStep", m_textStep);
+    settings.setValue("view/explanations", m_explanationsAction->isChecked());
+    settings.setValue("view/captions", m_captions);
+    settings.setValue("view/background", static_cast<int>(ui::chartBackground()));
     settings.setValue("state/scenario",
                       QJsonDocument(scenarioToJson(m_scenario)).toJson(QJsonDocument::Compact));
 }

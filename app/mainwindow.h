@@ -34,6 +34,15 @@ public:
     void setScenario(const core::Scenario& scenario, const QString& what);
     QList<ui::Tab*> tabs() const { return m_tabs; }
     ui::Tab* currentTab() const;
+    /// Brings the tab named `name` ("memory", ...) to the front.
+    void showTab(const QString& name);
+    /// Shows or hides the explanation beside every tab's charts.
+    void setExplanationsVisible(bool visible);
+    /// Loads a preset (a real model's shape and layout) as one undoable step; returns an error
+    /// line, empty on success.
+    QString loadPreset(const QString& id);
+    /// The exercises window (made on first use).
+    class ExercisesDialog* exercises();
     /// The chart "Export current chart" writes: the one last clicked in the current tab, or
     /// its first.
     ui::ChartPanel* currentChart() const;
@@ -65,6 +74,10 @@ public:
     QString exportAllCharts(const QString& folder, QStringList* written = nullptr);
     /// Puts the current chart on the clipboard as an image of 1600 x 1000.
     void copyCurrentChart();
+    /// Whether exports and copies carry a caption with the inputs that produced them.
+    void setCaptionsOnExports(bool on);
+    /// System palette, white or transparent behind every chart, on screen and in exports.
+    void setChartBackground(int background);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -72,6 +85,7 @@ protected:
 
 private:
     void buildMenus();
+    void buildPresetsMenu();
     void applyScenario(const core::Scenario& scenario);
     void tabEdited(ui::Tab* tab);
     void applyFont();
@@ -93,9 +107,12 @@ private:
     QMenu* m_recentMenu = nullptr;
     QAction* m_fullScreen = nullptr;
     QAction* m_projectorAction = nullptr;
+    QAction* m_explanationsAction = nullptr;
+    class ExercisesDialog* m_exercises = nullptr;
     QFont m_baseFont;
     bool m_projector = false;
     int m_textStep = 0;
+    bool m_captions = false;
     bool m_applying = false; ///< true while tabs are being set from a scenario
 };
 

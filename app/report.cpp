@@ -143,6 +143,43 @@ QJsonObject fp8Section(const core::Fp8Inputs& in)
     return out;
 }
 
+QJsonObject communication(const core::CommunicationBytes& c)
+{
+    return {
+        {"tensor_parallel", ratio(c.tensorParallel)},
+        {"data_parallel", ratio(c.dataParallel)},
+        {"pipeline", ratio(c.pipeline)},
+        {"expert", ratio(c.expert)},
+    };
+}
+
+QJsonObject planSection(const core::PlanInputs& in)
+{
+    const core::PlanResult r = core::computePlan(in);
+    QJsonArray stages;
+    for (const core::PlanStage& st : r.stages)
+        stages.append(QJsonObject{
+            {"layers", whole(st.layers)},
+            {"parameters", whole(st.parameters)},
+            {"model_state_bytes", ratio(st.modelStateBytes)},
+            {"activation_bytes", ratio(st.activationBytes)},
+            {"total_bytes", ratio(st.totalBytes)},
+            {"in_flight", whole(st.inFlight)},
+            {"communication_bytes", communication(st.communication)},
+        });
+    return {
+        {"parameters", whole(r.parameters.total)},
+        {"active_parameters", whole(r.parameters.active)},
+        {"data_parallel", whole(r.dataParallel)},
+        {"microbatches", whole(r.microbatches)},
+        {"stages", stages},
+        {"peak_bytes_per_gpu", ratio(r.peakBytesPerGpu)},
+        {"fits", r.fits},
+        {"bubble_fraction", real(r.bubbleFraction)},
+        {"communication_bytes_per_gpu", communication(r.communication)},
+    };
+}
+
 } // namespace
 
 QJsonObject buildReport(const core::Scenario& scenario)
@@ -156,6 +193,7 @@ QJsonObject buildReport(const core::Scenario& scenario)
         {"pipeline", pipelineSection(scenario.pipeline)},
         {"experts", expertsSection(scenario.experts)},
         {"fp8", fp8Section(scenario.fp8)},
+        {"plan", planSection(scenario.plan)},
     };
 }
 

@@ -55,20 +55,22 @@ double finiteNumber(const QJsonValue& value, const std::string& field)
 /// One section of the scenario: hands out its keys by type and refuses keys it does not know.
 class SectionReader {
 public:
-    SectionReader(const QJsonObject& root, const QString& name, QStringList known)
-        : m_name(name)
+    SectionReader(const QJsonObject& root, const QString& name, QStringList known,
+                  const QString& prefix = {})
+        : m_name(prefix + name)
     {
         const QJsonValue v = root.value(name);
         if (v.isUndefined())
             return;
         if (!v.isObject())
-            throw InputError(name.toStdString(), "an object of " + name.toStdString() + " keys");
+            throw InputError(m_name.toStdString(),
+                             "an object of " + m_name.toStdString() + " keys");
         m_object = v.toObject();
         for (const QString& key : m_object.keys())
             if (!known.contains(key))
-                throw InputError(path(name, key),
-                                 "no such key; " + name.toStdString() + " has "
-                                     + known.join(", ").toStdString());
+                throw InputError(path(m_name, key),
+                                 "one of the keys " + m_name.toStdString() + " knows ("
+                                     + known.join(", ").toStdString() + ")");
     }
 
     bool has(const QString& key) const { return m_object.contains(key); }
@@ -85,6 +87,27 @@ public:
     {
         if (has(key))
             out = finiteNumber(value(key), field(key));
+    }
+
+    void boolean(const QString& key, bool& out) const
+    {
+        if (!has(key))
+            return;
+        if (!value(key).isBool())
+            throw InputError(field(key), "true or false");
+        out = value(key).toBool();
+    }
+
+    void optionalWhole(const QString& key, std::optional<std::int64_t>& out) const
+    {
+        if (has(key))
+            out = wholeNumber(value(key), field(key));
+    }
+
+    /// The object under `key` as its own section (e.g. plan.model).
+    SectionReader child(const QString& key, QStringList known) const
+    {
+        return SectionReader(m_object, key, std::move(known), m_name + '.');
     }
 
     template <typename Enum>
@@ -113,6 +136,17 @@ const std::map<QString, core::Schedule> kSchedules = {
     {"gpipe", core::Schedule::GPipe},
     {"1f1b", core::Schedule::OneFOneB},
     {"interleaved", core::Schedule::Interleaved},
+};
+
+const std::map<QString, core::ExpertPopularity> kPopularities = {
+    {"shuffled", core::ExpertPopularity::Shuffled},
+    {"by_id", core::ExpertPopularity::ById},
+};
+
+const std::map<QString, core::Recompute> kRecomputes = {
+    {"none", core::Recompute::None},
+    {"selective", core::Recompute::Selective},
+    {"full", core::Recompute::Full},
 };
 
 const std::map<QString, core::Fp8Format> kFormats = {
@@ -199,7 +233,7 @@ void readExperts(const QJsonObject& root, core::ExpertsInputs& e)
 {
     const SectionReader s(root, "experts",
                           {"ranks", "experts", "assignments", "expert_to_rank", "tokens_per_rank",
-                           "top_k", "skew", "capacity_factor", "seed"});
+                           "top_k", "skew", "capacity_factor", "seed", "popularity"});
     s.whole("ranks", e.ranks);
     s.whole("experts", e.experts);
     if (s.has("assignments")) {
@@ -224,6 +258,7 @@ void readExperts(const QJsonObject& root, core::ExpertsInputs& e)
     s.number("skew", e.skew);
     s.number("capacity_factor", e.capacityFactor);
     s.whole("seed", e.seed);
+    s.choice("popularity", kPopularities, e.popularity);
 }
 
 void readFp8(const QJsonObject& root, core::Fp8Inputs& f)
@@ -270,6 +305,47 @@ void readFp8(const QJsonObject& root, core::Fp8Inputs& f)
         }
     }
     f.values = std::move(values);
+}
+
+void readPlan(const QJsonObject& root, core::PlanInputs& p)
+{
+    const SectionReader s(root, "plan",
+                          {"model", "sequence", "micro_batch", "global_batch", "gpus",
+                           "tensor_parallel", "pipeline_parallel", "virtual_stages",
+                           "expert_parallel", "sequence_parallel", "recompute", "zero_stage",
+                           "weight_bytes", "grad_bytes", "optimizer_bytes", "gpu_memory_gib"});
+    const SectionReader m = s.child("model",
+                                    {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
+                                     "gated_mlp", "tied_embeddings", "experts", "top_k",
+                                     "expert_ffn_hidden", "shared_experts", "dense_layers"});
+    m.whole("layers", p.model.layers);
+    m.whole("hidden", p.model.hidden);
+    m.whole("heads", p.model.heads);
+    m.optionalWhole("kv_heads", p.model.kvHeads);
+    m.whole("ffn_hidden", p.model.ffnHidden);
+    m.whole("vocab", p.model.vocab);
+    m.boolean("gated_mlp", p.model.gatedMlp);
+    m.boolean("tied_embeddings", p.model.tiedEmbeddings);
+    m.whole("experts", p.model.experts);
+    m.whole("top_k", p.model.topK);
+    m.optionalWhole("expert_ffn_hidden", p.model.expertFfnHidden);
+    m.whole("shared_experts", p.model.sharedExperts);
+    m.whole("dense_layers", p.model.denseLayers);
+    s.whole("sequence", p.sequence);
+    s.whole("micro_batch", p.microBatch);
+    s.whole("global_batch", p.globalBatch);
+    s.whole("gpus", p.gpus);
+    s.whole("tensor_parallel", p.tensorParallel);
+    s.whole("pipeline_parallel", p.pipelineParallel);
+    s.whole("virtual_stages", p.virtualStages);
+    s.whole("expert_parallel", p.expertParallel);
+    s.boolean("sequence_parallel", p.sequenceParallel);
+    s.choice("recompute", kRecomputes, p.recompute);
+    s.whole("zero_stage", p.zeroStage);
+    s.whole("weight_bytes", p.weightBytes);
+    s.whole("grad_bytes", p.gradBytes);
+    s.whole("optimizer_bytes", p.optimizerBytes);
+    s.number("gpu_memory_gib", p.gpuMemoryGib);
 }
 
 qsizetype lineOf(const QByteArray& text, int offset, qsizetype* column)
@@ -327,12 +403,12 @@ core::Scenario scenarioFromJson(const QJsonObject& object)
         if (object.contains(meta) && !object.value(meta).isString())
             throw InputError(meta, "a string");
     const QStringList sections = {"scalelab_scenario", "title",    "source",  "memory", "zero",
-                                  "tensor_parallel",   "pipeline", "experts", "fp8"};
+                                  "tensor_parallel",   "pipeline", "experts", "fp8",    "plan"};
     for (const QString& key : object.keys())
         if (!sections.contains(key))
             throw InputError(key.toStdString(),
-                             "no such section; a scenario has "
-                                 + sections.join(", ").toStdString());
+                             "one of the sections of a scenario ("
+                                 + sections.join(", ").toStdString() + ")");
     if (object.contains("scalelab_scenario")) {
         const QJsonValue version = object.value("scalelab_scenario");
         if (!version.isDouble() || version.toDouble() != 1.0)
@@ -345,6 +421,7 @@ core::Scenario scenarioFromJson(const QJsonObject& object)
     readPipeline(object, scenario.pipeline);
     readExperts(object, scenario.experts);
     readFp8(object, scenario.fp8);
+    readPlan(object, scenario.plan);
     core::validate(scenario);
     return scenario;
 }
@@ -427,6 +504,7 @@ QJsonObject scenarioToJson(const core::Scenario& s)
         {"skew", s.experts.skew},
         {"capacity_factor", s.experts.capacityFactor},
         {"seed", whole(s.experts.seed)},
+        {"popularity", nameOf(kPopularities, s.experts.popularity)},
     };
     if (s.experts.assignments) {
         QJsonArray lists;
@@ -462,6 +540,43 @@ QJsonObject scenarioToJson(const core::Scenario& s)
         }
         fp8.insert("values", rows);
     }
+    const core::ModelShape& shape = s.plan.model;
+    QJsonObject model{
+        {"layers", whole(shape.layers)},
+        {"hidden", whole(shape.hidden)},
+        {"heads", whole(shape.heads)},
+        {"ffn_hidden", whole(shape.ffnHidden)},
+        {"vocab", whole(shape.vocab)},
+        {"gated_mlp", shape.gatedMlp},
+        {"tied_embeddings", shape.tiedEmbeddings},
+        {"experts", whole(shape.experts)},
+        {"top_k", whole(shape.topK)},
+        {"shared_experts", whole(shape.sharedExperts)},
+        {"dense_layers", whole(shape.denseLayers)},
+    };
+    // Keys that default to another key stay absent unless set, so they keep following it.
+    if (shape.kvHeads)
+        model.insert("kv_heads", whole(*shape.kvHeads));
+    if (shape.expertFfnHidden)
+        model.insert("expert_ffn_hidden", whole(*shape.expertFfnHidden));
+    QJsonObject plan{
+        {"model", model},
+        {"sequence", whole(s.plan.sequence)},
+        {"micro_batch", whole(s.plan.microBatch)},
+        {"global_batch", whole(s.plan.globalBatch)},
+        {"gpus", whole(s.plan.gpus)},
+        {"tensor_parallel", whole(s.plan.tensorParallel)},
+        {"pipeline_parallel", whole(s.plan.pipelineParallel)},
+        {"virtual_stages", whole(s.plan.virtualStages)},
+        {"expert_parallel", whole(s.plan.expertParallel)},
+        {"sequence_parallel", s.plan.sequenceParallel},
+        {"recompute", nameOf(kRecomputes, s.plan.recompute)},
+        {"zero_stage", whole(s.plan.zeroStage)},
+        {"weight_bytes", whole(s.plan.weightBytes)},
+        {"grad_bytes", whole(s.plan.gradBytes)},
+        {"optimizer_bytes", whole(s.plan.optimizerBytes)},
+        {"gpu_memory_gib", s.plan.gpuMemoryGib},
+    };
     return {
         {"scalelab_scenario", 1},
         {"memory", memory},
@@ -470,6 +585,7 @@ QJsonObject scenarioToJson(const core::Scenario& s)
         {"pipeline", pipeline},
         {"experts", experts},
         {"fp8", fp8},
+        {"plan", plan},
     };
 }
 

@@ -39,9 +39,17 @@ private slots:
           "pipeline": {"stages": 4, "microbatches": 12, "schedule": "gpipe",
                        "virtual_stages": 2, "forward_time": 1.0, "backward_time": 2.0},
           "experts": {"ranks": 4, "experts": 16, "tokens_per_rank": 4096, "top_k": 2,
-                      "skew": 1.0, "capacity_factor": 0, "seed": 1},
+                      "skew": 1.0, "capacity_factor": 0, "seed": 1, "popularity": "shuffled"},
           "fp8": {"format": "e4m3", "block_size": 16, "rows": 64, "cols": 256,
-                  "outlier_scale": 100.0, "seed": 1}
+                  "outlier_scale": 100.0, "seed": 1},
+          "plan": {"model": {"layers": 32, "hidden": 4096, "heads": 32, "ffn_hidden": 14336,
+                             "vocab": 128256, "gated_mlp": true, "tied_embeddings": false,
+                             "experts": 0, "top_k": 2, "shared_experts": 0, "dense_layers": 0},
+                   "sequence": 4096, "micro_batch": 1, "global_batch": 512, "gpus": 64,
+                   "tensor_parallel": 8, "pipeline_parallel": 1, "virtual_stages": 1,
+                   "expert_parallel": 1, "sequence_parallel": true, "recompute": "selective",
+                   "zero_stage": 1, "weight_bytes": 2, "grad_bytes": 2, "optimizer_bytes": 12,
+                   "gpu_memory_gib": 80}
         })");
         QCOMPARE(d, expected);
     }
@@ -54,7 +62,10 @@ private slots:
                        "virtual_stages": 3, "forward_time": 0.25},
           "experts": {"ranks": 2, "experts": 4, "assignments": [[0, 1, 3], [2, 3, 2]],
                       "expert_to_rank": [0, 0, 1, 1], "capacity_factor": 1.25},
-          "fp8": {"format": "e5m2", "block_size": 2, "values": [[0.5, -1.25], [3.0, 1e-30]]}
+          "fp8": {"format": "e5m2", "block_size": 2, "values": [[0.5, -1.25], [3.0, 1e-30]]},
+          "plan": {"model": {"layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
+                             "ffn_hidden": 28672}, "gpus": 512, "pipeline_parallel": 4,
+                   "recompute": "full", "sequence_parallel": false}
         })");
         const core::Scenario s = app::scenarioFromJson(written);
         QCOMPARE(s.memory.parameters, std::int64_t(7'500'000'000)); // 7.5e9 is whole
@@ -63,6 +74,9 @@ private slots:
         QCOMPARE(s.experts.assignments->at(1), (std::vector<std::int64_t>{2, 3, 2}));
         QCOMPARE(s.fp8.format, core::Fp8Format::E5M2);
         QCOMPARE((*s.fp8.values)(1, 1), 1e-30f); // rounded to the nearest float32
+        QCOMPARE(s.plan.model.kvHeads, std::optional<std::int64_t>(8));
+        QCOMPARE(s.plan.recompute, core::Recompute::Full);
+        QVERIFY(!s.plan.sequenceParallel);
         // Written out and read back, nothing changes.
         const QJsonObject again = app::scenarioToJson(s);
         QCOMPARE(app::scenarioToJson(app::scenarioFromJson(again)), again);
@@ -83,6 +97,18 @@ private slots:
             R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0], [1, 4]]}})")
                                 << "experts.assignments[1][1]"
                                 << "";
+        QTest::newRow("plan nested key")
+            << QByteArray(R"({"plan": {"model": {"kv_heads": 5}}})") << "plan.model.kv_heads"
+            << "";
+        QTest::newRow("plan unknown nested key")
+            << QByteArray(R"({"plan": {"model": {"hiden": 5}}})") << "plan.model.hiden"
+            << "";
+        QTest::newRow("plan boolean")
+            << QByteArray(R"({"plan": {"sequence_parallel": 1}})") << "plan.sequence_parallel"
+            << "f.json: plan.sequence_parallel: expected true or false, found 1";
+        QTest::newRow("plan layout does not divide")
+            << QByteArray(R"({"plan": {"gpus": 60}})") << "plan.gpus"
+            << "";
         QTest::newRow("wrong count of lists")
             << QByteArray(R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0]]}})")
             << "experts.assignments"

@@ -78,6 +78,9 @@ private slots:
             {"pipeline", {"bubble_fraction", "simulated_bubble_fraction", "makespan"}},
             {"experts", {"counts", "expert_load", "received_per_rank", "imbalance", "dropped"}},
             {"fp8", {"scales", "max_abs_error", "rmse", "per_tensor_rmse"}},
+            {"plan",
+             {"parameters", "active_parameters", "data_parallel", "microbatches", "stages",
+              "peak_bytes_per_gpu", "fits", "bubble_fraction", "communication_bytes_per_gpu"}},
         };
         for (auto it = keys.begin(); it != keys.end(); ++it) {
             QVERIFY2(report.value(it.key()).isObject(), qPrintable(it.key()));
@@ -87,6 +90,15 @@ private slots:
         }
         // Defaults of docs/CLI.md: 7e9 parameters x 16 bytes.
         QCOMPARE(report["memory"]["model_state_bytes"].toInteger(), 112'000'000'000LL);
+        const QJsonObject stage = report["plan"]["stages"].toArray().at(0).toObject();
+        for (const char* key :
+             {"layers", "parameters", "model_state_bytes", "activation_bytes", "total_bytes"})
+            QVERIFY2(stage.contains(key), key);
+        for (const char* key : {"tensor_parallel", "data_parallel", "pipeline", "expert"})
+            QVERIFY2(report["plan"]["communication_bytes_per_gpu"].toObject().contains(key), key);
+        // 64 GPUs / (8 x 1) = 8 data-parallel ranks; 512 / (1 x 8) = 64 microbatches.
+        QCOMPARE(report["plan"]["data_parallel"].toInt(), 8);
+        QCOMPARE(report["plan"]["microbatches"].toInt(), 64);
         // Generated FP8 data prints no dequantized matrix.
         QVERIFY(!report["fp8"].toObject().contains("dequantized"));
     }
@@ -192,6 +204,11 @@ private slots:
         QTest::newRow("ragged values")
             << QByteArray(R"({"fp8": {"block_size": 2, "values": [[1, 2], [3]]}})")
             << "fp8.values[1]";
+        QTest::newRow("plan layout")
+            << QByteArray(R"({"plan": {"gpus": 64, "tensor_parallel": 8, "global_batch": 500}})")
+            << "plan.global_batch";
+        QTest::newRow("plan heads")
+            << QByteArray(R"({"plan": {"model": {"heads": 33}}})") << "plan.model.heads";
         QTest::newRow("value past float32")
             << QByteArray(R"({"fp8": {"block_size": 2, "values": [[1, 1e39]]}})")
             << "fp8.values[0][1]";
@@ -254,6 +271,9 @@ private slots:
             << QStringList{"export", "--out", "x", "--format", "gif"} << QByteArray("--format");
         QTest::newRow("bad size") << QStringList{"export", "--out", "x", "--size", "big"}
                                   << QByteArray("--size");
+        QTest::newRow("bad background")
+            << QStringList{"export", "--out", "x", "--background", "pink"}
+            << QByteArray("--background");
         QTest::newRow("bad tab") << QStringList{"export", "--out", "x", "--tab", "gantt"}
                                  << QByteArray("--tab");
         QTest::newRow("export without --out") << QStringList{"export"} << QByteArray("--out");
@@ -287,6 +307,33 @@ private slots:
         QCOMPARE(QImage(QDir(out).filePath("memory-budget.png")).size(), QSize(1600, 1000));
     }
 
+    void exportThePlanWithItsConfigurations()
+    {
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "plan.json", R"({"plan": {"zero_stage": 2,
+            "gpus": 128, "tensor_parallel": 4, "pipeline_parallel": 2, "global_batch": 256}})");
+        const Run run = runScalelab(
+            {"export", "--scenario", file, "--format", "svg", "--out", dir.filePath("out")});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.err, QByteArray());
+        const QStringList lines = QString::fromUtf8(run.out).split('\n', Qt::SkipEmptyParts);
+        QVERIFY(lines.contains(QDir(dir.filePath("out")).filePath("plan-deepspeed.json")));
+        QVERIFY(lines.contains(QDir(dir.filePath("out")).filePath("plan-megatron.txt")));
+        QFile json(dir.filePath("out/plan-deepspeed.json"));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const QJsonObject ds = QJsonDocument::fromJson(json.readAll()).object();
+        QCOMPARE(ds["zero_optimization"]["stage"].toInt(), 2);
+        // 128 GPUs / (4 x 2) = 16 data-parallel ranks; 256 / (1 x 16) = 16 accumulation steps.
+        QCOMPARE(ds["train_micro_batch_size_per_gpu"].toInt(), 1);
+        QCOMPARE(ds["gradient_accumulation_steps"].toInt(), 16);
+        QFile args(dir.filePath("out/plan-megatron.txt"));
+        QVERIFY(args.open(QIODevice::ReadOnly));
+        const QByteArray text = args.readAll();
+        QVERIFY(text.contains("--tensor-model-parallel-size 4"));
+        QVERIFY(text.contains("--pipeline-model-parallel-size 2"));
+        QVERIFY(text.contains("--global-batch-size 256"));
+    }
+
     void exportFormatAndSize()
     {
         QTemporaryDir dir;
@@ -297,9 +344,35 @@ private slots:
         const QStringList files = QDir(dir.path()).entryList(QDir::Files);
         QVERIFY(files.contains("memory-budget.png"));
         for (const QString& f : files) {
+            if (f.startsWith("plan-") && (f.endsWith(".json") || f.endsWith(".txt")))
+                continue; // the plan's DeepSpeed and Megatron configurations
             QVERIFY(f.endsWith(".png"));
             QCOMPARE(QImage(dir.filePath(f)).size(), QSize(800, 500));
         }
+    }
+
+    void exportOnTransparentWithACaption()
+    {
+        QTemporaryDir dir;
+        const Run plain = runScalelab(
+            {"export", "--tab", "memory", "--format", "png", "--out", dir.filePath("plain")});
+        const Run clear =
+            runScalelab({"export", "--tab", "memory", "--format", "png", "--out",
+                         dir.filePath("clear"), "--background", "transparent", "--caption"});
+        QCOMPARE(plain.exitCode, 0);
+        QCOMPARE(clear.exitCode, 0);
+        const QImage white(dir.filePath("plain/memory-budget.png"));
+        const QImage transparent(dir.filePath("clear/memory-budget.png"));
+        QCOMPARE(white.pixelColor(2, 2), QColor(Qt::white));
+        QCOMPARE(transparent.pixelColor(2, 2).alpha(), 0);
+        QCOMPARE(transparent.size(), QSize(1600, 1000));
+        // The caption takes the bottom strip: something is drawn there that the plain export
+        // leaves empty.
+        int captionPixels = 0;
+        for (int x = 0; x < 1600; ++x)
+            if (transparent.pixelColor(x, 985).alpha() > 0)
+                ++captionPixels;
+        QVERIFY(captionPixels > 0);
     }
 
     void exportToAnUnwritableFolder()

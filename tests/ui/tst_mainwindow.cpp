@@ -2,6 +2,7 @@
 
 #include "common/chartpanel.h"
 #include "common/chartstyle.h"
+#include "common/explanationpanel.h"
 #include "common/parametercontrol.h"
 #include "mainwindow.h"
 #include "report.h"
@@ -51,6 +52,20 @@ private slots:
             QVERIFY2(actions.contains(expected), qPrintable(expected));
     }
 
+    void everyExplanationIsFilledIn()
+    {
+        app::MainWindow w{core::Scenario{}};
+        for (ui::Tab* tab : w.tabs()) {
+            tab->waitForIdle();
+            if (!tab->explanation())
+                continue;
+            tab->explanation()->setAnswerRevealed(true);
+            const QString html = tab->explanation()->html();
+            QVERIFY2(!html.contains("{{"), qPrintable(tab->name() + ": " + html));
+            QVERIFY2(html.contains("<b>Answer.</b>"), qPrintable(tab->name()));
+        }
+    }
+
     void sliderEditsReachTheWindowsScenario()
     {
         app::MainWindow w{core::Scenario{}};
@@ -63,13 +78,13 @@ private slots:
     {
         {
             app::MainWindow w{core::Scenario{}};
-            w.resize(1234, 777);
+            w.resize(1750, 980);
             w.show();
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             w.close();
         }
         app::MainWindow again{core::Scenario{}};
-        QCOMPARE(again.size(), QSize(1234, 777));
+        QCOMPARE(again.size(), QSize(1750, 980));
         QCOMPARE(QSettings().value("window/tab").toString(), QString("memory"));
     }
 
@@ -216,7 +231,10 @@ private slots:
         QVERIFY(!w.exportCurrentChart(dir.filePath("one.gif")).isEmpty());
         QStringList written;
         QCOMPARE(w.exportAllCharts(dir.path(), &written), QString());
-        QCOMPARE(written.size(), 3 * 2); // two memory charts in three formats
+        qsizetype charts = 0;
+        for (ui::Tab* tab : w.tabs())
+            charts += tab->charts().size();
+        QCOMPARE(written.size(), 3 * charts); // every chart in three formats
         for (const QString& path : written)
             QVERIFY(QFileInfo(path).size() > 1000);
     }
