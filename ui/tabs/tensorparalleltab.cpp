@@ -56,13 +56,14 @@ struct Key {
     friend bool operator==(const Key&, const Key&) = default;
 };
 
-/// A bytes figure in one unit for a whole chart: bytes, kB, MB or GB (powers of 1000).
-struct ByteScale {
+/// One unit for a whole axis: bytes, kB, MB or GB (powers of 1000), or a count in
+/// thousands, millions or billions.
+struct UnitScale {
     double divisor;
     QString name;
 };
 
-ByteScale byteScale(double largest)
+UnitScale byteScale(double largest)
 {
     if (largest >= 1e9)
         return {1e9, "GB"};
@@ -73,7 +74,7 @@ ByteScale byteScale(double largest)
     return {1, "bytes"};
 }
 
-ByteScale countScale(double largest)
+UnitScale countScale(double largest)
 {
     if (largest >= 1e10)
         return {1e9, QObject::tr("billions")};
@@ -115,21 +116,10 @@ void rankAxis(QValueAxis* axis, double ranks)
 {
     const double right = std::max(ranks, 2.0);
     double step = 1;
-    for (double power = 1;; power *= 10) {
-        const double m = power;
-        if (right / m <= 8) {
-            step = m;
-            break;
-        }
-        if (right / (2 * m) <= 8) {
-            step = 2 * m;
-            break;
-        }
-        if (right / (5 * m) <= 8) {
-            step = 5 * m;
-            break;
-        }
-    }
+    for (double power = 1; right / step > 8; power *= 10)
+        for (double m : {1.0, 2.0, 5.0})
+            if (step = m * power; right / step <= 8)
+                break;
     if (axis->tickType() != QValueAxis::TicksDynamic) {
         axis->setTickType(QValueAxis::TicksDynamic);
         axis->setTickAnchor(0);
@@ -629,8 +619,8 @@ void TensorParallelTab::updateCost()
                              static_cast<double>(c.activationBytes), c.allReduceBytes.value()});
         topMacs = std::max(topMacs, static_cast<double>(c.multiplyAdds));
     }
-    const ByteScale bytes = byteScale(topBytes);
-    const ByteScale macs = countScale(topMacs);
+    const UnitScale bytes = byteScale(topBytes);
+    const UnitScale macs = countScale(topMacs);
     m_bytesUnit = bytes.divisor;
     m_countUnit = macs.divisor;
     QList<QPointF> params, acts, reduce, mults;

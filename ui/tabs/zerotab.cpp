@@ -439,6 +439,7 @@ void ZeroTab::buildBreakdownChart()
     styleAxis(m_stageAxis, QString());
     styleAxis(m_breakdownY, tr("Model state per rank (GB)"));
     m_stageAxis->setTitleVisible(false);
+    m_stageAxis->setGridLineVisible(false); // the bars separate the stages well enough
     m_breakdownLimit = new QLineSeries;
     m_breakdownLimit->setName(tr("Accelerator"));
     m_breakdownLimit->setPen(QPen(QColor(110, 110, 110), kLineWidth, Qt::DashLine));
@@ -850,9 +851,7 @@ void ZeroTab::updateTable(const core::ZeroTraffic& traffic)
     const core::StepTraffic* perStage[] = {&traffic.dp, &traffic.zero12, &traffic.zero12,
                                            &traffic.zero3};
     const std::int64_t capacity = acceleratorBytes();
-    if (const QString header =
-            tr("Fits %1\nat n = %2?")
-                .arg(gb(static_cast<double>(capacity)), formatWhole(m_inputs.ranks));
+    if (const QString header = tr("Fits %1\nat this n?").arg(gb(static_cast<double>(capacity)));
         m_table->horizontalHeaderItem(1)->text() != header)
         m_table->horizontalHeaderItem(1)->setText(header);
     for (int row = 0; row < static_cast<int>(kStages.size()); ++row) {

@@ -43,29 +43,55 @@ constexpr double kFigureGap = 36.0; // between figures written side by side
 constexpr double kLegendGap = 28.0; // between legend entries
 
 // Hatches `r` with "/" lines `gap` apart on a grid anchored at x = `origin`, so neighbouring
-// rows line up. Drawn as lines rather than a pattern brush, which SVG export cannot carry.
+// rows line up. On pixels a tile of the pattern, made at device resolution, is repeated by a
+// texture brush (hundreds of separate lines cost milliseconds); SVG and PDF get real lines.
 void hatch(QPainter& painter, const QRectF& r, double gap, double origin)
 {
-    const double h = r.height();
-    std::vector<QLineF> lines;
-    lines.reserve(static_cast<std::size_t>((r.width() + h) / gap) + 2);
-    // A line leaves the bottom edge at x = c and rises at 45 degrees to the top edge at c + h.
-    for (double c = origin + std::floor((r.left() - h - origin) / gap) * gap; c < r.right();
-         c += gap) {
-        double x0 = c, y0 = r.bottom(), x1 = c + h, y1 = r.top();
-        if (x0 < r.left()) {
-            y0 -= r.left() - x0;
-            x0 = r.left();
+    const QPaintEngine* engine = painter.paintEngine();
+    if (engine && (engine->type() == QPaintEngine::SVG || engine->type() == QPaintEngine::Pdf)) {
+        const double h = r.height();
+        std::vector<QLineF> lines;
+        // A line leaves the bottom edge at x = c and rises at 45 degrees to the top edge.
+        for (double c = origin + std::floor((r.left() - h - origin) / gap) * gap; c < r.right();
+             c += gap) {
+            double x0 = c, y0 = r.bottom(), x1 = c + h, y1 = r.top();
+            if (x0 < r.left()) {
+                y0 -= r.left() - x0;
+                x0 = r.left();
+            }
+            if (x1 > r.right()) {
+                y1 += x1 - r.right();
+                x1 = r.right();
+            }
+            if (x0 < x1)
+                lines.emplace_back(x0, y0, x1, y1);
         }
-        if (x1 > r.right()) {
-            y1 += x1 - r.right();
-            x1 = r.right();
-        }
-        if (x0 < x1)
-            lines.emplace_back(x0, y0, x1, y1);
+        painter.setPen(QPen(kIdleHatch, 1.0));
+        painter.drawLines(lines.data(), static_cast<int>(lines.size()));
+        return;
     }
-    painter.setPen(QPen(kIdleHatch, 1.0));
-    painter.drawLines(lines.data(), static_cast<int>(lines.size()));
+    const double scale = std::max(1e-9, painter.deviceTransform().m11());
+    const int n = std::max(3, static_cast<int>(std::lround(gap * scale)));
+    // Painting happens on the GUI thread only, so a plain cache of tiles by size will do.
+    static QHash<int, QImage> tiles;
+    auto tile = tiles.find(n);
+    if (tile == tiles.end()) {
+        QImage image(n, n, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::transparent);
+        QPainter p(&image);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(QPen(kIdleHatch, std::max(1.0, scale)));
+        for (int k = -1; k <= 1; ++k) // the neighbours' ends too, so tiles join seamlessly
+            p.drawLine(QPointF(k * n, n), QPointF(k * n + n, 0));
+        p.end();
+        tile = tiles.insert(n, image);
+    }
+    QBrush brush(*tile);
+    brush.setTransform(QTransform::fromScale(1 / scale, 1 / scale));
+    painter.save();
+    painter.setBrushOrigin(QPointF(origin, 0));
+    painter.fillRect(r, brush);
+    painter.restore();
 }
 
 // Device pixels per logical pixel. Vector files (SVG, PDF) count as twice the resolution, so
@@ -316,7 +342,13 @@ bool GanttPanel::drawsPooled(const QRectF& target, double deviceScale) const
 
 void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
 {
-    const QFontMetricsF fm(chartFonts().annotation);
+    const QFont font = chartFonts().annotation;
+    const QFontMetricsF fm(font);
+    // Widths of the few distinct labels are measured once per font, not once per box.
+    if (m_advanceFont != font) {
+        m_advances.clear();
+        m_advanceFont = font;
+    }
     const double h = fm.height();
     if (h > l.boxHeight)
         return;
@@ -330,7 +362,10 @@ void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
         QString text = QString::number(e.microbatch);
         if (m_chunks > 1)
             text += subscript(e.chunk);
-        const double advance = fm.horizontalAdvance(text);
+        auto known = m_advances.constFind(text);
+        if (known == m_advances.constEnd())
+            known = m_advances.insert(text, fm.horizontalAdvance(text));
+        const double advance = *known;
         if (advance + 4 > w)
             continue;
         const QRectF box = boxRect(l, i);

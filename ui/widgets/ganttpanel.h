@@ -6,9 +6,9 @@
 #include <QColor>
 #include <QFont>
 #include <QHash>
-#include <QStaticText>
 #include <QImage>
 #include <QRectF>
+#include <QStaticText>
 #include <QStringList>
 #include <cstddef>
 #include <vector>
@@ -118,6 +118,8 @@ private:
         QFont font;
     };
     QHash<QString, CachedLabel> m_labelCache; ///< box labels, laid out once
+    mutable QHash<QString, double> m_advances; ///< box label widths in m_advanceFont
+    mutable QFont m_advanceFont;
     QImage m_screen; ///< the chart as last drawn on screen
     bool m_screenDirty = true;
 };

@@ -139,7 +139,7 @@ void RingPanel::setDemo(const core::RingDemo& demo, std::int64_t bytesPerValue)
     }
     m_step = std::clamp(m_step, 0, lastStep());
     syncControls();
-    update();
+    changed();
 }
 
 void RingPanel::showTooManyRanks(std::int64_t ranks)
@@ -149,7 +149,7 @@ void RingPanel::showTooManyRanks(std::int64_t ranks)
     m_demo = core::RingDemo{};
     m_step = 0;
     syncControls();
-    update();
+    changed();
 }
 
 int RingPanel::lastStep() const
@@ -171,7 +171,7 @@ void RingPanel::setStep(int step)
         return;
     m_step = step;
     syncControls();
-    update();
+    changed();
     emit stepChanged(m_step);
 }
 
@@ -256,10 +256,37 @@ QString RingPanel::phaseText() const
 
 void RingPanel::paintEvent(QPaintEvent*)
 {
-    QPainter painter(this);
+    // The picture changes only with the state, the size or the style; every other repaint
+    // (a neighbour redrawn, an expose) copies the cached image instead of laying out all the
+    // text again.
     const int bottom = m_strip->isVisible() ? m_strip->geometry().top() : height();
+    const QSize size(width(), bottom);
+    const qreal ratio = devicePixelRatioF();
+    const QString key = QString("%1 %2 %3 %4 %5 %6 %7")
+                            .arg(m_version)
+                            .arg(size.width())
+                            .arg(size.height())
+                            .arg(ratio)
+                            .arg(chartBackgroundColor().rgba())
+                            .arg(chartTextColor().rgba())
+                            .arg(chartFonts().title.toString());
+    if (key != m_cacheKey || m_cache.isNull()) {
+        m_cache = QPixmap((QSizeF(size) * ratio).toSize());
+        m_cache.setDevicePixelRatio(ratio);
+        m_cache.fill(Qt::transparent);
+        QPainter picture(&m_cache);
+        render(picture, QRectF(QPointF(0, 0), QSizeF(size)));
+        m_cacheKey = key;
+    }
+    QPainter painter(this);
     painter.fillRect(rect(), palette().window());
-    render(painter, QRectF(0, 0, width(), bottom));
+    painter.drawPixmap(0, 0, m_cache);
+}
+
+void RingPanel::changed()
+{
+    ++m_version;
+    update();
 }
 
 void RingPanel::render(QPainter& painter, const QRectF& target)

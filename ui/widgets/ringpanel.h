@@ -4,6 +4,7 @@
 #include "scalelab/core/collectives.h"
 
 #include <QColor>
+#include <QPixmap>
 #include <cstdint>
 
 QT_BEGIN_NAMESPACE
@@ -69,6 +70,8 @@ protected:
 
 private:
     void advance();
+    /// The state changed: the cached picture is stale.
+    void changed();
     void syncControls();
     void renderRing(QPainter& painter, const QRectF& area, double scale);
     void renderBuffers(QPainter& painter, const QRectF& area, double scale);
@@ -79,6 +82,9 @@ private:
     std::int64_t m_bytesPerValue = 0;
     std::int64_t m_tooMany = 0; ///< the rank count the note speaks of; 0 when a ring is shown
     int m_step = 0;
+    int m_version = 0; ///< counts state changes, for the cached picture
+    QPixmap m_cache; ///< the picture as last painted on screen
+    QString m_cacheKey;
 
     QWidget* m_strip = nullptr;
     QToolButton* m_play = nullptr;
