@@ -11,7 +11,8 @@ namespace scalelab::app {
 
 namespace {
 
-const QStringList kTabs = {"memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8"};
+const QStringList kTabs = {"memory", "zero", "tensor_parallel", "pipeline", "experts",
+                           "fp8",    "plan"};
 
 /// Takes the value of an option given as `--name VALUE` or `--name=VALUE`.
 bool takeValue(const QStringList& args, qsizetype& i, const QString& name, QString* value,

@@ -81,11 +81,11 @@ int runExport(const CommandLine& cl)
     // The plan also goes out as a DeepSpeed configuration and Megatron-LM arguments, so a plan
     // made in class can start a real run.
     QList<ui::ExportFile> files;
-    if (cl.tab.isEmpty()) {
+    if (cl.tab.isEmpty() || cl.tab == "plan") {
         try {
             files.append({out.filePath("plan-deepspeed.json"), ui::deepSpeedConfig(scenario.plan)});
-            files.append({out.filePath("plan-megatron.txt"),
-                          ui::megatronArguments(scenario.plan).toUtf8() + '\n'});
+            files.append(
+                {out.filePath("plan-megatron.txt"), ui::megatronArguments(scenario.plan).toUtf8()});
         } catch (const core::InputError& e) {
             printError(describeInputError(cl.scenarioFile, e));
             return ExitBadInput;

@@ -29,6 +29,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoStack>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -375,7 +376,15 @@ QString MainWindow::loadPreset(const QString& id)
         } catch (const core::InputError& e) {
             return describeInputError(":/presets/" + id + ".json", e, p.object);
         }
-        showTab("memory");
+        // Every model preset is a training plan; a preset without one opens its first section.
+        QString tab = "plan";
+        if (!p.object.contains(tab)) {
+            const QStringList names = ui::tabNames();
+            const auto first = std::find_if(names.begin(), names.end(),
+                                            [&](const QString& n) { return p.object.contains(n); });
+            tab = first != names.end() ? *first : names.first();
+        }
+        showTab(tab);
         statusBar()->showMessage(tr("%1. Source: %2").arg(p.title, p.source), 15000);
         return {};
     }

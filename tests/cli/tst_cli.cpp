@@ -307,18 +307,36 @@ private slots:
         QCOMPARE(QImage(QDir(out).filePath("memory-budget.png")).size(), QSize(1600, 1000));
     }
 
+    void exportThePlanWithItsConfigurations_data()
+    {
+        QTest::addColumn<QStringList>("tabOption");
+        QTest::newRow("every tab") << QStringList{};
+        QTest::newRow("--tab plan") << QStringList{"--tab", "plan"};
+    }
+
     void exportThePlanWithItsConfigurations()
     {
+        QFETCH(QStringList, tabOption);
         QTemporaryDir dir;
         const QString file = writeFile(dir, "plan.json", R"({"plan": {"zero_stage": 1,
             "gpus": 128, "tensor_parallel": 4, "pipeline_parallel": 2, "global_batch": 256}})");
-        const Run run = runScalelab(
-            {"export", "--scenario", file, "--format", "svg", "--out", dir.filePath("out")});
+        const Run run = runScalelab(QStringList{"export", "--scenario", file, "--format", "svg",
+                                                "--out", dir.filePath("out")}
+                                    + tabOption);
         QCOMPARE(run.exitCode, 0);
         QCOMPARE(run.err, QByteArray());
         const QStringList lines = QString::fromUtf8(run.out).split('\n', Qt::SkipEmptyParts);
-        QVERIFY(lines.contains(QDir(dir.filePath("out")).filePath("plan-deepspeed.json")));
-        QVERIFY(lines.contains(QDir(dir.filePath("out")).filePath("plan-megatron.txt")));
+        const QDir out(dir.filePath("out"));
+        QVERIFY(lines.contains(out.filePath("plan-deepspeed.json")));
+        QVERIFY(lines.contains(out.filePath("plan-megatron.txt")));
+        if (!tabOption.isEmpty()) {
+            // The plan tab alone: its three charts and the two configurations, nothing else.
+            QStringList written = out.entryList(QDir::Files, QDir::Name);
+            QCOMPARE(written,
+                     (QStringList{"plan-communication.svg", "plan-deepspeed.json",
+                                  "plan-megatron.txt", "plan-memory.svg", "plan-recompute.svg"}));
+            QCOMPARE(lines.size(), 5);
+        }
         QFile json(dir.filePath("out/plan-deepspeed.json"));
         QVERIFY(json.open(QIODevice::ReadOnly));
         const QJsonObject ds = QJsonDocument::fromJson(json.readAll()).object();
@@ -332,6 +350,8 @@ private slots:
         QVERIFY(text.contains("--tensor-model-parallel-size 4"));
         QVERIFY(text.contains("--pipeline-model-parallel-size 2"));
         QVERIFY(text.contains("--global-batch-size 256"));
+        // One argument a line, ending in exactly one newline, so it pastes into a shell script.
+        QVERIFY(text.endsWith("--global-batch-size 256\n"));
     }
 
     void exportFormatAndSize()

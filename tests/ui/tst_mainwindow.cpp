@@ -57,13 +57,25 @@ private slots:
         app::MainWindow w{core::Scenario{}};
         for (ui::Tab* tab : w.tabs()) {
             tab->waitForIdle();
-            if (!tab->explanation())
-                continue;
+            QVERIFY2(tab->explanation(), qPrintable(tab->name() + " has no explanation"));
             tab->explanation()->setAnswerRevealed(true);
             const QString html = tab->explanation()->html();
             QVERIFY2(!html.contains("{{"), qPrintable(tab->name() + ": " + html));
             QVERIFY2(html.contains("<b>Answer.</b>"), qPrintable(tab->name()));
         }
+    }
+
+    void aModelPresetOpensThePlanTab()
+    {
+        app::MainWindow w{core::Scenario{}};
+        QCOMPARE(w.loadPreset("llama3-70b"), QString());
+        QCOMPARE(w.currentTab()->name(), QString("plan"));
+        // Llama 3 70B's published shape, in the window's scenario and on the tab's controls.
+        QCOMPARE(w.scenario().plan.model.layers, std::int64_t(80));
+        QCOMPARE(w.scenario().plan.model.kvHeads, std::optional<std::int64_t>(8));
+        QCOMPARE(w.currentTab()->control("plan.model.hidden")->value(), 8192.0);
+        QVERIFY(w.loadPreset("no-such-model").contains("no-such-model"));
+        QCOMPARE(w.scenario().plan.model.layers, std::int64_t(80)); // the last good state is kept
     }
 
     void sliderEditsReachTheWindowsScenario()

@@ -1,0 +1,396 @@
+#include "planpresets.h"
+
+#include "scalelab/core/collectives.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QVariant>
+#include <algorithm>
+#include <cmath>
+
+namespace scalelab::ui {
+
+namespace {
+
+using core::ActivationVariant;
+using core::InputError;
+
+constexpr double kMaxWhole = 9007199254740992.0; // 2^53, as the scenario reader allows
+
+std::string fieldOf(const QString& path, const QString& key)
+{
+    return (path + '.' + key).toStdString();
+}
+
+/// A whole number in 0..2^53, as the scenario reader accepts it (7.5e9 included).
+std::int64_t wholeNumber(const QJsonValue& value, const std::string& field)
+{
+    if (!value.isDouble())
+        throw InputError(field, "a whole number in 0..2^53");
+    const QVariant variant = value.toVariant();
+    if (variant.typeId() == QMetaType::LongLong) {
+        const qint64 v = variant.toLongLong();
+        if (v < 0 || v > (qint64(1) << 53))
+            throw InputError(field, "a whole number in 0..2^53");
+        return v;
+    }
+    const double d = value.toDouble();
+    if (!std::isfinite(d) || d != std::floor(d) || d < 0.0 || d > kMaxWhole)
+        throw InputError(field, "a whole number in 0..2^53");
+    return static_cast<std::int64_t>(d);
+}
+
+/// Hands out one JSON object's keys by kind and refuses keys it was not told about.
+class Keys {
+public:
+    Keys(const QJsonObject& object, QString path, const QStringList& known)
+        : m_object(object)
+        , m_path(std::move(path))
+    {
+        for (const QString& key : object.keys())
+            if (!known.contains(key))
+                throw InputError(fieldOf(m_path, key),
+                                 "one of the keys " + m_path.toStdString() + " knows ("
+                                     + known.join(", ").toStdString() + ")");
+    }
+
+    void whole(const char* key, std::int64_t& out) const
+    {
+        if (m_object.contains(key))
+            out = wholeNumber(m_object.value(key), fieldOf(m_path, key));
+    }
+    void optionalWhole(const char* key, std::optional<std::int64_t>& out) const
+    {
+        if (m_object.contains(key))
+            out = wholeNumber(m_object.value(key), fieldOf(m_path, key));
+    }
+    void boolean(const char* key, bool& out) const
+    {
+        if (!m_object.contains(key))
+            return;
+        if (!m_object.value(key).isBool())
+            throw InputError(fieldOf(m_path, key), "true or false");
+        out = m_object.value(key).toBool();
+    }
+    void number(const char* key, double& out) const
+    {
+        if (!m_object.contains(key))
+            return;
+        const QJsonValue v = m_object.value(key);
+        if (!v.isDouble() || !std::isfinite(v.toDouble()))
+            throw InputError(fieldOf(m_path, key), "a finite number");
+        out = v.toDouble();
+    }
+    void recompute(const char* key, core::Recompute& out) const
+    {
+        if (!m_object.contains(key))
+            return;
+        const QString name = m_object.value(key).toString();
+        if (name == "none")
+            out = core::Recompute::None;
+        else if (name == "selective")
+            out = core::Recompute::Selective;
+        else if (name == "full")
+            out = core::Recompute::Full;
+        else
+            throw InputError(fieldOf(m_path, key), "one of \"none\", \"selective\", \"full\"");
+    }
+    QString string(const char* key) const
+    {
+        const QJsonValue v = m_object.value(key);
+        if (!v.isString())
+            throw InputError(fieldOf(m_path, key), "a string");
+        return v.toString();
+    }
+    double requiredNumber(const char* key) const
+    {
+        if (!m_object.contains(key))
+            throw InputError(fieldOf(m_path, key), "a number (it is required)");
+        double out = 0;
+        number(key, out);
+        return out;
+    }
+
+private:
+    QJsonObject m_object;
+    QString m_path;
+};
+
+QJsonObject readJsonObject(const QString& resource, const std::string& field)
+{
+    QFile file(resource);
+    if (!file.open(QIODevice::ReadOnly))
+        throw InputError(field, "a resource at " + resource.toStdString() + " (not found)");
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        throw InputError(field,
+                         "a JSON object in " + resource.toStdString() + " ("
+                             + error.errorString().toStdString() + ")");
+    return document.object();
+}
+
+std::optional<ActivationVariant> variantNamed(const QString& name)
+{
+    for (const ActivationVariant v : core::allActivationVariants())
+        if (variantKey(v) == name)
+            return v;
+    return std::nullopt;
+}
+
+/// The busiest GPU's activations under a variant, from core.
+double variantPeak(const std::vector<core::VariantActivations>& all, ActivationVariant variant)
+{
+    for (const core::VariantActivations& va : all)
+        if (va.variant == variant)
+            return va.peakBytes.value();
+    return 0;
+}
+
+double bytesPerUnit(const QString& unit)
+{
+    return unit == "GiB" ? 1073741824.0 : 1e9;
+}
+
+/// ScaleLab's value for a figure whose plan is set, from core.
+double computeFigure(const PublishedFigure& f)
+{
+    switch (f.quantity) {
+    case FigureQuantity::Parameters:
+        return static_cast<double>(core::countParameters(f.plan.model).total) / 1e9;
+    case FigureQuantity::ActiveParameters:
+        return static_cast<double>(core::countParameters(f.plan.model).active) / 1e9;
+    case FigureQuantity::ModelState: {
+        core::validate(f.plan);
+        const core::PlanInputs& p = f.plan;
+        core::ZeroInputs z;
+        z.parameters = core::countParameters(p.model).total;
+        z.ranks = p.gpus / (p.tensorParallel * p.pipelineParallel);
+        z.weightBytes = p.weightBytes;
+        z.gradBytes = p.gradBytes;
+        z.optimizerBytes = p.optimizerBytes;
+        const core::ZeroResult r = core::computeZero(z);
+        const core::Ratio bytes = p.zeroStage == 0 ? r.dp
+            : p.zeroStage == 1                     ? r.zero1
+            : p.zeroStage == 2                     ? r.zero2
+                                                   : r.zero3;
+        return bytes.value() / bytesPerUnit(f.unit);
+    }
+    case FigureQuantity::ActivationPercent:
+    case FigureQuantity::ActivationSaving: {
+        const std::vector<core::VariantActivations> all = core::activationVariants(f.plan);
+        const double share = 100.0 * variantPeak(all, f.variant) / variantPeak(all, f.relativeTo);
+        return f.quantity == FigureQuantity::ActivationPercent ? share : 100.0 - share;
+    }
+    }
+    return 0;
+}
+
+} // namespace
+
+QString recomputeName(core::Recompute recompute)
+{
+    switch (recompute) {
+    case core::Recompute::None:
+        return "none";
+    case core::Recompute::Selective:
+        return "selective";
+    case core::Recompute::Full:
+        break;
+    }
+    return "full";
+}
+
+QString variantKey(ActivationVariant variant)
+{
+    switch (variant) {
+    case ActivationVariant::NoParallelism:
+        return "no_parallelism";
+    case ActivationVariant::TensorParallel:
+        return "tensor_parallel";
+    case ActivationVariant::TensorSequenceParallel:
+        return "tensor_sequence_parallel";
+    case ActivationVariant::TensorSelective:
+        return "tensor_selective";
+    case ActivationVariant::TensorSequenceSelective:
+        return "tensor_sequence_selective";
+    case ActivationVariant::FullRecompute:
+        break;
+    }
+    return "full_recompute";
+}
+
+core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs p)
+{
+    const Keys s(plan, "plan",
+                 {"model", "sequence", "micro_batch", "global_batch", "gpus", "tensor_parallel",
+                  "pipeline_parallel", "virtual_stages", "expert_parallel", "sequence_parallel",
+                  "recompute", "zero_stage", "weight_bytes", "grad_bytes", "optimizer_bytes",
+                  "gpu_memory_gib"});
+    if (plan.contains("model")) {
+        if (!plan.value("model").isObject())
+            throw InputError("plan.model", "an object of plan.model keys");
+        const Keys m(plan.value("model").toObject(), "plan.model",
+                     {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "gated_mlp",
+                      "tied_embeddings", "experts", "top_k", "expert_ffn_hidden", "shared_experts",
+                      "dense_layers"});
+        m.whole("layers", p.model.layers);
+        m.whole("hidden", p.model.hidden);
+        m.whole("heads", p.model.heads);
+        m.optionalWhole("kv_heads", p.model.kvHeads);
+        m.whole("ffn_hidden", p.model.ffnHidden);
+        m.whole("vocab", p.model.vocab);
+        m.boolean("gated_mlp", p.model.gatedMlp);
+        m.boolean("tied_embeddings", p.model.tiedEmbeddings);
+        m.whole("experts", p.model.experts);
+        m.whole("top_k", p.model.topK);
+        m.optionalWhole("expert_ffn_hidden", p.model.expertFfnHidden);
+        m.whole("shared_experts", p.model.sharedExperts);
+        m.whole("dense_layers", p.model.denseLayers);
+    }
+    s.whole("sequence", p.sequence);
+    s.whole("micro_batch", p.microBatch);
+    s.whole("global_batch", p.globalBatch);
+    s.whole("gpus", p.gpus);
+    s.whole("tensor_parallel", p.tensorParallel);
+    s.whole("pipeline_parallel", p.pipelineParallel);
+    s.whole("virtual_stages", p.virtualStages);
+    s.whole("expert_parallel", p.expertParallel);
+    s.boolean("sequence_parallel", p.sequenceParallel);
+    s.recompute("recompute", p.recompute);
+    s.whole("zero_stage", p.zeroStage);
+    s.whole("weight_bytes", p.weightBytes);
+    s.whole("grad_bytes", p.gradBytes);
+    s.whole("optimizer_bytes", p.optimizerBytes);
+    s.number("gpu_memory_gib", p.gpuMemoryGib);
+    return p;
+}
+
+PlanPreset loadPlanPreset(const QString& id)
+{
+    const QJsonObject object =
+        readJsonObject(":/plan/presets/" + id + ".json", "preset " + id.toStdString());
+    for (const QString& key : object.keys())
+        if (!QStringList{"scalelab_scenario", "title", "source", "plan"}.contains(key))
+            throw InputError(key.toStdString(),
+                             "only a title, a source and a plan section in a plan preset");
+    PlanPreset preset;
+    preset.id = id;
+    preset.title = object.value("title").toString(id);
+    preset.source = object.value("source").toString();
+    if (!object.value("plan").isObject())
+        throw InputError("plan", "a plan section in preset " + id.toStdString());
+    preset.plan = readPlanObject(object.value("plan").toObject());
+    core::validate(preset.plan);
+    return preset;
+}
+
+QList<PlanPreset> planPresets()
+{
+    QList<PlanPreset> out;
+    const QDir dir(":/plan/presets");
+    for (const QString& name : dir.entryList({"*.json"}, QDir::Files, QDir::Name))
+        out << loadPlanPreset(name.chopped(5));
+    // Smallest first: the menu reads as a climb from a laptop-sized model to a trillion.
+    std::stable_sort(out.begin(), out.end(), [](const PlanPreset& a, const PlanPreset& b) {
+        const std::int64_t pa = core::countParameters(a.plan.model).total;
+        const std::int64_t pb = core::countParameters(b.plan.model).total;
+        return pa != pb ? pa < pb : a.title < b.title;
+    });
+    return out;
+}
+
+bool samePlan(const core::PlanInputs& a, const core::PlanInputs& b)
+{
+    const core::ModelShape& x = a.model;
+    const core::ModelShape& y = b.model;
+    return x.layers == y.layers && x.hidden == y.hidden && x.heads == y.heads
+        && core::kvHeadsOf(x) == core::kvHeadsOf(y) && x.ffnHidden == y.ffnHidden
+        && x.vocab == y.vocab && x.gatedMlp == y.gatedMlp && x.tiedEmbeddings == y.tiedEmbeddings
+        && x.experts == y.experts && x.topK == y.topK
+        && core::expertFfnHiddenOf(x) == core::expertFfnHiddenOf(y)
+        && x.sharedExperts == y.sharedExperts && x.denseLayers == y.denseLayers
+        && a.sequence == b.sequence && a.microBatch == b.microBatch
+        && a.globalBatch == b.globalBatch && a.gpus == b.gpus
+        && a.tensorParallel == b.tensorParallel && a.pipelineParallel == b.pipelineParallel
+        && a.virtualStages == b.virtualStages && a.expertParallel == b.expertParallel
+        && a.sequenceParallel == b.sequenceParallel && a.recompute == b.recompute
+        && a.zeroStage == b.zeroStage && a.weightBytes == b.weightBytes
+        && a.gradBytes == b.gradBytes && a.optimizerBytes == b.optimizerBytes
+        && a.gpuMemoryGib == b.gpuMemoryGib;
+}
+
+double PublishedFigure::differencePercent() const
+{
+    return published != 0 ? 100.0 * (scalelab - published) / published : 0.0;
+}
+
+QList<PublishedFigure> publishedFigures()
+{
+    const QJsonObject root = readJsonObject(":/plan/published/figures.json", "published");
+    const Keys top(root, "published", {"scalelab_published", "note", "groups"});
+    const QJsonArray groups = root.value("groups").toArray();
+    QList<PublishedFigure> out;
+    for (qsizetype g = 0; g < groups.size(); ++g) {
+        const QString groupPath = QString("published.groups[%1]").arg(g);
+        const QJsonObject group = groups[g].toObject();
+        const Keys gk(group, groupPath, {"title", "source", "rows"});
+        const QJsonArray rows = group.value("rows").toArray();
+        for (qsizetype r = 0; r < rows.size(); ++r) {
+            const QString path = QString("%1.rows[%2]").arg(groupPath).arg(r);
+            const QJsonObject row = rows[r].toObject();
+            const Keys k(row, path,
+                         {"what", "source", "preset", "plan", "quantity", "variant", "relative_to",
+                          "published", "unit", "comparison", "tolerance_percent", "why"});
+            PublishedFigure f;
+            f.group = gk.string("title");
+            f.what = k.string("what");
+            f.source = row.contains("source") ? k.string("source") : gk.string("source");
+            f.presetId = k.string("preset");
+            f.planOverrides = row.value("plan").toObject();
+            f.plan = readPlanObject(f.planOverrides, loadPlanPreset(f.presetId).plan);
+            const QString quantity = k.string("quantity");
+            if (quantity == "parameters")
+                f.quantity = FigureQuantity::Parameters;
+            else if (quantity == "active_parameters")
+                f.quantity = FigureQuantity::ActiveParameters;
+            else if (quantity == "model_state")
+                f.quantity = FigureQuantity::ModelState;
+            else if (quantity == "activation_percent")
+                f.quantity = FigureQuantity::ActivationPercent;
+            else if (quantity == "activation_saving")
+                f.quantity = FigureQuantity::ActivationSaving;
+            else
+                throw InputError(fieldOf(path, "quantity"),
+                                 "parameters, active_parameters, model_state, "
+                                 "activation_percent or activation_saving");
+            if (f.quantity == FigureQuantity::ActivationPercent
+                || f.quantity == FigureQuantity::ActivationSaving) {
+                const auto v = variantNamed(k.string("variant"));
+                const auto rel = variantNamed(k.string("relative_to"));
+                if (!v)
+                    throw InputError(fieldOf(path, "variant"), "a Table 2 variant name");
+                if (!rel)
+                    throw InputError(fieldOf(path, "relative_to"), "a Table 2 variant name");
+                f.variant = *v;
+                f.relativeTo = *rel;
+            }
+            f.published = k.requiredNumber("published");
+            f.unit = k.string("unit");
+            const QString comparison = row.value("comparison").toString("equal");
+            f.comparison = comparison == "below" ? Comparison::Below
+                : comparison == "about"          ? Comparison::About
+                                                 : Comparison::Equal;
+            if (row.contains("tolerance_percent"))
+                f.tolerancePercent = k.requiredNumber("tolerance_percent");
+            f.why = row.value("why").toString();
+            f.scalelab = computeFigure(f);
+            out << f;
+        }
+    }
+    return out;
+}
+
+} // namespace scalelab::ui

@@ -1,0 +1,1075 @@
+#include "plantab.h"
+
+#include "common/chartpanel.h"
+#include "common/chartstyle.h"
+#include "common/format.h"
+#include "common/parametercontrol.h"
+#include "common/planexport.h"
+#include "widgets/plancommunicationpanel.h"
+#include "widgets/planpublishedpanel.h"
+
+#include <QBarCategoryAxis>
+#include <QBarSet>
+#include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHorizontalBarSeries>
+#include <QLabel>
+#include <QLineSeries>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QScatterSeries>
+#include <QSignalBlocker>
+#include <QStackedBarSeries>
+#include <QStandardPaths>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <QValueAxis>
+#include <algorithm>
+#include <cmath>
+
+namespace scalelab::ui {
+
+namespace {
+
+using core::ActivationVariant;
+
+/// The plan measures GPUs in GiB (gpu_memory_gib), so every byte figure of the tab is in GiB.
+constexpr double kGiB = 1073741824.0;
+constexpr double kGpuPresetsGib[] = {24, 40, 80, 141};
+
+const QColor kWeightsColor = palette::kBlue;
+const QColor kGradientsColor = palette::kSkyBlue;
+const QColor kOptimizerColor = palette::kGreen;
+const QColor kActivationsColor = palette::kVermillion;
+
+QString gib(double bytes)
+{
+    return formatBytes(bytes, ByteUnit::GiB);
+}
+
+QString gib(const core::Ratio& bytes)
+{
+    return gib(bytes.value());
+}
+
+/// A control's label without its mnemonic: "Tensor parallel".
+QString plainLabel(const ParameterControl* c)
+{
+    QString label = c->spec().label;
+    return label.remove('&');
+}
+
+/// The short name of a Table 2 recipe beside its bar.
+QString variantLabel(ActivationVariant v)
+{
+    switch (v) {
+    case ActivationVariant::NoParallelism:
+        return QObject::tr("No parallelism (t = 1)");
+    case ActivationVariant::TensorParallel:
+        return QObject::tr("Tensor parallel");
+    case ActivationVariant::TensorSequenceParallel:
+        return QObject::tr("Tensor + sequence");
+    case ActivationVariant::TensorSelective:
+        return QObject::tr("Tensor + selective");
+    case ActivationVariant::TensorSequenceSelective:
+        return QObject::tr("Tensor + seq. + selective");
+    case ActivationVariant::FullRecompute:
+        break;
+    }
+    return QObject::tr("Full recompute");
+}
+
+QString zeroName(std::int64_t stage)
+{
+    return stage == 0 ? QObject::tr("plain data parallelism") : QObject::tr("ZeRO-%1").arg(stage);
+}
+
+/// The part of core's communication note about one axis: from its "Name:" to the next axis.
+QString noteSection(const QString& note, const QString& start, const QStringList& all)
+{
+    const qsizetype from = note.indexOf(start + ':');
+    if (from < 0)
+        return {};
+    qsizetype to = note.size();
+    for (const QString& other : all) {
+        const qsizetype at = note.indexOf(other + ':', from + 1);
+        if (at > from && at < to)
+            to = at;
+    }
+    QString section = note.mid(from + start.size() + 1, to - from - start.size() - 1).trimmed();
+    // It continues a sentence in the note; beside its bar it starts one.
+    if (!section.isEmpty())
+        section[0] = section[0].toUpper();
+    return section;
+}
+
+/// Ticks at whole stage numbers, about eight of them, whatever the stage count. Every setter
+/// relayouts the chart even when given what it has, so each is called only on a change.
+void setStageRange(QValueAxis* axis, int stages)
+{
+    double step = 1;
+    for (const double s : {1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0})
+        if (stages / s <= 9) {
+            step = s;
+            break;
+        }
+    if (stages / step > 9)
+        step = std::ceil(stages / 9.0);
+    if (axis->tickType() != QValueAxis::TicksDynamic)
+        axis->setTickType(QValueAxis::TicksDynamic);
+    if (axis->tickAnchor() != 0)
+        axis->setTickAnchor(0);
+    if (axis->min() != -0.5 || axis->max() != stages - 0.5) {
+        // Widen before a finer step, never ask for a flood of ticks over the old range.
+        if (step >= axis->tickInterval()) {
+            axis->setTickInterval(step);
+            axis->setRange(-0.5, stages - 0.5);
+        } else {
+            axis->setRange(-0.5, stages - 0.5);
+            axis->setTickInterval(step);
+        }
+    } else if (axis->tickInterval() != step) {
+        axis->setTickInterval(step);
+    }
+}
+
+/// setNiceRange, applied only when it would change the axis: tried first on `probe`, an axis
+/// in no chart, since the nice range stays put while the data moves within it.
+void niceRangeIfChanged(QValueAxis* axis, QValueAxis* probe, double min, double max)
+{
+    probe->setTickInterval(axis->tickInterval());
+    probe->setRange(axis->min(), axis->max());
+    setNiceRange(probe, min, max);
+    if (probe->min() != axis->min() || probe->max() != axis->max()
+        || probe->tickInterval() != axis->tickInterval()
+        || probe->labelFormat() != axis->labelFormat()
+        || axis->tickType() != QValueAxis::TicksDynamic)
+        setNiceRange(axis, min, max);
+}
+
+void setNameIfChanged(QAbstractSeries* series, const QString& name)
+{
+    if (series->name() != name)
+        series->setName(name);
+}
+
+void replaceIfChanged(QXYSeries* series, const QList<QPointF>& points)
+{
+    if (series->points() != points)
+        series->replace(points);
+}
+
+/// A bar set's values, rebuilt only when their number changes.
+void setValues(QBarSet* set, const QList<qreal>& values)
+{
+    if (set->count() != values.size()) {
+        set->remove(0, set->count());
+        set->append(values);
+        return;
+    }
+    for (int i = 0; i < values.size(); ++i)
+        if (set->at(i) != values[i])
+            set->replace(i, values[i]);
+}
+
+/// A disclosure button and the widget it shows, as the other tabs make them.
+QToolButton* disclosure(const QString& text, QWidget* content)
+{
+    auto* button = new QToolButton;
+    button->setText(text);
+    button->setCheckable(true);
+    button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    button->setArrowType(Qt::RightArrow);
+    button->setAutoRaise(true);
+    button->setAccessibleName(QObject::tr("Show %1").arg(text));
+    content->setVisible(false);
+    QObject::connect(button, &QToolButton::toggled, content, [button, content](bool on) {
+        content->setVisible(on);
+        button->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    });
+    return button;
+}
+
+} // namespace
+
+PlanTab::PlanTab(QWidget* parent)
+    : Tab(parent)
+{
+    setObjectName("plan");
+    try {
+        m_presets = planPresets();
+    } catch (const core::InputError& e) {
+        // A broken resource must not take the window down; the menu then offers what is left.
+        qWarning("plan presets: %s", e.what());
+    }
+    m_probeAxis = new QValueAxis(this);
+    buildControls();
+    buildMemoryChart();
+    buildRecomputeChart();
+    m_communication = new PlanCommunicationPanel("plan-communication");
+    m_communication->setTitle(tr("What one GPU sends per optimizer step, by axis"));
+    m_communication->setUnit(kGiB, "GiB");
+    m_published = new PlanPublishedPanel("plan-published");
+    try {
+        m_published->setFigures(publishedFigures());
+    } catch (const core::InputError& e) {
+        qWarning("published figures: %s", e.what());
+    }
+    connect(m_published, &PlanPublishedPanel::loadRequested, this, &PlanTab::loadPublishedFigure);
+    setCharts({m_memory, m_recompute, m_communication, m_published});
+
+    // A refused layout must be impossible to miss from the back of the room: a framed box in
+    // black on pale yellow (the palette's orange as its border), not red text alone.
+    QLabel* message = messageLabel();
+    message->setStyleSheet("QLabel { color: black; background: #fdf3cf; border: 3px solid "
+                           "#e69f00; border-radius: 6px; padding: 8px; font-weight: bold; }");
+    QFont larger = message->font();
+    larger.setPointSizeF(larger.pointSizeF() * 1.15);
+    message->setFont(larger);
+
+    setScenario(core::Scenario{});
+    refreshNow();
+}
+
+QList<ChartPanel*> PlanTab::charts() const
+{
+    return {m_memory, m_recompute, m_communication};
+}
+
+double PlanTab::gpuMemoryBytes() const
+{
+    return std::ldexp(m_shown.gpuMemoryGib, 30);
+}
+
+void PlanTab::buildControls()
+{
+    using Scale = ParameterSpec::Scale;
+    const core::PlanInputs d;
+
+    // Model: a preset first (they set the shape), the shape itself behind a disclosure.
+    QVBoxLayout* modelBox = addGroup(tr("Model"));
+    m_presetBox = new QComboBox;
+    m_presetBox->setObjectName("plan.preset");
+    m_presetBox->setAccessibleName(tr("Model preset"));
+    for (const PlanPreset& p : m_presets) {
+        m_presetBox->addItem(p.title, p.id);
+        m_presetBox->setItemData(m_presetBox->count() - 1, p.source, Qt::ToolTipRole);
+    }
+    m_presetBox->addItem(tr("Your own numbers"), QString());
+    auto* presetRow = new QFormLayout;
+    presetRow->addRow(tr("&Preset"), m_presetBox);
+    modelBox->addLayout(presetRow);
+    m_presetSource = new QLabel;
+    m_presetSource->setObjectName("plan.preset_source");
+    m_presetSource->setWordWrap(true);
+    m_presetSource->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont small = m_presetSource->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    m_presetSource->setFont(small);
+    modelBox->addWidget(m_presetSource);
+    connect(m_presetBox, &QComboBox::activated, this, [this](int i) {
+        const QString id = m_presetBox->itemData(i).toString();
+        if (!id.isEmpty())
+            applyPreset(id);
+        else
+            syncPresetBox();
+    });
+    QWidget* shape = buildModelShape();
+    modelBox->addWidget(disclosure(tr("Model shape"), shape));
+    modelBox->addWidget(shape);
+
+    // Batch: tokens per microbatch and per optimizer step.
+    QVBoxLayout* batchBox = addGroup(tr("Batch"));
+    addControl(batchBox,
+               makeSpec("plan.sequence", tr("Se&quence length"), "s", tr("tokens"),
+                        tr("Tokens per sequence."), 1, 1048576, Scale::Log),
+               static_cast<double>(d.sequence));
+    addControl(batchBox,
+               makeSpec("plan.micro_batch", tr("&Micro batch"), "b", tr("sequences"),
+                        tr("Sequences one GPU runs through the model at a time."), 1, 1024,
+                        Scale::Log),
+               static_cast<double>(d.microBatch));
+    addControl(batchBox,
+               makeSpec("plan.global_batch", tr("&Global batch"), "B", tr("sequences"),
+                        tr("Sequences per optimizer step: micro batch x data-parallel size x "
+                           "microbatches m; it must divide evenly."),
+                        1, 1048576, Scale::Log),
+               static_cast<double>(d.globalBatch));
+
+    // Layout: the axes of the lesson.
+    QVBoxLayout* layoutBox = addGroup(tr("Layout"));
+    addControl(layoutBox,
+               makeSpec("plan.gpus", tr("G&PUs"), "N", tr("GPUs"),
+                        tr("GPUs in the run: data-parallel size d = GPUs / (t x p)."), 1, 131072,
+                        Scale::Log),
+               static_cast<double>(d.gpus));
+    addControl(layoutBox,
+               makeSpec("plan.tensor_parallel", tr("&Tensor parallel"), "t", tr("GPUs"),
+                        tr("GPUs that split every layer's matrices; must divide the heads."), 1,
+                        64),
+               static_cast<double>(d.tensorParallel));
+    addControl(layoutBox,
+               makeSpec("plan.pipeline_parallel", tr("Pipeline &stages"), "p", tr("stages"),
+                        tr("Pipeline stages the layers are cut into, one GPU of each per model "
+                           "copy."),
+                        1, 128),
+               static_cast<double>(d.pipelineParallel));
+    auto* choices = new QFormLayout;
+    m_zeroBox = new QComboBox;
+    m_zeroBox->setObjectName("plan.zero_stage");
+    m_zeroBox->setAccessibleName(tr("ZeRO stage"));
+    m_zeroBox->addItems({tr("0: plain data parallelism"), tr("1: optimizer state sharded"),
+                         tr("2: + gradients sharded"), tr("3: + weights sharded")});
+    choices->addRow(tr("&ZeRO"), m_zeroBox);
+    m_recomputeBox = new QComboBox;
+    m_recomputeBox->setObjectName("plan.recompute");
+    m_recomputeBox->setAccessibleName(tr("Activation recomputation"));
+    m_recomputeBox->addItems({tr("none: keep every activation"),
+                              tr("selective: recompute attention scores"),
+                              tr("full: keep layer inputs only")});
+    choices->addRow(tr("&Recompute"), m_recomputeBox);
+    layoutBox->addLayout(choices);
+    m_sequenceParallel = new QCheckBox(tr("Se&quence parallelism (splits norms and dropouts "
+                                          "over the t GPUs)"));
+    m_sequenceParallel->setObjectName("plan.sequence_parallel");
+    layoutBox->addWidget(m_sequenceParallel);
+    for (QComboBox* box : {m_zeroBox, m_recomputeBox})
+        connect(box, &QComboBox::currentIndexChanged, this, &PlanTab::inputEdited);
+    connect(m_sequenceParallel, &QCheckBox::toggled, this, &PlanTab::inputEdited);
+
+    auto* moreLayout = new QWidget;
+    auto* moreBox = new QVBoxLayout(moreLayout);
+    moreBox->setContentsMargins(12, 0, 0, 0);
+    addControl(moreBox,
+               makeSpec("plan.virtual_stages", tr("&Virtual stages"), "v", tr("chunks / stage"),
+                        tr("Model chunks per pipeline stage (the interleaved schedule when more "
+                           "than 1): a smaller bubble, more activations in flight."),
+                        1, 16),
+               static_cast<double>(d.virtualStages));
+    addControl(moreBox,
+               makeSpec("plan.expert_parallel", tr("E&xpert parallel"), "ep", tr("GPUs"),
+                        tr("Data-parallel GPUs the routed experts are spread over; divides both "
+                           "d and the expert count."),
+                        1, 256),
+               static_cast<double>(d.expertParallel));
+    layoutBox->addWidget(disclosure(tr("Interleaving and experts"), moreLayout));
+    layoutBox->addWidget(moreLayout);
+
+    // Memory recipe: bytes per parameter, behind a disclosure (2 + 2 + 12 is the usual answer).
+    QVBoxLayout* recipeBox = addGroup(tr("Memory recipe"));
+    auto* bytes = new QWidget;
+    auto* bytesBox = new QVBoxLayout(bytes);
+    bytesBox->setContentsMargins(12, 0, 0, 0);
+    const QString perParam = tr("bytes / parameter");
+    addControl(bytesBox,
+               makeSpec("plan.weight_bytes", tr("&Weights"), "w", perParam,
+                        tr("Bytes of each working weight (bf16: 2)."), 0, 16),
+               static_cast<double>(d.weightBytes));
+    addControl(bytesBox,
+               makeSpec("plan.grad_bytes", tr("Gra&dients"), "g", perParam,
+                        tr("Bytes of each gradient (bf16: 2)."), 0, 16),
+               static_cast<double>(d.gradBytes));
+    addControl(bytesBox,
+               makeSpec("plan.optimizer_bytes", tr("&Optimizer state"), "o", perParam,
+                        tr("Master weights and both Adam moments (4 + 4 + 4 = 12 in fp32)."), 0,
+                        32),
+               static_cast<double>(d.optimizerBytes));
+    recipeBox->addWidget(disclosure(tr("Bytes per parameter"), bytes));
+    recipeBox->addWidget(bytes);
+
+    // GPU: its memory in GiB, the unit the plan compares against.
+    QVBoxLayout* gpuBox = addGroup(tr("GPU"));
+    auto* gpuForm = new QFormLayout;
+    m_gpuBox = new QComboBox;
+    m_gpuBox->setObjectName("plan.gpu");
+    m_gpuBox->setAccessibleName(tr("GPU memory preset"));
+    for (const double g : kGpuPresetsGib)
+        m_gpuBox->addItem(tr("%1 GiB (a \"%1 GB\" GPU)").arg(g), g);
+    m_gpuBox->addItem(tr("Other"), 0.0);
+    gpuForm->addRow(tr("M&emory"), m_gpuBox);
+    gpuBox->addLayout(gpuForm);
+    ParameterSpec memory = makeSpec(
+        "plan.gpu_memory_gib", tr("&Capacity"), "", tr("GiB"),
+        tr("Memory of one GPU in GiB (2^30 bytes), the unit the plan compares against. GPUs sold "
+           "as \"80 GB\" report about 80 GiB, so the plan's line is theirs."),
+        1, 1024);
+    memory.decimals = 1;
+    auto* capacity = addControl(gpuBox, memory, d.gpuMemoryGib);
+    connect(m_gpuBox, &QComboBox::activated, this, [this, capacity](int i) {
+        const double g = m_gpuBox->itemData(i).toDouble();
+        if (g > 0)
+            capacity->setValue(g);
+    });
+    connect(capacity, &ParameterControl::valueChanged, this, [this](double g) {
+        const int i = m_gpuBox->findData(g);
+        m_gpuBox->setCurrentIndex(i >= 0 ? i : m_gpuBox->count() - 1);
+    });
+
+    buildExports(addGroup(tr("Start a real run")));
+}
+
+QWidget* PlanTab::buildModelShape()
+{
+    using Scale = ParameterSpec::Scale;
+    const core::ModelShape d;
+    auto* shape = new QWidget;
+    auto* box = new QVBoxLayout(shape);
+    box->setContentsMargins(12, 0, 0, 0);
+    addControl(box,
+               makeSpec("plan.model.layers", tr("&Layers"), "L", tr("layers"),
+                        tr("Transformer layers."), 1, 200),
+               static_cast<double>(d.layers));
+    addControl(box,
+               makeSpec("plan.model.hidden", tr("&Hidden size"), "h", tr("values"),
+                        tr("Width of the residual stream."), 64, 65536, Scale::Log),
+               static_cast<double>(d.hidden));
+    addControl(box,
+               makeSpec("plan.model.heads", tr("&Attention heads"), "a", tr("heads"),
+                        tr("Query heads; they must divide the hidden size."), 1, 256),
+               static_cast<double>(d.heads));
+    addControl(box,
+               makeSpec("plan.model.kv_heads", tr("&Key/value heads"), "", tr("heads"),
+                        tr("Key/value heads; fewer than the query heads is grouped-query "
+                           "attention. Follows the heads until you set it."),
+                        1, 256),
+               static_cast<double>(core::kvHeadsOf(d)));
+    addControl(box,
+               makeSpec("plan.model.ffn_hidden", tr("&MLP width"), "f", tr("values"),
+                        tr("Hidden width of the dense MLP (4h in GPT-3)."), 64, 262144, Scale::Log),
+               static_cast<double>(d.ffnHidden));
+    addControl(box,
+               makeSpec("plan.model.vocab", tr("&Vocabulary"), "v", tr("tokens"),
+                        tr("Tokens in the vocabulary: the embedding is vocabulary x hidden."), 1000,
+                        1048576, Scale::Log),
+               static_cast<double>(d.vocab));
+    m_gated = new QCheckBox(tr("&Gated MLP (SwiGLU: three matrices)"));
+    m_gated->setObjectName("plan.model.gated_mlp");
+    m_tied = new QCheckBox(tr("&Tied embeddings (one matrix in and out)"));
+    m_tied->setObjectName("plan.model.tied_embeddings");
+    for (QCheckBox* check : {m_gated, m_tied}) {
+        box->addWidget(check);
+        connect(check, &QCheckBox::toggled, this, &PlanTab::inputEdited);
+    }
+
+    // Mixture of experts: inert until there are experts.
+    auto* moe = new QGroupBox(tr("Mixture of experts"));
+    auto* moeBox = new QVBoxLayout(moe);
+    addControl(moeBox,
+               makeSpec("plan.model.experts", tr("E&xperts"), "E", tr("experts"),
+                        tr("Routed experts per MoE layer; 0 for a dense model."), 0, 512),
+               static_cast<double>(d.experts));
+    m_moeOnly << addControl(moeBox,
+                            makeSpec("plan.model.top_k", tr("&Top-k"), "k", tr("experts"),
+                                     tr("Routed experts each token is sent to."), 1, 64),
+                            static_cast<double>(d.topK));
+    m_moeOnly << addControl(moeBox,
+                            makeSpec("plan.model.expert_ffn_hidden", tr("Expert &width"), "",
+                                     tr("values"),
+                                     tr("MLP width of each expert; follows the MLP width until "
+                                        "you set it."),
+                                     64, 65536, Scale::Log),
+                            static_cast<double>(core::expertFfnHiddenOf(d)));
+    m_moeOnly << addControl(moeBox,
+                            makeSpec("plan.model.shared_experts", tr("&Shared experts"), "",
+                                     tr("experts"), tr("Experts every token passes through."), 0,
+                                     16),
+                            static_cast<double>(d.sharedExperts));
+    m_moeOnly << addControl(moeBox,
+                            makeSpec("plan.model.dense_layers", tr("&Dense layers first"), "",
+                                     tr("layers"), tr("Leading layers that keep a dense MLP."), 0,
+                                     200),
+                            static_cast<double>(d.denseLayers));
+    box->addWidget(moe);
+    return shape;
+}
+
+void PlanTab::buildExports(QVBoxLayout* group)
+{
+    auto* note = new QLabel(tr("The plan as files a run starts from; a layout the framework "
+                               "itself would refuse is refused here, with the reason."));
+    note->setWordWrap(true);
+    group->addWidget(note);
+    auto* row = new QHBoxLayout;
+    auto* deepSpeed = new QPushButton(tr("Save DeepSpeed config..."));
+    deepSpeed->setObjectName("plan.save_deepspeed");
+    auto* megatron = new QPushButton(tr("Save Megatron arguments..."));
+    megatron->setObjectName("plan.save_megatron");
+    row->addWidget(deepSpeed);
+    row->addWidget(megatron);
+    group->addLayout(row);
+    m_exportStatus = new QLabel;
+    m_exportStatus->setObjectName("plan.export_status");
+    m_exportStatus->setWordWrap(true);
+    m_exportStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    group->addWidget(m_exportStatus);
+    connect(deepSpeed, &QPushButton::clicked, this, [this] { saveWithDialog(true); });
+    connect(megatron, &QPushButton::clicked, this, [this] { saveWithDialog(false); });
+}
+
+void PlanTab::buildMemoryChart()
+{
+    m_memory = new ChartViewPanel("plan-memory");
+    QChart* chart = m_memory->chart();
+    chart->setTitle(tr("What one GPU of each pipeline stage holds"));
+    m_stageBars = new QStackedBarSeries;
+    const QStringList names = {tr("Weights"), tr("Gradients"), tr("Optimizer state"),
+                               tr("Activations")};
+    const QList<QColor> colours = {kWeightsColor, kGradientsColor, kOptimizerColor,
+                                   kActivationsColor};
+    for (int i = 0; i < names.size(); ++i) {
+        auto* set = new QBarSet(names[i]);
+        set->setColor(colours[i]);
+        set->setBorderColor(Qt::white);
+        m_stageSets << set;
+        m_stageBars->append(set);
+    }
+    m_stageBars->setBarWidth(0.7);
+    chart->addSeries(m_stageBars);
+    // Stage numbers on a value axis: its ticks thin out by themselves for deep pipelines.
+    m_stageAxis = new QValueAxis;
+    m_stageAxis->setLabelFormat("%.0f");
+    m_stageAxis->setGridLineVisible(false);
+    m_memoryAxis = new QValueAxis;
+    chart->addAxis(m_stageAxis, Qt::AlignBottom);
+    chart->addAxis(m_memoryAxis, Qt::AlignLeft);
+    m_stageBars->attachAxis(m_stageAxis);
+    m_stageBars->attachAxis(m_memoryAxis);
+    styleAxis(m_stageAxis, tr("Pipeline stage (one GPU of each)"));
+    styleAxis(m_memoryAxis, tr("Memory per GPU (GiB)"));
+    chart->legend()->setAlignment(Qt::AlignRight);
+
+    m_gpuLine = new QLineSeries;
+    m_gpuLine->setPen(QPen(palette::kBlack, kLineWidth, Qt::DashLine));
+    chart->addSeries(m_gpuLine);
+    m_gpuLine->attachAxis(m_stageAxis);
+    m_gpuLine->attachAxis(m_memoryAxis);
+    m_peakMarker = new QScatterSeries;
+    m_peakMarker->setName(tr("Busiest GPU"));
+    m_peakMarker->setMarkerShape(QScatterSeries::MarkerShapeStar);
+    m_peakMarker->setMarkerSize(22);
+    m_peakMarker->setColor(palette::kYellow);
+    m_peakMarker->setBorderColor(palette::kBlack);
+    chart->addSeries(m_peakMarker);
+    m_peakMarker->attachAxis(m_stageAxis);
+    m_peakMarker->attachAxis(m_memoryAxis);
+}
+
+void PlanTab::buildRecomputeChart()
+{
+    m_recompute = new ChartViewPanel("plan-recompute");
+    QChart* chart = m_recompute->chart();
+    chart->setTitle(tr("Busiest GPU: activations by recipe"));
+    m_roomLine = new QLineSeries;
+    m_roomLine->setName(tr("Room left after model state"));
+    m_roomLine->setPen(QPen(QColor(110, 110, 110), kLineWidth, Qt::DashLine));
+    chart->addSeries(m_roomLine);
+    // Lying bars: each recipe's name fits on one line beside its bar, at any chart size.
+    m_variantBars = new QHorizontalBarSeries;
+    m_variantSet = new QBarSet(tr("Activations (Table 2)"));
+    m_variantSet->setColor(kActivationsColor);
+    m_variantSet->setBorderColor(Qt::white);
+    m_variantSet->setLabelColor(chartTextColor());
+    m_variantSet->setLabelFont(chartFonts().annotation);
+    m_variantBars->append(m_variantSet);
+    m_variantBars->setBarWidth(0.7);
+    m_variantBars->setLabelsVisible(true);
+    m_variantBars->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+    m_variantBars->setLabelsFormat("@value");
+    m_variantBars->setLabelsPrecision(3);
+    chart->addSeries(m_variantBars);
+    // Table 2's order from the top; the first category sits at the bottom, so they go in
+    // backwards, the plan's own recipe first (at the bottom, next to the axis).
+    m_variantAxis = new QBarCategoryAxis;
+    m_variantAxis->append(tr("Yours"));
+    const std::vector<ActivationVariant> variants = core::allActivationVariants();
+    for (auto v = variants.rbegin(); v != variants.rend(); ++v)
+        m_variantAxis->append(variantLabel(*v));
+    // The plan's own recipe in black, and named (not told by colour alone).
+    m_variantSet->setSelectedColor(palette::kBlack);
+    m_variantY = new QValueAxis;
+    chart->addAxis(m_variantAxis, Qt::AlignLeft);
+    chart->addAxis(m_variantY, Qt::AlignBottom);
+    m_variantBars->attachAxis(m_variantAxis);
+    m_variantBars->attachAxis(m_variantY);
+    styleAxis(m_variantAxis, QString());
+    m_variantAxis->setTitleVisible(false);
+    m_variantAxis->setGridLineVisible(false);
+    styleAxis(m_variantY, tr("Activations per GPU at its peak (GiB)"));
+
+    // Attached after the axes exist, but added before the bars were: drawn under their labels.
+    m_roomLine->attachAxis(m_variantY);
+    m_roomLine->attachAxis(m_variantAxis);
+    chart->legend()->setAlignment(Qt::AlignBottom);
+}
+
+void PlanTab::setScenario(const core::Scenario& scenario)
+{
+    loadPlan(scenario.plan);
+}
+
+void PlanTab::writeScenario(core::Scenario& scenario) const
+{
+    scenario.plan = m_inputs;
+}
+
+void PlanTab::loadPlan(const core::PlanInputs& plan)
+{
+    const core::ModelShape& m = plan.model;
+    const std::pair<const char*, std::int64_t> values[] = {
+        {"plan.model.layers", m.layers},
+        {"plan.model.hidden", m.hidden},
+        {"plan.model.heads", m.heads},
+        {"plan.model.kv_heads", core::kvHeadsOf(m)},
+        {"plan.model.ffn_hidden", m.ffnHidden},
+        {"plan.model.vocab", m.vocab},
+        {"plan.model.experts", m.experts},
+        {"plan.model.top_k", m.topK},
+        {"plan.model.expert_ffn_hidden", core::expertFfnHiddenOf(m)},
+        {"plan.model.shared_experts", m.sharedExperts},
+        {"plan.model.dense_layers", m.denseLayers},
+        {"plan.sequence", plan.sequence},
+        {"plan.micro_batch", plan.microBatch},
+        {"plan.global_batch", plan.globalBatch},
+        {"plan.gpus", plan.gpus},
+        {"plan.tensor_parallel", plan.tensorParallel},
+        {"plan.pipeline_parallel", plan.pipelineParallel},
+        {"plan.virtual_stages", plan.virtualStages},
+        {"plan.expert_parallel", plan.expertParallel},
+        {"plan.weight_bytes", plan.weightBytes},
+        {"plan.grad_bytes", plan.gradBytes},
+        {"plan.optimizer_bytes", plan.optimizerBytes}};
+    for (const auto& [key, value] : values)
+        loadValue(control(key), static_cast<double>(value));
+    ParameterControl* capacity = control("plan.gpu_memory_gib");
+    loadValue(capacity, plan.gpuMemoryGib);
+    m_exactGib = plan.gpuMemoryGib;
+    m_shownGib = capacity->value();
+    {
+        const QSignalBlocker b1(m_gated), b2(m_tied), b3(m_sequenceParallel), b4(m_zeroBox),
+            b5(m_recomputeBox), b6(m_gpuBox);
+        m_gated->setChecked(m.gatedMlp);
+        m_tied->setChecked(m.tiedEmbeddings);
+        m_sequenceParallel->setChecked(plan.sequenceParallel);
+        m_zeroBox->setCurrentIndex(
+            static_cast<int>(std::clamp<std::int64_t>(plan.zeroStage, 0, 3)));
+        m_recomputeBox->setCurrentIndex(plan.recompute == core::Recompute::None            ? 0
+                                            : plan.recompute == core::Recompute::Selective ? 1
+                                                                                           : 2);
+        const int g = m_gpuBox->findData(capacity->value());
+        m_gpuBox->setCurrentIndex(g >= 0 ? g : m_gpuBox->count() - 1);
+    }
+    m_kvFollowsHeads = !m.kvHeads.has_value();
+    m_expertFfnFollows = !m.expertFfnHidden.has_value();
+    m_shownKv = control("plan.model.kv_heads")->value();
+    m_shownExpertFfn = control("plan.model.expert_ffn_hidden")->value();
+    // The plan itself, exactly as given: controls may round, the scenario is kept.
+    m_inputs = plan;
+    syncDependentControls();
+    syncPresetBox();
+    scheduleRefresh();
+}
+
+void PlanTab::readControls()
+{
+    const auto whole = [this](const char* key) {
+        return control(key)->wholeValue();
+    };
+    core::PlanInputs& in = m_inputs;
+    core::ModelShape& m = in.model;
+    m.layers = whole("plan.model.layers");
+    m.hidden = whole("plan.model.hidden");
+    m.heads = whole("plan.model.heads");
+    m.ffnHidden = whole("plan.model.ffn_hidden");
+    m.vocab = whole("plan.model.vocab");
+    m.gatedMlp = m_gated->isChecked();
+    m.tiedEmbeddings = m_tied->isChecked();
+    m.experts = whole("plan.model.experts");
+    m.topK = whole("plan.model.top_k");
+    m.sharedExperts = whole("plan.model.shared_experts");
+    m.denseLayers = whole("plan.model.dense_layers");
+
+    // Key/value heads and expert width follow their defaults (heads, MLP width) until the user
+    // moves them; a moved control no longer shows what it was last set to.
+    ParameterControl* kv = control("plan.model.kv_heads");
+    if (m_kvFollowsHeads && kv->value() != m_shownKv)
+        m_kvFollowsHeads = false;
+    if (m_kvFollowsHeads) {
+        loadValue(kv, static_cast<double>(m.heads));
+        m_shownKv = kv->value();
+        m.kvHeads.reset();
+    } else {
+        m.kvHeads = kv->wholeValue();
+    }
+    ParameterControl* expertFfn = control("plan.model.expert_ffn_hidden");
+    if (m_expertFfnFollows && expertFfn->value() != m_shownExpertFfn)
+        m_expertFfnFollows = false;
+    if (m_expertFfnFollows) {
+        loadValue(expertFfn, static_cast<double>(m.ffnHidden));
+        m_shownExpertFfn = expertFfn->value();
+        m.expertFfnHidden.reset();
+    } else {
+        m.expertFfnHidden = expertFfn->wholeValue();
+    }
+
+    in.sequence = whole("plan.sequence");
+    in.microBatch = whole("plan.micro_batch");
+    in.globalBatch = whole("plan.global_batch");
+    in.gpus = whole("plan.gpus");
+    in.tensorParallel = whole("plan.tensor_parallel");
+    in.pipelineParallel = whole("plan.pipeline_parallel");
+    in.virtualStages = whole("plan.virtual_stages");
+    in.expertParallel = whole("plan.expert_parallel");
+    in.sequenceParallel = m_sequenceParallel->isChecked();
+    const int recompute = m_recomputeBox->currentIndex();
+    in.recompute = recompute == 0 ? core::Recompute::None
+        : recompute == 1          ? core::Recompute::Selective
+                                  : core::Recompute::Full;
+    in.zeroStage = m_zeroBox->currentIndex();
+    in.weightBytes = whole("plan.weight_bytes");
+    in.gradBytes = whole("plan.grad_bytes");
+    in.optimizerBytes = whole("plan.optimizer_bytes");
+    // A GPU size from a file stays exact until its control is moved.
+    const double g = control("plan.gpu_memory_gib")->value();
+    in.gpuMemoryGib = g == m_shownGib ? m_exactGib : g;
+    syncDependentControls();
+    syncPresetBox();
+}
+
+void PlanTab::syncDependentControls()
+{
+    const bool moe = m_inputs.model.experts > 0;
+    for (QWidget* w : m_moeOnly)
+        w->setEnabled(moe);
+}
+
+void PlanTab::syncPresetBox()
+{
+    int match = -1, sameModel = -1;
+    for (int i = 0; i < m_presets.size(); ++i) {
+        const core::PlanInputs& preset = m_presets[i].plan;
+        if (samePlan(m_inputs, preset)) {
+            match = i;
+            break;
+        }
+        // The preset's layout around this model: equal to the preset when the model is its.
+        core::PlanInputs probe = preset;
+        probe.model = m_inputs.model;
+        if (sameModel < 0 && samePlan(probe, preset))
+            sameModel = i;
+    }
+    const QSignalBlocker block(m_presetBox);
+    if (match >= 0) {
+        m_presetBox->setCurrentIndex(match);
+        m_presetSource->setText(tr("Source: %1").arg(m_presets[match].source));
+    } else if (sameModel >= 0) {
+        m_presetBox->setCurrentIndex(m_presetBox->count() - 1);
+        m_presetSource->setText(tr("The model of \"%1\" with your own layout. Source: %2")
+                                    .arg(m_presets[sameModel].title, m_presets[sameModel].source));
+    } else {
+        m_presetBox->setCurrentIndex(m_presetBox->count() - 1);
+        m_presetSource->setText(tr("Your own numbers: pick a preset for a published model."));
+    }
+}
+
+QString PlanTab::applyPreset(const QString& id)
+{
+    for (const PlanPreset& p : m_presets)
+        if (p.id == id) {
+            loadPlan(p.plan);
+            emit scenarioChanged();
+            return {};
+        }
+    return tr("no preset named %1").arg(id);
+}
+
+void PlanTab::loadPublishedFigure(int index)
+{
+    const QList<PublishedFigure>& figures = m_published->figures();
+    if (index < 0 || index >= figures.size())
+        return;
+    loadPlan(figures[index].plan);
+    emit scenarioChanged();
+}
+
+void PlanTab::recompute()
+{
+    try {
+        core::validate(m_inputs);
+    } catch (const core::InputError& e) {
+        // Refused, never rounded: the charts keep the last plan core accepted, and the message
+        // says in words which input to change and why.
+        m_refused = true;
+        const QString field = QString::fromStdString(e.field());
+        QString label = field;
+        if (const ParameterControl* c = control(field))
+            label = plainLabel(c);
+        else if (field == "plan.recompute")
+            label = tr("Recompute");
+        else if (field == "plan.zero_stage")
+            label = tr("ZeRO stage");
+        else if (field == "plan.sequence_parallel")
+            label = tr("Sequence parallelism");
+        figuresLabel()->setText(
+            tr("<b>Input refused (see the box below): the charts still show the last plan that "
+               "worked.</b><br>")
+            + m_figuresText);
+        throw core::InputError(
+            e.field(),
+            tr("%1 is refused, not rounded: %2. The charts still show the last plan "
+               "that worked.")
+                .arg(label, QString::fromStdString(e.expected()))
+                .toStdString());
+    }
+    m_refused = false;
+    const core::PlanResult result = core::computePlan(m_inputs);
+    const std::vector<core::VariantActivations> variants = core::activationVariants(m_inputs);
+    m_shown = m_inputs;
+    m_result = result;
+    updateMemoryChart();
+    updateRecomputeChart(variants);
+    updateCommunication();
+    updateFigures();
+}
+
+void PlanTab::updateMemoryChart()
+{
+    const core::PlanResult& r = m_result;
+    const int stages = static_cast<int>(std::min<std::size_t>(r.stages.size(), kMaxStageBars));
+    QList<qreal> parts[4];
+    double tallest = gpuMemoryBytes();
+    for (int i = 0; i < stages; ++i) {
+        const core::PlanStage& s = r.stages[static_cast<std::size_t>(i)];
+        parts[0] << s.weightBytes.value() / kGiB;
+        parts[1] << s.gradBytes.value() / kGiB;
+        parts[2] << s.optimizerBytes.value() / kGiB;
+        parts[3] << s.activationBytes.value() / kGiB;
+        tallest = std::max(tallest, s.totalBytes.value());
+    }
+    for (int k = 0; k < 4; ++k)
+        setValues(m_stageSets[k], parts[k]);
+    setStageRange(m_stageAxis, stages);
+    // One or two stages would otherwise be slabs as wide as the chart.
+    const double width = std::min(0.7, 0.28 * stages);
+    if (m_stageBars->barWidth() != width)
+        m_stageBars->setBarWidth(width);
+    niceRangeIfChanged(m_memoryAxis, m_probeAxis, 0, tallest / kGiB * 1.08);
+
+    const double limit = gpuMemoryBytes() / kGiB;
+    setNameIfChanged(m_gpuLine, tr("GPU memory: %1").arg(gib(gpuMemoryBytes())));
+    replaceIfChanged(m_gpuLine, {{-0.5, limit}, {stages - 0.5, limit}});
+    QList<QPointF> peak;
+    if (r.peakStage < stages) {
+        // The star sits just above the busiest GPU's bar.
+        const double top = r.peakBytesPerGpu.value() / kGiB;
+        peak << QPointF(static_cast<double>(r.peakStage),
+                        top + 0.035 * (m_memoryAxis->max() - m_memoryAxis->min()));
+    }
+    replaceIfChanged(m_peakMarker, peak);
+    const QString title = static_cast<int>(r.stages.size()) > stages
+        ? tr("What one GPU of each pipeline stage holds (first %1 of %2 stages)")
+              .arg(formatWhole(stages), formatWhole(static_cast<std::int64_t>(r.stages.size())))
+        : tr("What one GPU of each pipeline stage holds");
+    if (m_memory->chart()->title() != title)
+        m_memory->chart()->setTitle(title);
+}
+
+void PlanTab::updateRecomputeChart(const std::vector<core::VariantActivations>& variants)
+{
+    // The plan's own recipe first (it may be none of the six: full recomputation with sequence
+    // parallelism keeps 2sbh/t), the largest any stage of it holds; then Table 2's, backwards.
+    double yours = 0;
+    for (const core::PlanStage& s : m_result.stages)
+        yours = std::max(yours, s.activationBytes.value());
+    QList<qreal> values = {yours / kGiB};
+    double top = yours;
+    for (auto va = variants.rbegin(); va != variants.rend(); ++va) {
+        values << va->peakBytes.value() / kGiB;
+        top = std::max(top, va->peakBytes.value());
+    }
+    setValues(m_variantSet, values);
+    // A bar can be selected only once it exists; rebuilt sets forget the selection.
+    if (!m_variantSet->isBarSelected(0))
+        m_variantSet->selectBar(0);
+    const core::PlanInputs& in = m_shown;
+    QString recipe = recomputeName(in.recompute);
+    if (in.sequenceParallel && in.tensorParallel > 1)
+        recipe += tr(" + SP");
+    const QString yoursLabel = tr("Yours: %1, t = %2").arg(recipe).arg(in.tensorParallel);
+    if (m_variantAxis->categories().first() != yoursLabel)
+        m_variantAxis->replace(m_variantAxis->categories().first(), yoursLabel);
+
+    // What the busiest GPU has left for activations once its model state is in.
+    const core::PlanStage& busiest = m_result.stages[static_cast<std::size_t>(m_result.peakStage)];
+    const double room = std::max(0.0, gpuMemoryBytes() - busiest.modelStateBytes.value());
+    const double end = static_cast<double>(values.size()) - 0.5;
+    replaceIfChanged(m_roomLine, {{room / kGiB, -0.5}, {room / kGiB, end}});
+    top = std::max(top, room);
+    // Room beyond the longest bar for its label.
+    niceRangeIfChanged(m_variantY, m_probeAxis, 0, top / kGiB * 1.15);
+}
+
+void PlanTab::updateCommunication()
+{
+    static const QString note = QString::fromStdString(core::communicationNote());
+    const QStringList axes = {"Tensor parallel", "Data parallel", "Pipeline", "Expert"};
+    QString preamble = note;
+    if (const qsizetype first = note.indexOf(axes.first() + ':'); first > 0)
+        preamble = note.left(first).trimmed();
+    m_communication->setSubtitle(preamble
+                                 + tr(" Each bar is the busiest GPU on its axis, in GiB "
+                                      "(2^30 bytes)."));
+    const core::PlanInputs& in = m_shown;
+    const core::CommunicationBytes& c = m_result.communication;
+    const std::int64_t d = m_result.dataParallel;
+    QString pipeline = tr("p = %1").arg(in.pipelineParallel);
+    if (in.virtualStages > 1)
+        pipeline += tr(", v = %1").arg(in.virtualStages);
+    QList<PlanCommunicationPanel::Axis> rows = {
+        {tr("Tensor parallel"), tr("t = %1").arg(in.tensorParallel), c.tensorParallel.value(),
+         palette::kOrange, noteSection(note, axes[0], axes)},
+        {tr("Data parallel"), tr("d = %1, ZeRO-%2").arg(formatWhole(d)).arg(in.zeroStage),
+         c.dataParallel.value(), palette::kSkyBlue, noteSection(note, axes[1], axes)},
+        {tr("Pipeline"), pipeline, c.pipeline.value(), QColor(100, 100, 100),
+         noteSection(note, axes[2], axes)},
+        {tr("Expert"), tr("ep = %1").arg(in.expertParallel), c.expert.value(), palette::kPurple,
+         noteSection(note, axes[3], axes)},
+    };
+    m_communication->setAxes(rows);
+}
+
+void PlanTab::updateFigures()
+{
+    const core::PlanInputs& in = m_shown;
+    const core::PlanResult& r = m_result;
+    const core::PlanStage& busiest = r.stages[static_cast<std::size_t>(r.peakStage)];
+    const QString bubble = in.virtualStages > 1 ? tr("(p&minus;1)/(v&middot;m+p&minus;1)")
+                                                : tr("(p&minus;1)/(m+p&minus;1)");
+    m_figuresText =
+        tr("<b>P</b> = %1 parameters (%2 used per token) &middot; <b>d</b> = GPUs / (t&middot;p) "
+           "= %3 / (%4&middot;%5) = <b>%6</b> &middot; <b>m</b> = B / (b&middot;d) = %7 / "
+           "(%8&middot;%6) = <b>%9</b> microbatches<br>"
+           "<b>Busiest GPU</b> (stage %10, %11 layers, microbatches in flight: %12): model state "
+           "%13 + activations %14 = <b>%15</b> of %16: <b>%17</b> &middot; bubble %18 = "
+           "<b>%19%</b>")
+            .arg(formatCount(static_cast<double>(r.parameters.total)),
+                 formatCount(static_cast<double>(r.parameters.active)), formatWhole(in.gpus),
+                 formatWhole(in.tensorParallel), formatWhole(in.pipelineParallel),
+                 formatWhole(r.dataParallel), formatWhole(in.globalBatch),
+                 formatWhole(in.microBatch), formatWhole(r.microbatches))
+            .arg(r.peakStage)
+            .arg(busiest.layers)
+            .arg(busiest.inFlight)
+            .arg(gib(busiest.modelStateBytes), gib(busiest.activationBytes), gib(r.peakBytesPerGpu),
+                 gib(gpuMemoryBytes()), r.fits ? tr("it fits") : tr("it does not fit"), bubble,
+                 formatNumber(100.0 * r.bubbleFraction));
+    figuresLabel()->setText(m_figuresText);
+}
+
+QHash<QString, QString> PlanTab::explanationValues() const
+{
+    const core::PlanInputs& in = m_shown;
+    const core::PlanResult& r = m_result;
+    if (r.stages.empty())
+        return {};
+    const core::PlanStage& busiest = r.stages[static_cast<std::size_t>(r.peakStage)];
+    const core::CommunicationBytes& c = r.communication;
+    return {
+        {"parameters", formatCount(static_cast<double>(r.parameters.total))},
+        {"active", formatCount(static_cast<double>(r.parameters.active))},
+        {"gpus", formatWhole(in.gpus)},
+        {"t", formatWhole(in.tensorParallel)},
+        {"p", formatWhole(in.pipelineParallel)},
+        {"v", formatWhole(in.virtualStages)},
+        {"ep", formatWhole(in.expertParallel)},
+        {"d", formatWhole(r.dataParallel)},
+        {"m", formatWhole(r.microbatches)},
+        {"zero", zeroName(in.zeroStage)},
+        {"recompute", recomputeName(in.recompute)},
+        {"sequence_parallel", in.sequenceParallel ? tr("on") : tr("off")},
+        {"peak", gib(r.peakBytesPerGpu)},
+        {"peak_stage", QString::number(r.peakStage)},
+        {"stage_layers", formatWhole(busiest.layers)},
+        {"in_flight", formatWhole(busiest.inFlight)},
+        {"model_state", gib(busiest.modelStateBytes)},
+        {"activations", gib(busiest.activationBytes)},
+        {"layer_activations", gib(r.denseLayerActivationBytes)},
+        {"gpu_memory", gib(gpuMemoryBytes())},
+        {"fits", r.fits ? tr("yes") : tr("no")},
+        {"verdict", r.fits ? tr("it fits") : tr("it does not fit")},
+        {"bubble", formatNumber(100.0 * r.bubbleFraction) + '%'},
+        {"tp_bytes", gib(c.tensorParallel)},
+        {"dp_bytes", gib(c.dataParallel)},
+        {"pp_bytes", gib(c.pipeline)},
+        {"ep_bytes", gib(c.expert)},
+        {"activation_note", QString::fromStdString(core::activationScalingNote()).toHtmlEscaped()},
+        {"communication_note", QString::fromStdString(core::communicationNote()).toHtmlEscaped()},
+    };
+}
+
+QString PlanTab::saveText(const QString& path, const QByteArray& bytes) const
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly))
+        return tr("cannot write %1: %2").arg(path, file.errorString());
+    if (file.write(bytes) != bytes.size() || !file.commit())
+        return tr("cannot write %1: %2").arg(path, file.errorString());
+    return {};
+}
+
+QString PlanTab::saveDeepSpeedConfig(const QString& path) const
+{
+    try {
+        return saveText(path, deepSpeedConfig(m_inputs));
+    } catch (const core::InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+}
+
+QString PlanTab::saveMegatronArguments(const QString& path) const
+{
+    try {
+        return saveText(path, megatronArguments(m_inputs).toUtf8());
+    } catch (const core::InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+}
+
+void PlanTab::saveWithDialog(bool deepSpeed)
+{
+    const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+    const QString suggested =
+        QDir(folder).filePath(deepSpeed ? "plan-deepspeed.json" : "plan-megatron.txt");
+    const QString path = QFileDialog::getSaveFileName(
+        this, deepSpeed ? tr("Save DeepSpeed configuration") : tr("Save Megatron-LM arguments"),
+        suggested, deepSpeed ? tr("JSON (*.json)") : tr("Text (*.txt)"));
+    if (path.isEmpty())
+        return;
+    const QString error = deepSpeed ? saveDeepSpeedConfig(path) : saveMegatronArguments(path);
+    m_exportStatus->setText(error.isEmpty() ? tr("Wrote %1").arg(path)
+                                            : tr("Not written: %1").arg(error));
+}
+
+QString PlanTab::caption() const
+{
+    const core::PlanInputs& in = m_shown;
+    const int preset = m_presetBox->currentIndex();
+    const QString model =
+        preset >= 0 && preset < m_presets.size() ? m_presets[preset].title : tr("your own model");
+    return tr("Training plan: %1, %2 parameters; %3 GPUs = d %4 x t %5 x p %6; %7, %8 "
+              "recompute%9; sequence %10, micro batch %11, global batch %12; %13 GPUs")
+        .arg(model, formatCount(static_cast<double>(m_result.parameters.total)),
+             formatWhole(in.gpus), formatWhole(m_result.dataParallel),
+             formatWhole(in.tensorParallel), formatWhole(in.pipelineParallel),
+             zeroName(in.zeroStage), recomputeName(in.recompute),
+             in.sequenceParallel ? tr(", sequence parallel") : QString())
+        .arg(formatWhole(in.sequence), formatWhole(in.microBatch), formatWhole(in.globalBatch),
+             gib(gpuMemoryBytes()));
+}
+
+} // namespace scalelab::ui

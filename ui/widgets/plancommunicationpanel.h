@@ -1,0 +1,79 @@
+#pragma once
+
+#include "common/chartpanel.h"
+
+#include <QColor>
+#include <QList>
+#include <QStaticText>
+#include <QString>
+#include <array>
+
+namespace scalelab::ui {
+
+/// What one GPU sends per optimizer step, axis by axis (tensor, data, pipeline, expert
+/// parallelism): one row per axis with its name, a bar as long as its bytes, the figure, and
+/// beside it the formula the figure comes from, so the number and its reason are read together.
+/// The text shrinks to fit the space it is given (down to a floor; past it, each formula is cut
+/// short and the tooltip holds the whole).
+class PlanCommunicationPanel : public ChartPanel {
+    Q_OBJECT
+
+public:
+    struct Axis {
+        QString name; ///< "Tensor parallel"
+        QString detail; ///< the axis's size today: "t = 8"
+        double bytes = 0; ///< sent per GPU per step
+        QColor color;
+        QString formula; ///< how the figure is computed, in words and symbols
+    };
+
+    explicit PlanCommunicationPanel(const QString& name, QWidget* parent = nullptr);
+
+    void setTitle(const QString& title);
+    /// One line under the title (what is counted and in which unit).
+    void setSubtitle(const QString& subtitle);
+    /// Bytes per shown unit and its name ("GiB"): every figure is written in it.
+    void setUnit(double bytesPerUnit, const QString& unitName);
+    void setAxes(const QList<Axis>& axes);
+
+    const QList<Axis>& axes() const { return m_axes; }
+    QString title() const { return m_title; }
+    /// The figure as written beside a bar: "378 GiB", "0 GiB".
+    QString valueText(double bytes) const;
+
+    /// Where each part goes for a target of this size; the formulas' scale (1 = the chart
+    /// annotation font) and whether any formula had to be cut short.
+    struct Layout {
+        QRectF title, subtitle;
+        QList<QRectF> labels, bars, values, formulas;
+        double textScale = 1;
+        bool elided = false;
+    };
+    Layout layoutFor(const QRectF& target) const;
+
+    void render(QPainter& painter, const QRectF& target) override;
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    /// The layout and its laid-out texts for one size: most edits change only the bytes, so a
+    /// repaint reuses them instead of wrapping every formula again.
+    struct Cache {
+        QSizeF size;
+        QString key;
+        Layout layout;
+        QStaticText subtitle;
+        QList<QStaticText> formulas;
+    };
+    const Cache& cacheFor(const QSizeF& size) const;
+    QString cacheKey() const;
+
+    QString m_title, m_subtitle, m_unitName = "GiB";
+    double m_bytesPerUnit = 1073741824.0;
+    QList<Axis> m_axes;
+    mutable std::array<Cache, 2> m_cache;
+};
+
+} // namespace scalelab::ui

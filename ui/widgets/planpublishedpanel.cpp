@@ -1,0 +1,214 @@
+#include "planpublishedpanel.h"
+
+#include "common/chartstyle.h"
+#include "common/format.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace scalelab::ui {
+
+namespace {
+
+enum Column { What, Paper, ScaleLab, Difference, Load, Columns };
+
+/// A figure in its unit: "8.03B", "31.4 GB", "70%".
+QString inUnit(double value, const QString& unit, int digits)
+{
+    const QString number = formatNumber(value, digits);
+    if (unit == "%")
+        return number + '%';
+    if (unit == "B")
+        return number + 'B';
+    return number + ' ' + unit;
+}
+
+/// Differences this small are rounding noise in the last printed digit.
+bool isZero(double percent)
+{
+    return std::abs(percent) < 0.005;
+}
+
+} // namespace
+
+PlanPublishedPanel::PlanPublishedPanel(const QString& name, QWidget* parent)
+    : ChartPanel(name, parent)
+    , m_heading(new QLabel(this))
+    , m_table(new QTableWidget(0, Columns, this))
+    , m_detail(new QLabel(this))
+{
+    setMinimumSize(260, 220);
+    m_heading->setText(tr("<b>Published figures, checked</b> &nbsp;(press Load to see the "
+                          "configuration in the charts)"));
+    m_heading->setWordWrap(true);
+    m_table->setObjectName("plan.published");
+    m_table->setAccessibleName(tr("Published figures beside ScaleLab's"));
+    m_table->setHorizontalHeaderLabels(
+        {tr("Compared"), tr("Paper"), tr("ScaleLab"), tr("Difference"), QString()});
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setWordWrap(true);
+    m_table->verticalHeader()->hide();
+    // Rows as tall as their wrapped text at the width the table has now, not at its first.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QHeaderView* header = m_table->horizontalHeader();
+    header->setSectionResizeMode(What, QHeaderView::Stretch);
+    for (int c : {Paper, ScaleLab, Difference, Load})
+        header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+    m_detail->setObjectName("plan.published_detail");
+    m_detail->setWordWrap(true);
+    m_detail->setTextFormat(Qt::RichText);
+    m_detail->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * 4);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_heading);
+    layout->addWidget(m_table, 5);
+    layout->addWidget(m_detail, 2);
+    connect(m_table, &QTableWidget::currentCellChanged, this,
+            [this](int row, int, int, int) { showDetail(row); });
+}
+
+int PlanPublishedPanel::rowOf(int index) const
+{
+    return static_cast<int>(m_rowFigure.indexOf(index));
+}
+
+QString PlanPublishedPanel::publishedText(int index) const
+{
+    const PublishedFigure& f = m_figures[index];
+    const QString value = inUnit(f.published, f.unit, 4);
+    switch (f.comparison) {
+    case Comparison::Below:
+        return tr("under %1").arg(value);
+    case Comparison::About:
+        return tr("about %1").arg(value);
+    case Comparison::Equal:
+        break;
+    }
+    return value;
+}
+
+QString PlanPublishedPanel::scalelabText(int index) const
+{
+    const PublishedFigure& f = m_figures[index];
+    return inUnit(f.scalelab, f.unit, 4);
+}
+
+QString PlanPublishedPanel::differenceText(int index) const
+{
+    const double d = m_figures[index].differencePercent();
+    if (isZero(d))
+        return tr("0%");
+    // Signed, with a real minus sign, two significant digits for small ones.
+    const QString magnitude = formatNumber(std::abs(d), std::abs(d) < 1 ? 2 : 3);
+    return (d < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")) + magnitude + '%';
+}
+
+void PlanPublishedPanel::setFigures(const QList<PublishedFigure>& figures)
+{
+    m_figures = figures;
+    m_rowFigure.clear();
+    m_table->clearContents();
+    m_table->setRowCount(0);
+    QString group;
+    for (int i = 0; i < figures.size(); ++i) {
+        if (figures[i].group != group) {
+            group = figures[i].group;
+            const int row = m_table->rowCount();
+            m_table->insertRow(row);
+            auto* title = new QTableWidgetItem(group);
+            QFont bold = title->font();
+            bold.setBold(true);
+            title->setFont(bold);
+            title->setFlags(Qt::ItemIsEnabled);
+            title->setToolTip(figures[i].source);
+            m_table->setItem(row, What, title);
+            m_table->setSpan(row, What, 1, Columns);
+            m_rowFigure << -1;
+        }
+        const int row = m_table->rowCount();
+        m_table->insertRow(row);
+        m_rowFigure << i;
+        const PublishedFigure& f = figures[i];
+        const bool differs = !isZero(f.differencePercent());
+        // A mark on rows whose difference is explained below the table.
+        const QString texts[] = {f.what, publishedText(i), scalelabText(i),
+                                 differenceText(i) + (differs ? QStringLiteral(" *") : QString())};
+        for (int c = What; c <= Difference; ++c) {
+            auto* item = new QTableWidgetItem(texts[c]);
+            item->setTextAlignment(c == What ? Qt::AlignLeft | Qt::AlignVCenter
+                                             : Qt::AlignRight | Qt::AlignVCenter);
+            item->setToolTip(f.why.isEmpty() ? f.source : f.why);
+            m_table->setItem(row, c, item);
+        }
+        auto* load = new QPushButton(tr("Load"));
+        load->setObjectName(QString("plan.published_load_%1").arg(i));
+        load->setAccessibleName(tr("Load the configuration of: %1").arg(f.what));
+        load->setToolTip(tr("Show this configuration (preset %1) in the charts").arg(f.presetId));
+        connect(load, &QPushButton::clicked, this, [this, i] {
+            selectFigure(i);
+            emit loadRequested(i);
+        });
+        m_table->setCellWidget(row, Load, load);
+    }
+    if (!figures.isEmpty())
+        selectFigure(0);
+}
+
+void PlanPublishedPanel::selectFigure(int index)
+{
+    const int row = rowOf(index);
+    if (row < 0)
+        return;
+    m_table->setCurrentCell(row, What);
+    showDetail(row);
+}
+
+void PlanPublishedPanel::showDetail(int row)
+{
+    const int index = row >= 0 && row < m_rowFigure.size() ? m_rowFigure[row] : -1;
+    if (index < 0) {
+        if (row >= 0 && row < m_rowFigure.size() && row + 1 < m_rowFigure.size())
+            m_detail->setText(tr("<b>Source.</b> %1")
+                                  .arg(m_figures[m_rowFigure[row + 1]].source.toHtmlEscaped()));
+        return;
+    }
+    const PublishedFigure& f = m_figures[index];
+    const bool differs = !isZero(f.differencePercent());
+    QString text = tr("<b>%1</b>: paper %2, ScaleLab %3, difference %4.")
+                       .arg(f.what.toHtmlEscaped(), publishedText(index), scalelabText(index),
+                            differenceText(index));
+    if (!f.why.isEmpty())
+        text += (differs ? tr("<br><b>Why they differ.</b> ") : tr("<br>")) + f.why.toHtmlEscaped();
+    text += tr("<br><i>Source:</i> %1").arg(f.source.toHtmlEscaped());
+    m_detail->setText(text);
+}
+
+void PlanPublishedPanel::render(QPainter& painter, const QRectF& target)
+{
+    // The panel is widgets, not a drawing: draw them as they are laid out now, scaled to fit.
+    painter.save();
+    painter.fillRect(target, chartBackgroundColor());
+    // A panel never shown has never been laid out either.
+    ensurePolished();
+    if (layout())
+        layout()->activate();
+    const QSizeF own = size().isEmpty() ? target.size() : QSizeF(size());
+    const double scale = std::min(target.width() / own.width(), target.height() / own.height());
+    painter.translate(target.topLeft());
+    painter.scale(scale, scale);
+    QWidget::render(&painter, QPoint(), QRegion(),
+                    QWidget::DrawChildren | QWidget::DrawWindowBackground);
+    painter.restore();
+}
+
+} // namespace scalelab::ui
