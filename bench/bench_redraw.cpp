@@ -4,15 +4,20 @@
 //
 //   cmake --build --preset release --target bench_redraw
 //   QT_QPA_PLATFORM=offscreen ./build/release/bench/bench_redraw [--runs N] [--tab NAME]
+//                                                               [--scenario FILE]
+//
+// With --scenario the tabs start from that scenario instead of the defaults, for the cases an
+// issue names (bench/scenarios/ holds them; for example the 32-stage, 256-microbatch
+// interleaved pipeline).
 
-#include "common/chartpanel.h"
 #include "common/parametercontrol.h"
+#include "scenariojson.h"
 #include "tabs/tab.h"
 #include "tabs/tabs.h"
 
-#include <QAbstractScrollArea>
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QSlider>
 #include <QTest>
 #include <algorithm>
@@ -31,36 +36,78 @@ double percentile(std::vector<double> v, double p)
     return v[std::min(i, v.size() - 1)];
 }
 
-/// One slider move and everything it causes, until the charts are on screen again.
-double timeOneStep(Tab& tab, QSlider& slider, int position)
+/// Counts the events Qt delivers, so a step can run the event loop until the cascade a slider
+/// move sets off (recompute, scene changes, layout, update requests, paint) has died down.
+class EventCounter : public QObject {
+public:
+    long long count = 0;
+    long long paints = 0; ///< widgets painted: a step that paints nothing measured nothing
+
+protected:
+    bool eventFilter(QObject*, QEvent* event) override
+    {
+        ++count;
+        paints += event->type() == QEvent::Paint;
+        return false;
+    }
+};
+
+/// One slider move and everything it causes, until the window has painted its last change:
+/// what a user waits for. The event loop runs pass after pass while passes still deliver
+/// events; the window paints exactly what is dirty, once, as it would on screen.
+double timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events)
 {
     QElapsedTimer timer;
     timer.start();
     slider.setValue(position);
-    // The tab recomputes on a zero-delay timer; Qt Charts then updates its items.
+    // The tab recomputes on a zero-delay timer (or on its worker thread).
     while (tab.refreshPending())
         QCoreApplication::processEvents();
-    QCoreApplication::processEvents();
-    for (ChartPanel* chart : tab.charts()) {
-        chart->repaint();
-        for (auto* area : chart->findChildren<QAbstractScrollArea*>())
-            area->viewport()->repaint();
+    double lastActive = static_cast<double>(timer.nsecsElapsed());
+    for (int pass = 0; pass < 50; ++pass) {
+        const long long before = events.count;
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        if (events.count == before)
+            break;
+        lastActive = static_cast<double>(timer.nsecsElapsed());
     }
-    return static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    return lastActive / 1e6;
 }
 
-/// The nearest slider position whose value differs from the current one (some positions of a
-/// log slider share a value; moving between them would redraw nothing and flatter the figures).
-int neighbourPosition(const ParameterControl& control)
+/// Whether the tab shows the current inputs, rather than a message refusing them.
+bool acceptsInputs(Tab& tab)
 {
-    const QSlider* slider = control.slider();
+    tab.waitForIdle();
+    const auto* message = tab.findChild<QLabel*>("message");
+    return !message || message->text().isEmpty();
+}
+
+/// The nearest slider position whose value differs from the current one and which the tab
+/// accepts. Some positions of a log slider share a value (moving between them would redraw
+/// nothing), and some values are refused in some scenarios (with the interleaved schedule the
+/// microbatches must be a multiple of the stages): stepping there would time the message line,
+/// not the charts.
+int neighbourPosition(Tab& tab, ParameterControl& control)
+{
+    QSlider* slider = control.slider();
     const int here = slider->value();
-    for (int d = 1; d <= slider->maximum(); ++d)
-        for (int p : {here + d, here - d})
-            if (p >= slider->minimum() && p <= slider->maximum()
-                && control.valueAtPosition(p) != control.value())
-                return p;
-    return here;
+    int found = here;
+    for (int d = 1; d <= slider->maximum() && found == here; ++d)
+        for (int p : {here + d, here - d}) {
+            if (p < slider->minimum() || p > slider->maximum()
+                || control.valueAtPosition(p) == control.value())
+                continue;
+            slider->setValue(p);
+            const bool accepted = acceptsInputs(tab);
+            slider->setValue(here);
+            tab.waitForIdle();
+            if (accepted) {
+                found = p;
+                break;
+            }
+        }
+    return found;
 }
 
 } // namespace
@@ -72,21 +119,34 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     int runs = 300;
     QString only;
+    scalelab::core::Scenario scenario;
     const QStringList args = QCoreApplication::arguments();
     for (qsizetype i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == "--runs")
             runs = std::max(10, args[i + 1].toInt());
         if (args[i] == "--tab")
             only = args[i + 1];
+        if (args[i] == "--scenario") {
+            try {
+                scenario = scalelab::app::loadScenarioFile(args[i + 1]);
+            } catch (const std::exception& e) {
+                std::fprintf(stderr, "%s: %s\n", qPrintable(args[i + 1]), e.what());
+                return 2;
+            }
+        }
     }
 
-    std::printf("%-18s %-30s %8s %10s %10s %10s\n", "tab", "parameter", "runs", "median ms",
-                "p99 ms", "max ms");
+    std::printf("%-16s %-28s %-20s %6s %10s %10s %10s %7s\n", "tab", "parameter", "values", "runs",
+                "median ms", "p99 ms", "max ms", "paints");
     bool allWithinFrame = true;
+    EventCounter events;
+    app.installEventFilter(&events);
     for (Tab* raw : createTabs()) {
         std::unique_ptr<Tab> tab(raw);
         if (!only.isEmpty() && tab->name() != only)
             continue;
+        tab->setScenario(scenario);
+        tab->waitForIdle();
         tab->resize(1600, 950);
         tab->show();
         if (!QTest::qWaitForWindowExposed(tab.get()))
@@ -97,19 +157,26 @@ int main(int argc, char** argv)
             // Move back and forth between two neighbouring slider positions of different values.
             QSlider* slider = control->slider();
             const int a = slider->value();
-            const int b = neighbourPosition(*control);
+            const int b = neighbourPosition(*tab, *control);
             if (a == b)
                 continue;
+            const QString values = QString("%1 <-> %2")
+                                       .arg(control->valueAtPosition(a))
+                                       .arg(control->valueAtPosition(b));
             std::vector<double> ms;
+            const long long paintsBefore = events.paints;
             for (int i = 0; i < 10; ++i) // warm-up
-                timeOneStep(*tab, *slider, i % 2 ? a : b);
+                timeOneStep(*tab, *slider, i % 2 ? a : b, events);
             for (int i = 0; i < runs; ++i)
-                ms.push_back(timeOneStep(*tab, *slider, i % 2 ? a : b));
+                ms.push_back(timeOneStep(*tab, *slider, i % 2 ? a : b, events));
             const double p99 = percentile(ms, 0.99);
             allWithinFrame = allWithinFrame && p99 < 16.0;
-            std::printf("%-18s %-30s %8d %10.2f %10.2f %10.2f\n", qPrintable(tab->name()),
-                        qPrintable(control->spec().key), runs, percentile(ms, 0.5), p99,
-                        *std::max_element(ms.begin(), ms.end()));
+            // Widgets painted per step, on average: the charts and whatever else changed.
+            const double paints = static_cast<double>(events.paints - paintsBefore) / (runs + 10);
+            std::printf("%-16s %-28s %-20s %6d %10.2f %10.2f %10.2f %7.1f\n",
+                        qPrintable(tab->name()), qPrintable(control->spec().key),
+                        qPrintable(values), runs, percentile(ms, 0.5), p99,
+                        *std::max_element(ms.begin(), ms.end()), paints);
             std::fflush(stdout);
         }
     }

@@ -160,6 +160,17 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
     const double top = min + std::ceil(span / step - 1e-9) * step;
     // Change range and step in the order that never asks for a flood of ticks: a small step
     // over the old, wide range would lay out tens of thousands of them.
+    int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+    if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals)))
+        > 1e-6)
+        ++decimals; // 2.5, 0.25, ...
+    const QString format = QString("%.%1f").arg(decimals);
+    // An axis that does not change must not be touched: Qt Charts lays the whole chart out
+    // again (every label measured as rich text) on a new label format, even an equal one.
+    if (axis->tickType() == QValueAxis::TicksDynamic && axis->tickAnchor() == min
+        && axis->tickInterval() == step && axis->min() == min && axis->max() == top
+        && axis->labelFormat() == format)
+        return;
     axis->setTickType(QValueAxis::TicksDynamic);
     axis->setTickAnchor(min);
     if (step >= axis->tickInterval()) {
@@ -169,11 +180,8 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
         axis->setRange(min, top);
         axis->setTickInterval(step);
     }
-    int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
-    if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals)))
-        > 1e-6)
-        ++decimals; // 2.5, 0.25, ...
-    axis->setLabelFormat(QString("%.%1f").arg(decimals));
+    if (axis->labelFormat() != format)
+        axis->setLabelFormat(format);
 }
 
 } // namespace scalelab::ui

@@ -996,6 +996,10 @@ void Fp8Tab::showHeatmap(const Fp8View& v)
 void Fp8Tab::showTable(const Fp8View& v)
 {
     QStringList notes;
+    // The columns fit their contents. Told cell by cell, the table would measure every column
+    // again for each changed cell; told once, after all of them, it measures once.
+    bool changed = false;
+    QSignalBlocker quiet(m_table->model());
     for (int r = 0; r < static_cast<int>(v.table.size()); ++r) {
         const Fp8Granularity& g = v.table[static_cast<std::size_t>(r)];
         QString name = g.name;
@@ -1011,11 +1015,20 @@ void Fp8Tab::showTable(const Fp8View& v)
                                    formatWhole(g.all.underflowCount),
                                    percent(g.small.relativeError)};
         for (int c = 0; c < cells.size(); ++c)
-            if (m_table->item(r, c)->text() != cells[c])
+            if (m_table->item(r, c)->text() != cells[c]) {
                 m_table->item(r, c)->setText(cells[c]);
+                changed = true;
+            }
         const QString tip = g.note.isEmpty() ? g.about : g.about + ' ' + g.note + '.';
         if (m_table->item(r, 0)->toolTip() != tip)
             m_table->item(r, 0)->setToolTip(tip);
+    }
+    if (changed) {
+        quiet.unblock();
+        QAbstractItemModel* model = m_table->model();
+        emit model->dataChanged(model->index(0, 0),
+                                model->index(model->rowCount() - 1, model->columnCount() - 1));
+        m_table->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
     }
     const float maxValue = core::fp8MaxValue(v.inputs.format);
     notes << tr("Plain cast: no scale, so values past ±%1 saturate (or become NaN) and values "

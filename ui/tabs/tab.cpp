@@ -4,6 +4,7 @@
 #include "common/chartpanel.h"
 #include "common/chartstyle.h"
 #include "common/explanationpanel.h"
+#include "common/figureslabel.h"
 
 #include <QDoubleSpinBox>
 #include <QGridLayout>
@@ -38,16 +39,20 @@ ParameterSpec makeSpec(const QString& key, const QString& label, const QString& 
 Tab::Tab(QWidget* parent)
     : QWidget(parent)
     , m_timer(new QTimer(this))
+    , m_explanationTimer(new QTimer(this))
     , m_controlsColumn(new QVBoxLayout)
     , m_scroll(new QScrollArea(this))
     , m_right(new QVBoxLayout)
     , m_grid(new QGridLayout)
-    , m_figures(new QLabel(this))
+    , m_figures(new FiguresLabel(this))
     , m_message(new QLabel(this))
 {
     m_timer->setSingleShot(true);
     m_timer->setInterval(0);
     connect(m_timer, &QTimer::timeout, this, &Tab::refreshNow);
+    m_explanationTimer->setSingleShot(true);
+    m_explanationTimer->setInterval(kExplanationDelayMs);
+    connect(m_explanationTimer, &QTimer::timeout, this, &Tab::updateExplanation);
 
     auto* panel = new QWidget;
     panel->setLayout(m_controlsColumn);
@@ -58,8 +63,6 @@ Tab::Tab(QWidget* parent)
     m_scroll->setFrameShape(QFrame::NoFrame);
 
     m_figures->setObjectName("figures");
-    m_figures->setWordWrap(true);
-    m_figures->setTextFormat(Qt::RichText);
     m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setObjectName("message");
     m_message->setWordWrap(true);
@@ -72,17 +75,33 @@ Tab::Tab(QWidget* parent)
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(m_scroll);
     layout->addLayout(m_right, 1);
-    connect(this, &Tab::refreshed, this, &Tab::updateExplanation);
+    connect(this, &Tab::refreshed, this, &Tab::scheduleExplanation);
+}
+
+void Tab::scheduleExplanation()
+{
+    if (!m_explanation) {
+        updateExplanation(); // the first time: make the panel (if this tab has a text) at once
+    } else if (!m_explanationVisible) {
+        m_explanationStale = true;
+    } else if (!m_explanationTimer->isActive()) {
+        m_explanationTimer->start();
+    }
 }
 
 void Tab::updateExplanation()
 {
+    m_explanationTimer->stop();
+    m_explanationStale = false;
     if (!m_explanation) {
+        if (m_hasNoExplanation)
+            return;
         // Made here rather than in the constructor: the tab's name() is known only now.
         m_explanation = new ExplanationPanel(name(), this);
         if (!m_explanation->hasText()) {
             delete m_explanation;
             m_explanation = nullptr;
+            m_hasNoExplanation = true; // and no reason to look again on every refresh
             return;
         }
         m_explanation->setMinimumWidth(240);
@@ -120,6 +139,8 @@ void Tab::setExplanationVisible(bool visible)
     m_explanationVisible = visible;
     if (m_explanation)
         m_explanation->setVisible(visible);
+    if (visible && m_explanationStale)
+        updateExplanation();
 }
 
 QVBoxLayout* Tab::addGroup(const QString& title)
@@ -192,13 +213,18 @@ void Tab::waitForIdle()
         refreshNow();
     if (m_runner)
         m_runner->waitForIdle();
+    if (m_explanationTimer->isActive())
+        updateExplanation();
 }
 
 void Tab::showError(const QString& message)
 {
     // The charts keep the last good state; the message says which input is refused.
-    m_message->setText(message);
-    m_message->setVisible(!message.isEmpty());
+    // Touched only on a change: even hiding a hidden label makes the layout measure again.
+    if (m_message->text() != message)
+        m_message->setText(message);
+    if (m_message->isVisibleTo(this) == message.isEmpty())
+        m_message->setVisible(!message.isEmpty());
 }
 
 void Tab::refreshNow()

@@ -116,9 +116,18 @@ protected:
 
 private:
     void showError(const QString& message);
+    /// After a refresh: the explanation follows within kExplanationDelayMs, so a slider drag
+    /// redraws its charts every frame and sets the text (a whole rich-text layout) ten times a
+    /// second at most; a hidden explanation waits until it is shown.
+    void scheduleExplanation();
     void updateExplanation();
 
+    static constexpr int kExplanationDelayMs = 100;
+
     QTimer* m_timer;
+    QTimer* m_explanationTimer;
+    bool m_explanationStale = false;
+    bool m_hasNoExplanation = false;
     BackgroundRunner* m_runner = nullptr;
     QVBoxLayout* m_controlsColumn;
     QScrollArea* m_scroll;

@@ -9,6 +9,7 @@
 #include <QPainter>
 #include <QToolTip>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace scalelab::ui {
@@ -159,7 +160,28 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
     if (m_image.size() == QSize(w, h))
         return m_image;
     m_image = QImage(w, h, QImage::Format_RGB32);
+    // A colour table of kLevels steps along viridis, finer than the eye tells apart, and the
+    // value where each step begins: a cell then costs a binary search, not a logarithm (a
+    // million-cell map redraws within a frame).
+    constexpr int kLevels = 512;
     const auto range = colorRange(); // once: it scans the whole matrix
+    std::array<QRgb, kLevels> colours;
+    std::array<double, kLevels - 1> starts;
+    for (int k = 0; k < kLevels; ++k)
+        colours[static_cast<std::size_t>(k)] = viridis(k / double(kLevels - 1)).rgb();
+    const auto [lo, hi] = range;
+    for (int k = 1; k < kLevels; ++k) {
+        const double t = k / double(kLevels);
+        starts[static_cast<std::size_t>(k - 1)] = m_log && lo > 0
+            ? std::pow(10.0, std::log10(lo) + t * (std::log10(hi) - std::log10(lo)))
+            : lo + t * (hi - lo);
+    }
+    const auto colourOf = [&](double v) {
+        if (std::isnan(v) || (m_log && !(v > 0 && lo > 0)))
+            return colours.front(); // as scaled(): no place on the scale
+        return colours[static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), v)
+                                                - starts.begin())];
+    };
     for (int y = 0; y < h; ++y) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(y));
         for (int x = 0; x < w; ++x) {
@@ -167,7 +189,7 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
             const double v =
                 m_values.block(r0, c0, std::min(poolR, rows - r0), std::min(poolC, cols - c0))
                     .maxCoeff();
-            line[x] = viridis(scaled(v, range)).rgb();
+            line[x] = colourOf(v);
         }
     }
     return m_image;
