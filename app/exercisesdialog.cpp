@@ -77,6 +77,9 @@ QWidget* ExercisesDialog::buildPage(int index)
         auto* result = new QLabel;
         result->setObjectName(id + ".result");
         result->setWordWrap(true);
+        // Hints are written in HTML like the rest of exercises.json (&times;); plain feedback
+        // such as "Not yet. <hint>" would otherwise show the entities as typed.
+        result->setTextFormat(Qt::RichText);
         auto* solution = new QLabel(QString("<i>%1</i>").arg(question.solution));
         solution->setObjectName(id + ".solution");
         solution->setWordWrap(true);

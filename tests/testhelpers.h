@@ -1,12 +1,26 @@
 #pragma once
 
-// Helpers shared by the Qt Test suites.
+// Helpers shared by the Qt Test suites. The widget helpers further down are compiled only for
+// suites that link the widgets (they see tabs/tab.h), so the core suites stay free of Qt Gui.
 
 #include "scalelab/core/error.h"
 
 #include <QTest>
 #include <functional>
 #include <string>
+
+#if __has_include("tabs/tab.h")
+#define SCALELAB_TEST_WIDGET_HELPERS 1
+#include "tabs/tab.h"
+
+#include <QAbstractSeries>
+#include <QBarSet>
+#include <QChart>
+#include <QImage>
+#include <QList>
+#include <QSizeF>
+#include <algorithm>
+#endif
 
 namespace scalelab::test {
 
@@ -28,6 +42,67 @@ inline bool throwsInputError(const std::function<void()>& f, const std::string& 
     qWarning("no InputError thrown, expected one naming '%s'", field.c_str());
     return false;
 }
+
+#ifdef SCALELAB_TEST_WIDGET_HELPERS
+
+/// The first series of type T in `chart` whose name starts with `prefix`, or null.
+template <typename T> T* seriesNamed(QChart* chart, const QString& prefix)
+{
+    for (QAbstractSeries* s : chart->series())
+        if (auto* typed = qobject_cast<T*>(s); typed && typed->name().startsWith(prefix))
+            return typed;
+    return nullptr;
+}
+
+/// The bar heights of `set`, in category order.
+inline QList<qreal> values(const QBarSet* set)
+{
+    QList<qreal> out;
+    for (int i = 0; i < set->count(); ++i)
+        out << set->at(i);
+    return out;
+}
+
+/// How long settle() waits unless told otherwise: QTRY_VERIFY's own five seconds.
+inline constexpr int kSettleTimeoutMs = 5000;
+
+/// Waits until `tab` shows its current inputs (no recompute scheduled or running on a worker).
+/// Records a test failure if that takes longer than `timeoutMs`.
+inline void settle(ui::Tab& tab, int timeoutMs = kSettleTimeoutMs)
+{
+    QTRY_VERIFY_WITH_TIMEOUT(!tab.refreshPending(), timeoutMs);
+}
+
+/// The share of the image's width and height that the drawing spans, measured between the
+/// outermost pixels that differ from the top-left (background) pixel; {0, 0} for a blank image.
+/// A chart drawn small in a corner (a view never laid out at the export size) spans a few
+/// percent. Rows are read directly, since QImage::pixel() is slow in Debug builds; images that
+/// are not already 32-bit ARGB are converted first, which gives the colours pixel() reports.
+inline QSizeF drawnSpan(const QImage& source)
+{
+    const bool argb = source.format() == QImage::Format_ARGB32
+        || source.format() == QImage::Format_ARGB32_Premultiplied;
+    const QImage image = argb ? source : source.convertToFormat(QImage::Format_ARGB32);
+    if (image.isNull())
+        return {0, 0};
+    const QRgb background = reinterpret_cast<const QRgb*>(image.constScanLine(0))[0];
+    int left = image.width(), right = -1, top = image.height(), bottom = -1;
+    for (int y = 0; y < image.height(); ++y) {
+        const auto* line = reinterpret_cast<const QRgb*>(image.constScanLine(y));
+        for (int x = 0; x < image.width(); ++x)
+            if (line[x] != background) {
+                left = std::min(left, x);
+                right = std::max(right, x);
+                top = std::min(top, y);
+                bottom = std::max(bottom, y);
+            }
+    }
+    if (right < 0)
+        return {0, 0};
+    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
+}
+
+#endif // SCALELAB_TEST_WIDGET_HELPERS
 
 } // namespace scalelab::test
 

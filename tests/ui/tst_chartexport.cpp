@@ -3,6 +3,7 @@
 #include "common/chartexport.h"
 #include "common/chartpanel.h"
 #include "tabs/memorytab.h"
+#include "testhelpers.h"
 
 #include <QDir>
 #include <QFile>
@@ -12,6 +13,7 @@
 #include <QTest>
 
 using namespace scalelab::ui;
+using namespace scalelab::test;
 
 namespace {
 
@@ -19,25 +21,6 @@ QByteArray readAll(const QString& path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-/// The share of the image's rows and columns that hold something other than the background:
-/// a chart drawn tiny in a corner (a view never laid out at the size) spans a few percent.
-QSizeF drawnSpan(const QImage& image)
-{
-    const QRgb background = image.pixel(0, 0);
-    int left = image.width(), right = -1, top = image.height(), bottom = -1;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            if (image.pixel(x, y) != background) {
-                left = std::min(left, x);
-                right = std::max(right, x);
-                top = std::min(top, y);
-                bottom = std::max(bottom, y);
-            }
-    if (right < 0)
-        return {0, 0};
-    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
 }
 
 } // namespace

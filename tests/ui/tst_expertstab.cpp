@@ -8,6 +8,7 @@
 #include "common/parametercontrol.h"
 #include "scalelab/core/experts.h"
 #include "tabs/expertstab.h"
+#include "testhelpers.h"
 #include "widgets/heatmappanel.h"
 
 #include <QBarSet>
@@ -29,6 +30,7 @@
 
 using namespace scalelab;
 using namespace scalelab::ui;
+using namespace scalelab::test;
 
 using Matrix = std::vector<std::vector<std::int64_t>>;
 
@@ -36,13 +38,8 @@ Q_DECLARE_METATYPE(scalelab::core::Scenario)
 
 namespace {
 
-template <typename T> T* seriesNamed(QChart* chart, const QString& prefix)
-{
-    for (QAbstractSeries* s : chart->series())
-        if (auto* typed = qobject_cast<T*>(s); typed && typed->name().startsWith(prefix))
-            return typed;
-    return nullptr;
-}
+/// Heavy routing in a Debug or sanitizer build may take seconds; nothing here is timed.
+constexpr int kWorkerTimeoutMs = 120000;
 
 QStackedBarSeries* barsOf(QChart* chart)
 {
@@ -60,44 +57,12 @@ QBarSet* setNamed(QStackedBarSeries* bars, const QString& prefix)
     return nullptr;
 }
 
-QList<qreal> values(const QBarSet* set)
-{
-    QList<qreal> out;
-    for (int i = 0; i < set->count(); ++i)
-        out << set->at(i);
-    return out;
-}
-
 QList<qreal> asReals(const std::vector<std::int64_t>& v)
 {
     QList<qreal> out;
     for (std::int64_t x : v)
         out << static_cast<qreal>(x);
     return out;
-}
-
-/// Heavy routing in a Debug or sanitizer build may take seconds; nothing here is timed.
-void settle(Tab& tab)
-{
-    QTRY_VERIFY_WITH_TIMEOUT(!tab.refreshPending(), 120000);
-}
-
-/// Share of the image's rows and columns that hold anything but the background colour.
-QSizeF drawnSpan(const QImage& image)
-{
-    const QRgb background = image.pixel(0, 0);
-    int left = image.width(), right = -1, top = image.height(), bottom = -1;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            if (image.pixel(x, y) != background) {
-                left = std::min(left, x);
-                right = std::max(right, x);
-                top = std::min(top, y);
-                bottom = std::max(bottom, y);
-            }
-    if (right < 0)
-        return {0, 0};
-    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
 }
 
 core::Scenario exerciseScenario()
@@ -195,7 +160,7 @@ private slots:
     {
         ExpertsTab tab;
         QVERIFY(tab.refreshPending()); // the first routing is on the worker
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         const core::ExpertsInputs d;
         QCOMPARE(tab.inputs().ranks, d.ranks);
         QCOMPARE(tab.inputs().experts, d.experts);
@@ -219,9 +184,9 @@ private slots:
     void chapterExerciseFromThePreset()
     {
         ExpertsTab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         choosePreset(tab, ExpertsTab::ChapterExercise);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.preset(), ExpertsTab::ChapterExercise);
         Eigen::MatrixXd expected(2, 2);
         expected << 2, 1, 0, 3;
@@ -244,7 +209,7 @@ private slots:
     {
         ExpertsTab tab;
         tab.setScenario(exerciseScenario());
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.preset(), ExpertsTab::ChapterExercise);
         Eigen::MatrixXd expected(2, 2);
         expected << 2, 1, 0, 3;
@@ -259,9 +224,9 @@ private slots:
     {
         ExpertsTab tab;
         tab.setScenario(exerciseScenario());
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         tab.control("experts.skew")->setValue(0.5);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(!tab.inputs().assignments);
         QCOMPARE(tab.preset(), ExpertsTab::Custom);
         QCOMPARE(tab.inputs().ranks, std::int64_t(2));
@@ -269,7 +234,7 @@ private slots:
         // The capacity applies to the exercise too, which stays explicit.
         tab.setScenario(exerciseScenario());
         tab.control("experts.capacity_factor")->setValue(1.0);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(tab.inputs().assignments);
         QCOMPARE(tab.inputs().capacityFactor, 1.0);
         checkAgainstCore(tab);
@@ -296,7 +261,7 @@ private slots:
         tab.resize(1600, 950);
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         ParameterControl* control = tab.control(key);
         QVERIFY(control);
         const double before = control->value();
@@ -305,7 +270,7 @@ private slots:
         QTest::keyClick(control->slider(), Qt::Key(qtKey));
         QVERIFY(control->value() != before);
         QVERIFY(tab.refreshPending()); // until the worker's result is on screen
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         core::Scenario scenario;
         tab.writeScenario(scenario);
         const core::ExpertsInputs& now = scenario.experts;
@@ -337,7 +302,7 @@ private slots:
         ranks->setValue(1);
         experts->setValue(3);
         QCOMPARE(tab.control("experts.top_k")->spec().maximum, 3.0);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         checkAgainstCore(tab);
     }
 
@@ -359,9 +324,9 @@ private slots:
         QFETCH(bool, byId);
         ExpertsTab tab;
         tab.setScenario(exerciseScenario()); // presets also leave the exercise
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         choosePreset(tab, ExpertsTab::Preset(preset));
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().skew, skew);
         QCOMPARE(tab.inputs().popularity == core::ExpertPopularity::ById, byId);
         QVERIFY(!tab.inputs().assignments);
@@ -380,11 +345,11 @@ private slots:
         // but "one hot rank" piles them onto rank 0.
         ExpertsTab tab;
         choosePreset(tab, ExpertsTab::Zipf);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         const QString zipfLoss = tab.ranksCaption()->toPlainText().section("Aux loss", 1);
         const auto zipf = core::routeExperts(tab.inputs());
         choosePreset(tab, ExpertsTab::OneHotRank);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         checkAgainstCore(tab);
         const auto hot = core::routeExperts(tab.inputs());
         QCOMPARE(tab.ranksCaption()->toPlainText().section("Aux loss", 1), zipfLoss);
@@ -401,27 +366,27 @@ private slots:
         QVERIFY(!box->isChecked());
         box->setChecked(true);
         tab.control("experts.capacity_factor")->setValue(1.0);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().capacityFactor, 1.0);
         const auto r = core::routeExperts(tab.inputs());
         QVERIFY(r.dropped > 0); // skew 1 overflows the hot experts
         checkAgainstCore(tab);
         box->setChecked(false);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().capacityFactor, 0.0);
         checkAgainstCore(tab);
         // Moving the factor turns the limit back on.
         tab.control("experts.capacity_factor")->setValue(2.0);
         QVERIFY(box->isChecked());
         QCOMPARE(tab.inputs().capacityFactor, 2.0);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         checkAgainstCore(tab);
     }
 
     void slotSizeRedrawsWithoutRouting()
     {
         ExpertsTab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         tab.control("experts.hidden")->setValue(1024);
         tab.control("experts.bytes_per_value")->setValue(1);
         // Nothing to route again: the redraw happens at once, on this thread.
@@ -438,7 +403,7 @@ private slots:
     void heavyRoutingRunsOnTheWorker()
     {
         ExpertsTab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         core::Scenario s;
         s.experts.ranks = 64;
         s.experts.experts = 256;
@@ -449,7 +414,7 @@ private slots:
         // and the tab says a result is pending.
         QVERIFY(tab.refreshPending());
         QCOMPARE(tab.heatmap()->matrix().rows(), Eigen::Index(4));
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.heatmap()->matrix().rows(), Eigen::Index(64));
         checkAgainstCore(tab);
     }
@@ -457,14 +422,14 @@ private slots:
     void staleResultsAreDropped()
     {
         ExpertsTab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QSignalSpy refreshed(&tab, &Tab::refreshed);
         // Three requests without a turn of the event loop: only the last one is drawn.
         for (double skew : {0.5, 1.5, 2.5}) {
             tab.control("experts.skew")->setValue(skew);
             tab.refreshNow();
         }
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(refreshed.count(), 1);
         QCOMPARE(tab.inputs().skew, 2.5);
         checkAgainstCore(tab);
@@ -537,7 +502,7 @@ private slots:
         QCOMPARE(back.experts.skew, 6.5);
         QCOMPARE(back.experts.seed, std::int64_t(123456));
         QCOMPARE(back.experts.capacityFactor, 0.5);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         checkAgainstCore(tab);
     }
 
@@ -549,7 +514,7 @@ private slots:
         s.experts.expertToRank = std::vector<std::int64_t>{3, 1, 0, 2, 0, 1};
         ExpertsTab tab;
         tab.setScenario(s);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         core::Scenario back;
         tab.writeScenario(back);
         QCOMPARE(back.experts.expertToRank, s.experts.expertToRank);
@@ -557,7 +522,7 @@ private slots:
         checkAgainstCore(tab);
         // A new rank count cannot keep it: back to equal blocks.
         tab.control("experts.ranks")->setValue(3);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(!tab.inputs().expertToRank);
         QCOMPARE(tab.inputs().experts, std::int64_t(6));
         checkAgainstCore(tab);
@@ -566,19 +531,19 @@ private slots:
     void refusedInputsKeepTheLastCharts()
     {
         ExpertsTab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         const Eigen::MatrixXd before = tab.heatmap()->matrix();
         core::Scenario s;
         s.experts.expertToRank = std::vector<std::int64_t>{0, 1, 2}; // 16 experts need 16 owners
         tab.setScenario(s);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(tab.messageLabel()->isVisibleTo(&tab));
         QVERIFY2(tab.messageLabel()->text().contains("experts.expert_to_rank"),
                  qPrintable(tab.messageLabel()->text()));
         QCOMPARE(tab.heatmap()->matrix(), before);
         // Redrawing for another slot size keeps saying so.
         tab.control("experts.hidden")->setValue(1024);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(tab.messageLabel()->isVisibleTo(&tab));
         QCOMPARE(tab.heatmap()->matrix(), before);
         // A routing still on its way when the inputs turn bad is not drawn over the refusal.
@@ -590,7 +555,7 @@ private slots:
         tab.refreshNow();
         QVERIFY(tab.refreshPending());
         tab.setScenario(s);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(tab.messageLabel()->isVisibleTo(&tab));
         QCOMPARE(tab.heatmap()->matrix(), before);
     }

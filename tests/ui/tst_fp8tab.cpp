@@ -8,6 +8,7 @@
 #include "common/parametercontrol.h"
 #include "scalelab/core/fp8.h"
 #include "tabs/fp8tab.h"
+#include "testhelpers.h"
 #include "widgets/heatmappairpanel.h"
 #include "widgets/heatmappanel.h"
 
@@ -30,21 +31,12 @@
 
 using namespace scalelab;
 using namespace scalelab::ui;
+using namespace scalelab::test;
 
 namespace {
 
-template <typename T> T* seriesNamed(QChart* chart, const QString& prefix)
-{
-    for (QAbstractSeries* s : chart->series())
-        if (auto* typed = qobject_cast<T*>(s); typed && typed->name().startsWith(prefix))
-            return typed;
-    return nullptr;
-}
-
-void settle(Tab& tab)
-{
-    QTRY_VERIFY_WITH_TIMEOUT(!tab.refreshPending(), 120000);
-}
+/// How long settle() waits for this tab's results; Debug builds are slow, nothing is timed.
+constexpr int kWorkerTimeoutMs = 120000;
 
 /// Points (x, y) of a float row at height y, as the grid chart draws them.
 QList<QPointF> rowAt(const std::vector<float>& xs, double y)
@@ -63,24 +55,6 @@ std::vector<float> slice(const core::MatrixF& m, std::int64_t first, std::int64_
 QString percent(double fraction)
 {
     return formatNumber(100.0 * fraction) + " %";
-}
-
-/// The share of the image's rows and columns that hold something other than the background.
-QSizeF drawnSpan(const QImage& image)
-{
-    const QRgb background = image.pixel(0, 0);
-    int left = image.width(), right = -1, top = image.height(), bottom = -1;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            if (image.pixel(x, y) != background) {
-                left = std::min(left, x);
-                right = std::max(right, x);
-                top = std::min(top, y);
-                bottom = std::max(bottom, y);
-            }
-    if (right < 0)
-        return {0, 0};
-    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
 }
 
 int indexOfData(QComboBox* box, qlonglong value)
@@ -230,14 +204,14 @@ private:
         QVERIFY(i >= 0);
         preset->setCurrentIndex(i);
         emit preset->activated(i); // what a user's choice sends
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
     }
 
 private slots:
     void opensOnTheScenarioDefaults()
     {
         Fp8Tab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         const core::Fp8Inputs d;
         QCOMPARE(tab.inputs().format, d.format);
         QCOMPARE(tab.inputs().blockSize, d.blockSize);
@@ -274,14 +248,14 @@ private slots:
         tab.resize(1600, 1000);
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         ParameterControl* control = tab.control(key);
         QVERIFY(control);
         const double before = control->value();
         control->slider()->setFocus();
         QTest::keyClick(control->slider(), Qt::Key(qtKey));
         QVERIFY(control->value() != before);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         core::Scenario s;
         tab.writeScenario(s);
         if (key == "fp8.shown_block")
@@ -301,23 +275,23 @@ private slots:
     void blockSizesAreTheDivisorsOfTheColumns()
     {
         Fp8Tab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QComboBox* box = combo(tab, "fp8.block_size");
         QCOMPARE(offered(box), (QList<qlonglong>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
         QCOMPARE(box->currentData().toLongLong(), 16);
         box->setCurrentIndex(indexOfData(box, 64));
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().blockSize, std::int64_t(64));
         checkAgainstCore(tab);
         // 100 columns: 64 divides nothing, so the largest divisor below it is offered.
         tab.control("fp8.cols")->setValue(100);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(offered(box), (QList<qlonglong>{1, 2, 4, 5, 10, 20, 25, 50, 100}));
         QCOMPARE(tab.inputs().blockSize, std::int64_t(50));
         checkAgainstCore(tab);
         // Back to 256: the choice of 64 comes back.
         tab.control("fp8.cols")->setValue(256);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().blockSize, std::int64_t(64));
         QCOMPARE(Fp8Tab::blockSizeChoices(97), (std::vector<std::int64_t>{1, 97}));
         QCOMPARE(Fp8Tab::blockSizeChoices(1), (std::vector<std::int64_t>{1}));
@@ -347,7 +321,7 @@ private slots:
         QFETCH(double, maxRatio);
         QFETCH(bool, tensorUnderflows);
         Fp8Tab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         choosePreset(tab, preset);
         checkAgainstCore(tab);
         const auto view = tab.view();
@@ -379,7 +353,7 @@ private slots:
     void theChaptersExampleAndBack()
     {
         Fp8Tab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         choosePreset(tab, "Chapter's 1 x 8 example");
         QVERIFY(tab.inputs().values);
         QCOMPARE(tab.inputs().values->cols(), Eigen::Index(8));
@@ -402,7 +376,7 @@ private slots:
         auto* generate = tab.findChild<QPushButton*>("fp8.generate");
         QVERIFY(generate && generate->isVisibleTo(&tab));
         generate->click();
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(!tab.inputs().values);
         QVERIFY(tab.control("fp8.rows")->isEnabled());
         QCOMPARE(tab.inputs().blockSize, std::int64_t(4)); // 4 divides 256 too
@@ -420,7 +394,7 @@ private slots:
         Fp8Tab tab;
         tab.setScenario(s);
         tab.control("fp8.shown_block")->setValue(0);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(!tab.messageLabel()->isVisibleTo(&tab));
         checkAgainstCore(tab);
         QCOMPARE(tab.view()->shownBlock, std::int64_t(0));
@@ -434,13 +408,13 @@ private slots:
     void overflowModeShowsInThePlainCast()
     {
         Fp8Tab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         choosePreset(tab, "Outliers x10^5: subnormals");
         QComboBox* overflow = combo(tab, "fp8.overflow");
         const QString saturated = tab.granularityTable()->item(Fp8Tab::kCastRow, 2)->text();
         QVERIFY(saturated != "NaN");
         overflow->setCurrentIndex(1);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().overflow, core::Fp8Overflow::NaN);
         checkAgainstCore(tab);
         // Outliers past 448 become NaN without a scale; every scaled row is untouched, since a
@@ -453,9 +427,9 @@ private slots:
     void formatSwitch()
     {
         Fp8Tab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         combo(tab, "fp8.format")->setCurrentIndex(1);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().format, core::Fp8Format::E5M2);
         checkAgainstCore(tab);
         QVERIFY(tab.figuresLabel()->text().contains("E5M2"));
@@ -472,7 +446,7 @@ private slots:
         s.fp8.format = core::Fp8Format::E5M2;
         Fp8Tab tab;
         tab.setScenario(s);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         core::Scenario back;
         tab.writeScenario(back);
         QCOMPARE(back.fp8.outlierScale, 1e15);
@@ -488,12 +462,12 @@ private slots:
     void aBlockSizeThatDividesNothingIsNamed()
     {
         Fp8Tab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         const auto good = tab.view();
         core::Scenario s;
         s.fp8.blockSize = 3; // 256 columns
         tab.setScenario(s);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().blockSize, std::int64_t(3)); // not quietly changed
         QVERIFY(tab.messageLabel()->isVisibleTo(&tab));
         QVERIFY(tab.messageLabel()->text().contains("fp8.block_size"));
@@ -501,7 +475,7 @@ private slots:
         // Choosing a real size clears it.
         QComboBox* box = combo(tab, "fp8.block_size");
         box->setCurrentIndex(indexOfData(box, 32));
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(!tab.messageLabel()->isVisibleTo(&tab));
         checkAgainstCore(tab);
     }
@@ -509,7 +483,7 @@ private slots:
     void aHugeMatrixDoesNotBlockTheSliders()
     {
         Fp8Tab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         tab.control("fp8.rows")->setValue(4096);
         tab.control("fp8.cols")->setValue(4096);
         // Let the zero-delay timer hand the work to the worker thread.
@@ -522,7 +496,7 @@ private slots:
         QTest::keyClick(shown->slider(), Qt::Key_Right);
         QCOMPARE(shown->value(), before + 1);
         QVERIFY(tab.refreshPending());
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         const auto view = tab.view();
         QCOMPARE(view->inputs.rows, std::int64_t(4096));
         QCOMPARE(view->inputs.cols, std::int64_t(4096));
@@ -535,7 +509,7 @@ private slots:
         // The generator's normal matrix is kept: a new outlier scale reuses it.
         const auto normals = view->normals;
         tab.control("fp8.outlier_scale")->setValue(1e5);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.view()->normals, normals);
     }
 
@@ -562,7 +536,7 @@ private slots:
     {
         QFETCH(QString, preset);
         Fp8Tab tab; // never shown: export lays every chart out itself
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         choosePreset(tab, preset);
         QTemporaryDir dir;
         // SCALELAB_PNG_DIR keeps copies to look at.

@@ -5,6 +5,7 @@
 #include "common/parametercontrol.h"
 #include "scalelab/core/memory.h"
 #include "tabs/memorytab.h"
+#include "testhelpers.h"
 
 #include <QAbstractButton>
 #include <QBarSet>
@@ -18,31 +19,7 @@
 
 using namespace scalelab;
 using namespace scalelab::ui;
-
-namespace {
-
-template <typename T> T* seriesNamed(QChart* chart, const QString& prefix)
-{
-    for (QAbstractSeries* s : chart->series())
-        if (auto* typed = qobject_cast<T*>(s); typed && typed->name().startsWith(prefix))
-            return typed;
-    return nullptr;
-}
-
-QList<qreal> values(const QBarSet* set)
-{
-    QList<qreal> out;
-    for (int i = 0; i < set->count(); ++i)
-        out << set->at(i);
-    return out;
-}
-
-void settle(Tab& tab)
-{
-    QTRY_VERIFY(!tab.refreshPending());
-}
-
-} // namespace
+using namespace scalelab::test;
 
 class TstMemoryTab : public QObject {
     Q_OBJECT

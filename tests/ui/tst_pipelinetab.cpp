@@ -8,6 +8,7 @@
 #include "common/parametercontrol.h"
 #include "scalelab/core/pipeline.h"
 #include "tabs/pipelinetab.h"
+#include "testhelpers.h"
 #include "widgets/ganttpanel.h"
 
 #include <QAbstractAxis>
@@ -29,15 +30,11 @@
 
 using namespace scalelab;
 using namespace scalelab::ui;
+using namespace scalelab::test;
 using core::Pass;
 using core::Schedule;
 
 namespace {
-
-void settle(Tab& tab)
-{
-    QTRY_VERIFY(!tab.refreshPending());
-}
 
 core::Scenario scenarioWith(Schedule schedule, std::int64_t p, std::int64_t m, std::int64_t v)
 {
@@ -47,26 +44,6 @@ core::Scenario scenarioWith(Schedule schedule, std::int64_t p, std::int64_t m, s
     s.pipeline.microbatches = m;
     s.pipeline.virtualStages = v;
     return s;
-}
-
-/// The share of the image's rows and columns that hold something other than the background.
-QSizeF drawnSpan(const QImage& image)
-{
-    const QRgb background = image.pixel(0, 0);
-    int left = image.width(), right = -1, top = image.height(), bottom = -1;
-    for (int y = 0; y < image.height(); ++y) {
-        const auto* line = reinterpret_cast<const QRgb*>(image.constScanLine(y));
-        for (int x = 0; x < image.width(); ++x)
-            if (line[x] != background) {
-                left = std::min(left, x);
-                right = std::max(right, x);
-                top = std::min(top, y);
-                bottom = std::max(bottom, y);
-            }
-    }
-    if (right < 0)
-        return {0, 0};
-    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
 }
 
 /// The first pair of laid-out texts that intersect, as a message; empty if none do.

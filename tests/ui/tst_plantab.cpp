@@ -41,31 +41,11 @@
 
 using namespace scalelab;
 using namespace scalelab::ui;
+using namespace scalelab::test;
 
 namespace {
 
 constexpr double kGiB = 1073741824.0;
-
-void settle(Tab& tab)
-{
-    QTRY_VERIFY(!tab.refreshPending());
-}
-
-QList<qreal> values(const QBarSet* set)
-{
-    QList<qreal> out;
-    for (int i = 0; i < set->count(); ++i)
-        out << set->at(i);
-    return out;
-}
-
-template <typename T> T* seriesNamed(QChart* chart, const QString& prefix)
-{
-    for (QAbstractSeries* s : chart->series())
-        if (auto* typed = qobject_cast<T*>(s); typed && typed->name().startsWith(prefix))
-            return typed;
-    return nullptr;
-}
 
 QBarSet* barSet(QChart* chart, int index)
 {
@@ -97,25 +77,6 @@ Snapshot snapshot(PlanTab& tab)
             if (auto* xy = qobject_cast<QXYSeries*>(series))
                 s.lines << xy->points();
     return s;
-}
-
-QSizeF drawnSpan(const QImage& image)
-{
-    const QRgb background = image.pixel(0, 0);
-    int left = image.width(), right = -1, top = image.height(), bottom = -1;
-    for (int y = 0; y < image.height(); ++y) {
-        const auto* line = reinterpret_cast<const QRgb*>(image.constScanLine(y));
-        for (int x = 0; x < image.width(); ++x)
-            if (line[x] != background) {
-                left = std::min(left, x);
-                right = std::max(right, x);
-                top = std::min(top, y);
-                bottom = std::max(bottom, y);
-            }
-    }
-    if (right < 0)
-        return {0, 0};
-    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
 }
 
 QJsonObject readResource(const QString& path)

@@ -9,6 +9,7 @@
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/tensor_parallel.h"
 #include "tabs/tensorparalleltab.h"
+#include "testhelpers.h"
 #include "widgets/shardingpanel.h"
 
 #include <QChart>
@@ -26,41 +27,13 @@
 
 using namespace scalelab;
 using namespace scalelab::ui;
+using namespace scalelab::test;
 using Split = TensorParallelTab::SplitMode;
 
 namespace {
 
-template <typename T> T* seriesNamed(QChart* chart, const QString& prefix)
-{
-    for (QAbstractSeries* s : chart->series())
-        if (auto* typed = qobject_cast<T*>(s); typed && typed->name().startsWith(prefix))
-            return typed;
-    return nullptr;
-}
-
-void settle(Tab& tab)
-{
-    // Debug builds of Eigen are slow; the worker's result still comes, only later.
-    QTRY_VERIFY_WITH_TIMEOUT(!tab.refreshPending(), 60000);
-}
-
-/// The share of rows and columns holding something other than the background.
-QSizeF drawnSpan(const QImage& image)
-{
-    const QRgb background = image.pixel(0, 0);
-    int left = image.width(), right = -1, top = image.height(), bottom = -1;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            if (image.pixel(x, y) != background) {
-                left = std::min(left, x);
-                right = std::max(right, x);
-                top = std::min(top, y);
-                bottom = std::max(bottom, y);
-            }
-    if (right < 0)
-        return {0, 0};
-    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
-}
+/// Debug builds of Eigen are slow; the worker's result still comes, only later.
+constexpr int kWorkerTimeoutMs = 60000;
 
 core::TensorParallelInputs withRanks(core::TensorParallelInputs in, std::int64_t ranks)
 {
@@ -231,7 +204,7 @@ private slots:
         tab.resize(1500, 950);
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         ParameterControl* control = tab.control(key);
         QVERIFY(control);
         const double before = control->value();
@@ -241,7 +214,7 @@ private slots:
         control->slider()->setFocus();
         QTest::keyClick(control->slider(), Qt::Key(qtKey));
         QVERIFY(control->value() != before);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         tab.writeScenario(scenario);
         const core::TensorParallelInputs& now = scenario.tensorParallel;
         QVERIFY(!(
@@ -254,7 +227,7 @@ private slots:
     {
         TensorParallelTab tab;
         tab.control("tensor_parallel.d_ff")->setValue(10);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.control("tensor_parallel.ranks")->spec().maximum, 10.0);
         QCOMPARE(tab.inputs().ranks, std::int64_t(4));
         // Uneven: array_split gives the first two ranks one column more.
@@ -262,7 +235,7 @@ private slots:
                  (std::vector<std::int64_t>{3, 3, 2, 2}));
         checkAgainstCore(tab);
         tab.control("tensor_parallel.d_ff")->setValue(3);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().ranks, std::int64_t(3)); // clamped to the hidden width
         checkAgainstCore(tab);
     }
@@ -279,11 +252,11 @@ private slots:
         QFETCH(int, split);
         const auto mode = Split(split);
         TensorParallelTab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         const QString matchingText = tab.explanationLabel()->text();
         chooseSplit(tab, mode);
         QCOMPARE(tab.splitMode(), mode);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         checkAgainstCore(tab);
 
         const core::TensorParallelInputs in = tab.inputs();
@@ -329,7 +302,7 @@ private slots:
         }
 
         chooseSplit(tab, Split::Matching);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(!series->isVisible());
         QVERIFY(*tab.currentDifference() < 1e-12);
         QCOMPARE(tab.explanationLabel()->text(), matchingText);
@@ -338,11 +311,11 @@ private slots:
     void precisionSwitchChangesTheLiveFigure()
     {
         TensorParallelTab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         auto* box = tab.findChild<QComboBox*>("tensor_parallel.precision");
         QVERIFY(box);
         box->setCurrentIndex(1);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.precision(), TensorParallelTab::Precision::Float32);
         QVERIFY(tab.figuresLabel()->text().contains("in float32"));
         checkAgainstCore(tab);
@@ -367,7 +340,7 @@ private slots:
         auto* params = seriesNamed<QLineSeries>(tab.costChart()->chart(), "Parameters");
         QVERIFY(params);
         QCOMPARE(params->count(), 7);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         checkAgainstCore(tab);
     }
 
@@ -385,7 +358,7 @@ private slots:
         QVERIFY(tab.refreshPending());
         tab.setScenario(core::Scenario{});
         tab.refreshNow();
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().dFf, std::int64_t(64));
         checkAgainstCore(tab);
     }
@@ -393,19 +366,19 @@ private slots:
     void refusedInputKeepsItsMessage()
     {
         TensorParallelTab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         const auto before = tab.errorSamples().size();
         // 4096 tokens x 32768 hidden values is more than core accepts in one matrix.
         tab.control("tensor_parallel.d_ff")->setValue(32768);
         tab.control("tensor_parallel.tokens")->setValue(4096);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(tab.messageLabel()->isVisibleTo(&tab));
         QVERIFY2(tab.messageLabel()->text().startsWith("tensor_parallel.tokens"),
                  qPrintable(tab.messageLabel()->text()));
         QCOMPARE(tab.errorSamples().size(), before); // the last good charts stay
         tab.control("tensor_parallel.tokens")->setValue(8);
         tab.control("tensor_parallel.d_ff")->setValue(64);
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         QVERIFY(!tab.messageLabel()->isVisibleTo(&tab));
         checkAgainstCore(tab);
     }
@@ -495,7 +468,7 @@ private slots:
     void blocksAreColouredByRank()
     {
         TensorParallelTab tab;
-        settle(tab);
+        settle(tab, kWorkerTimeoutMs);
         ShardingPanel* panel = tab.shardingChart();
         const QSize size(1000, 625);
         QImage image(size, QImage::Format_RGB32);

@@ -7,6 +7,7 @@
 #include "common/parametercontrol.h"
 #include "scalelab/core/collectives.h"
 #include "tabs/zerotab.h"
+#include "testhelpers.h"
 #include "widgets/ringpanel.h"
 
 #include <QAbstractButton>
@@ -30,6 +31,7 @@
 
 using namespace scalelab;
 using namespace scalelab::ui;
+using namespace scalelab::test;
 using core::ZeroStage;
 
 namespace {
@@ -37,19 +39,6 @@ namespace {
 constexpr double kGB = 1e9;
 constexpr ZeroStage kStages[] = {ZeroStage::DataParallel, ZeroStage::Zero1, ZeroStage::Zero2,
                                  ZeroStage::Zero3};
-
-template <typename T> T* seriesNamed(QChart* chart, const QString& prefix)
-{
-    for (QAbstractSeries* s : chart->series())
-        if (auto* typed = qobject_cast<T*>(s); typed && typed->name().startsWith(prefix))
-            return typed;
-    return nullptr;
-}
-
-void settle(Tab& tab)
-{
-    QTRY_VERIFY(!tab.refreshPending());
-}
 
 core::ZeroInputs withRanks(core::ZeroInputs in, std::int64_t ranks)
 {
@@ -71,24 +60,6 @@ double stageBytes(const core::ZeroResult& r, int stage)
 {
     const core::Ratio figures[] = {r.dp, r.zero1, r.zero2, r.zero3};
     return figures[stage].value();
-}
-
-/// As tst_chartexport: the share of rows and columns holding something besides the background.
-QSizeF drawnSpan(const QImage& image)
-{
-    const QRgb background = image.pixel(0, 0);
-    int left = image.width(), right = -1, top = image.height(), bottom = -1;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x)
-            if (image.pixel(x, y) != background) {
-                left = std::min(left, x);
-                right = std::max(right, x);
-                top = std::min(top, y);
-                bottom = std::max(bottom, y);
-            }
-    if (right < 0)
-        return {0, 0};
-    return {double(right - left + 1) / image.width(), double(bottom - top + 1) / image.height()};
 }
 
 } // namespace
