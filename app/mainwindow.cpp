@@ -229,10 +229,16 @@ void MainWindow::setChartBackground(int background)
 
 void MainWindow::setProjectorMode(bool on)
 {
+    const bool changed = m_projector != on;
     m_projector = on;
     if (m_projectorAction && m_projectorAction->isChecked() != on)
         m_projectorAction->setChecked(on);
     applyFont();
+    setExplanationsVisible(on ? m_explanationsOnProjector : m_explanationsOnDesk);
+    if (changed && on && !m_explanationsOnProjector)
+        statusBar()->showMessage(tr("Projector mode: large type and thick lines; the explanations "
+                                    "step aside to give the charts room (F1 shows them)."),
+                                 10000);
 }
 
 void MainWindow::setTextSizeStep(int step)
@@ -471,6 +477,7 @@ void MainWindow::showTab(const QString& name)
 
 void MainWindow::setExplanationsVisible(bool visible)
 {
+    (m_projector ? m_explanationsOnProjector : m_explanationsOnDesk) = visible;
     for (ui::Tab* tab : m_tabs)
         tab->setExplanationVisible(visible);
     if (m_explanationsAction && m_explanationsAction->isChecked() != visible)
@@ -596,8 +603,9 @@ void MainWindow::restoreSettings()
         if (m_tabs[i]->name() == tab)
             m_tabWidget->setCurrentIndex(i);
     m_textStep = std::clamp(settings.value("view/textStep", 0).toInt(), -4, 8);
+    m_explanationsOnDesk = settings.value("view/explanations", true).toBool();
+    m_explanationsOnProjector = settings.value("view/projectorExplanations", false).toBool();
     setProjectorMode(settings.value("view/projector", false).toBool());
-    setExplanationsVisible(settings.value("view/explanations", true).toBool());
     setCaptionsOnExports(settings.value("view/captions", false).toBool());
     setChartBackground(settings.value("view/background", 1).toInt());
 }
@@ -610,7 +618,8 @@ void MainWindow::saveSettings() const
         settings.setValue("window/tab", tab->name());
     settings.setValue("view/projector", m_projector);
     settings.setValue("view/textStep", m_textStep);
-    settings.setValue("view/explanations", m_explanationsAction->isChecked());
+    settings.setValue("view/explanations", m_explanationsOnDesk);
+    settings.setValue("view/projectorExplanations", m_explanationsOnProjector);
     settings.setValue("view/captions", m_captions);
     settings.setValue("view/background", static_cast<int>(ui::chartBackground()));
     settings.setValue("state/scenario",

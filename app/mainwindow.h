@@ -111,6 +111,11 @@ private:
     class ExercisesDialog* m_exercises = nullptr;
     QFont m_baseFont;
     bool m_projector = false;
+    /// Whether explanations are shown, remembered for each mode: on the desk they are shown
+    /// by default; in projector mode they step aside so the charts get the room (F1 brings them
+    /// back, and that choice is remembered for the next time).
+    bool m_explanationsOnDesk = true;
+    bool m_explanationsOnProjector = false;
     int m_textStep = 0;
     bool m_captions = false;
     bool m_applying = false; ///< true while tabs are being set from a scenario

@@ -21,6 +21,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <cmath>
 
 using namespace scalelab;
 
@@ -226,12 +227,49 @@ private slots:
         QCOMPARE(ui::lineScale(), 1.7);
         auto* memory = qobject_cast<ui::MemoryTab*>(w.tabs().first());
         auto* chart = static_cast<ui::ChartViewPanel*>(memory->charts().first())->chart();
-        QTRY_COMPARE(chart->titleFont().pointSizeF(), QApplication::font().pointSizeF() * 1.5);
+        // Large type needs less emphasis: the title stands out by the 5 points it gets over
+        // 10-point type (1.5 times), not by half of the larger size.
+        const qreal pt = QApplication::font().pointSizeF();
+        QVERIFY(pt > 10);
+        // (A tolerance only for the rounding of pt x (1 + 0.5 x 10 / pt) in floating point.)
+        QTRY_VERIFY(std::abs(chart->titleFont().pointSizeF() - (pt + 0.5 * 10)) < 1e-9);
         w.setTextSizeStep(1);
         QCOMPARE(QApplication::font().pointSizeF(), before * 1.6 * 1.12);
         w.setProjectorMode(false);
         w.setTextSizeStep(0);
         QCOMPARE(QApplication::font().pointSizeF(), before);
+    }
+
+    void projectorModeGivesTheChartsTheRoom()
+    {
+        app::MainWindow w{core::Scenario{}};
+        w.resize(1600, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* memory = w.tabs().first();
+        QVERIFY(memory->explanation()->isVisible());
+        QCOMPARE(memory->chartColumns(), 2);
+
+        // Projector: the explanations step aside, so the two charts keep their two columns.
+        w.setProjectorMode(true);
+        QTRY_VERIFY(!memory->explanation()->isVisible());
+        QTRY_COMPARE(memory->chartColumns(), 2);
+        // Shown again on a projector, there is room for one readable chart a row.
+        w.setExplanationsVisible(true);
+        QTRY_COMPARE(memory->chartColumns(), 1);
+        for (ui::ChartPanel* chart : memory->charts())
+            QVERIFY2(chart->width() >= memory->width() / 3, qPrintable(chart->name()));
+
+        // Each mode remembers its own choice.
+        w.setProjectorMode(false);
+        QVERIFY(memory->explanation()->isVisible());
+        QTRY_COMPARE(memory->chartColumns(), 2);
+        w.setExplanationsVisible(false);
+        w.setProjectorMode(true);
+        QVERIFY(!memory->explanation()->isHidden()); // shown on the projector, as chosen there
+        w.setProjectorMode(false);
+        QVERIFY(memory->explanation()->isHidden());
+        w.setExplanationsVisible(true);
     }
 
     void exportsFromTheWindow()

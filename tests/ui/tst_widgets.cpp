@@ -1,14 +1,20 @@
 // Shared widgets: the background runner and the heatmap painter.
 
 #include "common/backgroundrunner.h"
+#include "common/chartstyle.h"
 #include "common/explanationpanel.h"
+#include "common/figureslabel.h"
 #include "widgets/heatmappanel.h"
 
+#include <QChart>
+#include <QChartView>
 #include <QImage>
+#include <QLineSeries>
 #include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
 #include <QThread>
+#include <QValueAxis>
 #include <atomic>
 
 using namespace scalelab::ui;
@@ -113,6 +119,63 @@ private slots:
                 if (image.pixelColor(x, y) == viridis(1.0))
                     ++top;
         QVERIFY(top > 0);
+    }
+
+    void theFiguresLineHoldsStillWhileItsTextChanges()
+    {
+        FiguresLabel label;
+        const QString longText = QString("<b>Total</b> 114 GB against 80 GB ").repeated(6);
+        label.setText(longText);
+        const int tall = label.heightForWidth(300);
+        QVERIFY(tall > 2 * label.fontMetrics().lineSpacing()); // it wraps at 300 px
+        // A shorter text at the same width keeps the height: the charts below do not jump.
+        label.setText("<b>Total</b> 114 GB");
+        QCOMPARE(label.heightForWidth(300), tall);
+        // A longer one grows it; a new width measures afresh.
+        label.setText(longText + longText);
+        QVERIFY(label.heightForWidth(300) > tall);
+        label.setText("<b>Total</b> 114 GB");
+        QVERIFY(label.heightForWidth(2000) < tall);
+        // The layout asks for nothing wider than the charts give it.
+        QCOMPARE(label.sizeHint().width(), 0);
+        QCOMPARE(label.minimumSizeHint().width(), 0);
+    }
+
+    void ticksThinOutOnANarrowChart()
+    {
+        auto* chart = new QChart;
+        styleChart(chart);
+        auto* series = new QLineSeries;
+        series->append(0, 0);
+        series->append(140, 1);
+        chart->addSeries(series);
+        auto* x = new QValueAxis;
+        chart->addAxis(x, Qt::AlignBottom);
+        series->attachAxis(x);
+        QChartView view(chart);
+        view.resize(1200, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        setNiceRange(x, 0, 140);
+        // Wide: the usual eight intervals at most, at a round step.
+        QCOMPARE(x->tickInterval(), 20.0);
+        QCOMPARE(x->max(), 140.0);
+        const QVariant before = x->property("scalelab_niceRange");
+        setNiceRange(x, 0, 140); // asked again: nothing changes
+        QCOMPARE(x->tickInterval(), 20.0);
+        QCOMPARE(x->property("scalelab_niceRange"), before);
+
+        // Narrow: fewer, wider-spaced ticks, so no label is cut short ("1...").
+        view.resize(260, 400);
+        QTRY_VERIFY(x->tickInterval() > 20.0);
+        const QFontMetricsF fm(x->labelsFont());
+        const double spacing =
+            chart->plotArea().width() * x->tickInterval() / (x->max() - x->min());
+        QVERIFY2(spacing > fm.horizontalAdvance(QString::number(x->max())),
+                 qPrintable(QString::number(spacing)));
+        // Wide again: the finer ticks come back.
+        view.resize(1200, 400);
+        QTRY_COMPARE(x->tickInterval(), 20.0);
     }
 };
 

@@ -3,10 +3,14 @@
 #include <QAbstractAxis>
 #include <QApplication>
 #include <QChart>
+#include <QFontMetricsF>
 #include <QLegend>
+#include <QLineF>
 #include <QScatterSeries>
+#include <QTimer>
 #include <QValueAxis>
 #include <QXYSeries>
+#include <algorithm>
 #include <cmath>
 
 namespace scalelab::ui {
@@ -105,13 +109,19 @@ ChartFonts chartFonts()
     // Point sizes relative to the application font: the title stands out, tick labels stay
     // readable at slide size (exports scale everything up with the image).
     const qreal pt = base.pointSizeF() > 0 ? base.pointSizeF() : 10.0;
+    // Large type (projector mode, a bigger text size) is readable as it is: the emphasis over
+    // the window's type fades as the type grows, so charts keep room for their data.
+    const qreal fade = std::min(1.0, 10.0 / pt);
+    const auto scaled = [pt, fade](qreal factor) {
+        return pt * (1.0 + (factor - 1.0) * fade);
+    };
     ChartFonts f{base, base, base, base, base};
-    f.title.setPointSizeF(pt * 1.5);
+    f.title.setPointSizeF(scaled(1.5));
     f.title.setBold(true);
-    f.axisTitle.setPointSizeF(pt * 1.2);
-    f.axisLabels.setPointSizeF(pt * 1.1);
-    f.legend.setPointSizeF(pt * 1.15);
-    f.annotation.setPointSizeF(pt * 1.1);
+    f.axisTitle.setPointSizeF(scaled(1.2));
+    f.axisLabels.setPointSizeF(scaled(1.1));
+    f.legend.setPointSizeF(scaled(1.15));
+    f.annotation.setPointSizeF(scaled(1.1));
     return f;
 }
 
@@ -128,6 +138,34 @@ void styleChart(QChart* chart)
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setFont(f.legend);
     chart->legend()->setLabelColor(chartTextColor());
+    // A chart made narrower (a smaller window, projector type) thins out its ticks: once the
+    // layout has settled (not inside it: new ticks lay the chart out again), and only for a
+    // real change of size (new ticks move the plot's edges by a few pixels, which must not
+    // start another round).
+    if (!chart->property("scalelab_ticksFollowWidth").toBool()) {
+        chart->setProperty("scalelab_ticksFollowWidth", true);
+        QObject::connect(chart, &QChart::plotAreaChanged, chart, [chart] {
+            if (chart->property("scalelab_tickPending").toBool())
+                return;
+            chart->setProperty("scalelab_tickPending", true);
+            QTimer::singleShot(0, chart, [chart] {
+                chart->setProperty("scalelab_tickPending", false);
+                const double width = chart->plotArea().width();
+                const double last = chart->property("scalelab_tickedWidth").toDouble();
+                if (std::abs(width - last) < 0.1 * width)
+                    return;
+                chart->setProperty("scalelab_tickedWidth", width);
+                for (QAbstractAxis* a : chart->axes(Qt::Horizontal)) {
+                    auto* axis = qobject_cast<QValueAxis*>(a);
+                    const QVariant asked = axis ? axis->property("scalelab_niceRange") : QVariant();
+                    if (asked.isValid()) {
+                        const QLineF r = asked.toLineF();
+                        setNiceRange(axis, r.x1(), r.y1(), r.x2() != 0);
+                    }
+                }
+            });
+        });
+    }
 }
 
 void styleAxis(QAbstractAxis* axis, const QString& title)
@@ -142,35 +180,77 @@ void styleAxis(QAbstractAxis* axis, const QString& title)
     axis->setLinePenColor(QColor(90, 90, 90));
 }
 
+namespace {
+
+/// The decimals that label ticks `step` apart: none for whole steps, one more for 2.5, 0.25...
+int decimalsFor(double step)
+{
+    int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+    if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals)))
+        > 1e-6)
+        ++decimals;
+    return decimals;
+}
+
+/// The smallest round step (1, 2, 2.5 or 5 times a power of ten) that cuts `span` into at most
+/// `intervals` pieces.
+double roundStep(double span, int intervals, bool whole)
+{
+    const double power = std::pow(10.0, std::floor(std::log10(span / intervals)));
+    double step = 10 * power;
+    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (span / (m * power) <= intervals + 1e-9) {
+            step = m * power;
+            break;
+        }
+    return whole ? std::max(1.0, std::round(step)) : step;
+}
+
+/// How many intervals a horizontal axis can label without Qt Charts cutting its labels short
+/// ("1..."): its plot width over its widest label and a gap. At most eight; any number on a
+/// vertical axis or one not in a laid-out chart.
+int intervalsThatFit(const QValueAxis* axis, double min, double max, bool whole)
+{
+    // An axis added to a chart belongs to the chart's data set, which belongs to the chart.
+    const QChart* chart = nullptr;
+    for (const QObject* o = axis->parent(); o && !chart; o = o->parent())
+        chart = qobject_cast<const QChart*>(o);
+    if (!chart || axis->orientation() != Qt::Horizontal || chart->plotArea().width() < 1)
+        return 8;
+    const QFontMetricsF fm(axis->labelsFont());
+    for (int intervals = 8; intervals > 1; --intervals) {
+        const double step = roundStep(max - min, intervals, whole);
+        const int decimals = decimalsFor(step);
+        const double top = min + std::ceil((max - min) / step - 1e-9) * step;
+        const double label = std::max(fm.horizontalAdvance(QString::number(min, 'f', decimals)),
+                                      fm.horizontalAdvance(QString::number(top, 'f', decimals)));
+        const double spacing = chart->plotArea().width() * step / (top - min);
+        if (spacing >= label + 2 * fm.averageCharWidth())
+            return intervals;
+    }
+    return 1;
+}
+
+} // namespace
+
 void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
 {
     if (!(max > min))
         max = min + 1;
+    // Remembered, so the ticks can be thinned out again when the chart changes size.
+    axis->setProperty("scalelab_niceRange", QVariant::fromValue(QLineF(min, max, whole, 0)));
     const double span = max - min;
-    // The smallest round step that needs at most eight intervals.
-    const double power = std::pow(10.0, std::floor(std::log10(span / 8)));
-    double step = 10 * power;
-    for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
-        if (span / (m * power) <= 8.0 + 1e-9) {
-            step = m * power;
-            break;
-        }
-    if (whole)
-        step = std::max(1.0, std::round(step));
+    const double step = roundStep(span, intervalsThatFit(axis, min, max, whole), whole);
     const double top = min + std::ceil(span / step - 1e-9) * step;
-    // Change range and step in the order that never asks for a flood of ticks: a small step
-    // over the old, wide range would lay out tens of thousands of them.
-    int decimals = std::max(0, -static_cast<int>(std::floor(std::log10(step) + 1e-9)));
-    if (std::abs(step * std::pow(10.0, decimals) - std::round(step * std::pow(10.0, decimals)))
-        > 1e-6)
-        ++decimals; // 2.5, 0.25, ...
-    const QString format = QString("%.%1f").arg(decimals);
+    const QString format = QString("%.%1f").arg(decimalsFor(step));
     // An axis that does not change must not be touched: Qt Charts lays the whole chart out
     // again (every label measured as rich text) on a new label format, even an equal one.
     if (axis->tickType() == QValueAxis::TicksDynamic && axis->tickAnchor() == min
         && axis->tickInterval() == step && axis->min() == min && axis->max() == top
         && axis->labelFormat() == format)
         return;
+    // Change range and step in the order that never asks for a flood of ticks: a small step
+    // over the old, wide range would lay out tens of thousands of them.
     axis->setTickType(QValueAxis::TicksDynamic);
     axis->setTickAnchor(min);
     if (step >= axis->tickInterval()) {

@@ -796,13 +796,13 @@ void ExpertsTab::showResult()
     const QString imbalance = r.imbalance ? formatNumber(*r.imbalance) : tr("none");
     const QString lossText = in.assignments || !loss
         ? tr("Aux loss: none, explicit assignments have no router probabilities")
-        : tr("Aux loss E&Sigma;f<sub>i</sub>P<sub>i</sub> = %1 (f<sub>i</sub>: share of slots, "
-             "P<sub>i</sub>: router probability; each sums to 1, so a balanced router gives "
-             "1.0)")
+        : tr("Aux loss E&Sigma;f<sub>i</sub>P<sub>i</sub> = %1 (balanced: 1.0)")
               .arg(formatNumber(*loss));
+    // Two lines: what is drawn, then the figures a slide needs beside it (the explanation
+    // says what f_i and P_i are).
     const QString caption =
         tr("<span style=\"font-size:%1pt; font-weight:600\">Slots each rank receives: max / "
-           "mean = %2</span><br>All-to-all: %3 sent off-rank, %4 kept local<br>%5")
+           "mean = %2</span><br>%3 sent off-rank, %4 kept local &middot; %5")
             .arg(chartFonts().title.pointSizeF())
             .arg(imbalance, bytesText(static_cast<double>(t.offRankBytes)),
                  bytesText(static_cast<double>(t.localBytes)), lossText);

@@ -335,8 +335,11 @@ void PlanTab::buildControls()
                               tr("full: keep layer inputs only")});
     choices->addRow(tr("&Recompute"), m_recomputeBox);
     layoutBox->addLayout(choices);
-    m_sequenceParallel = new QCheckBox(tr("Se&quence parallelism (splits norms and dropouts "
-                                          "over the t GPUs)"));
+    m_sequenceParallel = new QCheckBox(tr("Se&quence parallelism"));
+    m_sequenceParallel->setToolTip(tr("Splits the layer norms and dropouts, which tensor "
+                                      "parallelism leaves whole, over the t GPUs along the "
+                                      "sequence."));
+    m_sequenceParallel->setAccessibleDescription(m_sequenceParallel->toolTip());
     m_sequenceParallel->setObjectName("plan.sequence_parallel");
     layoutBox->addWidget(m_sequenceParallel);
     for (QComboBox* box : {m_zeroBox, m_recomputeBox})

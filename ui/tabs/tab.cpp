@@ -7,11 +7,14 @@
 #include "common/figureslabel.h"
 
 #include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFontMetrics>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -44,6 +47,8 @@ Tab::Tab(QWidget* parent)
     , m_scroll(new QScrollArea(this))
     , m_right(new QVBoxLayout)
     , m_grid(new QGridLayout)
+    , m_chartScroll(nullptr)
+    , m_chartArea(nullptr)
     , m_figures(new FiguresLabel(this))
     , m_message(new QLabel(this))
 {
@@ -69,8 +74,22 @@ Tab::Tab(QWidget* parent)
     m_message->setStyleSheet("color: #b00000; font-weight: bold;");
     m_message->hide();
 
+    m_chartArea = new QWidget;
+    m_chartArea->setObjectName("charts");
+    m_chartArea->setLayout(m_grid);
+    m_grid->setContentsMargins(0, 0, 0, 0);
+    m_chartScroll = new QScrollArea(this);
+    m_chartScroll->setWidget(m_chartArea);
+    // The area is sized here (arrangeCharts), not by the scroll area: it would give the grid
+    // only its preferred height whenever a chart holds word-wrapped text.
+    m_chartScroll->setWidgetResizable(false);
+    m_chartScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_chartScroll->setFrameShape(QFrame::NoFrame);
+    m_chartScroll->viewport()->installEventFilter(this);
+    m_chartScroll->hide(); // until setCharts: a tab may lay its charts out itself
+
     m_right->addWidget(m_figures);
-    m_right->addLayout(m_grid, 1);
+    m_right->addWidget(m_chartScroll, 1);
     m_right->addWidget(m_message);
     auto* layout = new QHBoxLayout(this);
     layout->addWidget(m_scroll);
@@ -174,10 +193,84 @@ void Tab::inputEdited()
 
 void Tab::setCharts(const QList<ChartPanel*>& charts, int columns)
 {
-    for (int i = 0; i < charts.size(); ++i)
-        m_grid->addWidget(charts[i], i / columns, i % columns);
-    for (int c = 0; c < columns; ++c)
-        m_grid->setColumnStretch(c, 1);
+    m_charts = charts;
+    m_maxColumns = std::max(columns, 1);
+    m_chartScroll->show();
+    arrangeCharts(true);
+}
+
+void Tab::arrangeCharts(bool force)
+{
+    if (m_charts.isEmpty())
+        return;
+    // The size below which a chart's titles, ticks and legend no longer fit: a number of
+    // characters and lines of the charts' own type, so it grows with projector mode.
+    const QFontMetrics fm(chartFonts().legend);
+    const int minWidth = kMinChartChars * fm.averageCharWidth();
+    const int minHeight = kMinChartLines * fm.lineSpacing();
+    const int room = m_chartScroll->viewport()->width();
+    const int fit = room > 0 ? std::max(1, (room + m_grid->horizontalSpacing()) / minWidth) : 1;
+    const int columns = std::min(m_maxColumns, fit);
+    if (columns != m_columns || force) {
+        for (ChartPanel* chart : m_charts)
+            m_grid->removeWidget(chart);
+        // A grid keeps its rows and columns once made: clear every stretch of the old layout.
+        for (int c = 0; c < m_grid->columnCount(); ++c)
+            m_grid->setColumnStretch(c, 0);
+        for (int r = 0; r < m_grid->rowCount(); ++r)
+            m_grid->setRowStretch(r, 0);
+        for (int i = 0; i < m_charts.size(); ++i)
+            m_grid->addWidget(m_charts[i], i / columns, i % columns);
+        for (int c = 0; c < columns; ++c)
+            m_grid->setColumnStretch(c, 1);
+        for (int r = 0; r < (m_charts.size() + columns - 1) / columns; ++r)
+            m_grid->setRowStretch(r, 1);
+        m_columns = columns;
+    }
+    // As large as the room, and never below the readable size: then the area scrolls.
+    const int rows = (static_cast<int>(m_charts.size()) + columns - 1) / columns;
+    const int height = rows * minHeight + (rows - 1) * m_grid->verticalSpacing();
+    const QSize size(m_chartScroll->viewport()->width(),
+                     std::max(m_chartScroll->viewport()->height(), height));
+    if (m_chartArea->size() != size)
+        m_chartArea->resize(size);
+}
+
+bool Tab::eventFilter(QObject* watched, QEvent* event)
+{
+    if (m_chartScroll && watched == m_chartScroll->viewport() && event->type() == QEvent::Resize)
+        arrangeCharts();
+    return QWidget::eventFilter(watched, event);
+}
+
+void Tab::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) {
+        fitControlsColumn();
+        arrangeCharts(true);
+    }
+}
+
+void Tab::fitControlsColumn()
+{
+    // A scroll area keeps the width it was first given; the controls need their full width
+    // (labels, sliders and exact values side by side) at every type size.
+    QWidget* panel = m_scroll->widget();
+    if (!panel)
+        return;
+    panel->ensurePolished();
+    if (panel->layout())
+        panel->layout()->activate();
+    const int width = panel->sizeHint().width() + m_scroll->verticalScrollBar()->sizeHint().width();
+    if (m_scroll->minimumWidth() != width)
+        m_scroll->setMinimumWidth(width);
+}
+
+void Tab::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    fitControlsColumn();
 }
 
 ParameterControl* Tab::control(const QString& key) const

@@ -92,8 +92,14 @@ protected:
     /// A parameter control set to `initial` in `group`. A change by the user calls
     /// readControls(), schedules a refresh and emits scenarioChanged().
     ParameterControl* addControl(QVBoxLayout* group, const ParameterSpec& spec, double initial);
-    /// Places the charts in a grid of `columns` under the figures line.
+    /// Places the charts in a grid of at most `columns` under the figures line. Charts are
+    /// never squeezed below a readable size (kMinChartChars x kMinChartLines of chart text):
+    /// when the window is too narrow, or the type large (projector mode), they take fewer
+    /// columns, and the chart area scrolls rather than shrinking them further.
     void setCharts(const QList<ChartPanel*>& charts, int columns = 2);
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     /// The right-hand column, for a tab's extra widgets (a step slider, a table).
     QVBoxLayout* chartsColumn() const { return m_right; }
 
@@ -123,6 +129,18 @@ private:
     void updateExplanation();
 
     static constexpr int kExplanationDelayMs = 100;
+    static constexpr int kMinChartChars = 48;
+    static constexpr int kMinChartLines = 16;
+
+public:
+    /// How many columns the charts are in now.
+    int chartColumns() const { return m_columns; }
+
+private:
+    /// Lays the charts out again if the room or the type size asks for another column count.
+    void arrangeCharts(bool force = false);
+    /// Gives the controls column the width its controls need at the current type size.
+    void fitControlsColumn();
 
     QTimer* m_timer;
     QTimer* m_explanationTimer;
@@ -133,6 +151,11 @@ private:
     QScrollArea* m_scroll;
     QVBoxLayout* m_right;
     QGridLayout* m_grid;
+    QScrollArea* m_chartScroll;
+    QWidget* m_chartArea;
+    QList<ChartPanel*> m_charts;
+    int m_maxColumns = 2;
+    int m_columns = 0;
     QLabel* m_figures;
     QLabel* m_message;
     QList<ParameterControl*> m_controls;

@@ -210,7 +210,6 @@ int ZeroTab::ringValuesPerRank(int ranks)
 
 ZeroTab::ZeroTab(QWidget* parent)
     : Tab(parent)
-    , m_scratchAxis(new QValueAxis(this))
 {
     setObjectName("zero");
     buildControls();
@@ -465,9 +464,16 @@ void ZeroTab::placeNotes()
         if (note->brush().color() != chartTextColor())
             note->setBrush(chartTextColor());
     }
-    // The breakdown's rank count: in the title's row, at the chart's right edge.
-    const QRectF chartRect = m_breakdown->chart()->rect();
-    m_breakdownNote->setPos(chartRect.right() - m_breakdownNote->boundingRect().width() - 10, 10);
+    // The breakdown's rank count: under the title, over the legend on the right (in the
+    // title's row it ran into the title on a narrow chart).
+    QChart* breakdown = m_breakdown->chart();
+    const QRectF plot = breakdown->plotArea();
+    const QRectF legend = breakdown->legend()->geometry();
+    if (breakdown->legend()->alignment() == Qt::AlignRight && legend.width() > 0)
+        m_breakdownNote->setPos(legend.left() + 4, plot.top());
+    else
+        m_breakdownNote->setPos(plot.right() - m_breakdownNote->boundingRect().width() - 4,
+                                plot.top() + 2);
     // "n = 64" at the top of each vertical line, on the side with room.
     const auto atLine = [](QGraphicsSimpleTextItem* label, QChart* chart, QXYSeries* line) {
         if (line->count() < 2)
@@ -600,19 +606,10 @@ void ZeroTab::changeEvent(QEvent* event)
 
 void ZeroTab::niceRange(QValueAxis* axis, double min, double max)
 {
-    // setNiceRange on a detached axis first: the real one is touched only when its range or
-    // ticks change, since any setter relayouts its chart (labels measured again), a frame's
-    // worth of work for nothing when a small step leaves the axis as it was.
-    setNiceRange(m_scratchAxis, min, max);
-    if (axis->min() == m_scratchAxis->min() && axis->max() == m_scratchAxis->max()
-        && axis->tickInterval() == m_scratchAxis->tickInterval()
-        && axis->tickAnchor() == m_scratchAxis->tickAnchor()
-        && axis->labelFormat() == m_scratchAxis->labelFormat()
-        && axis->tickType() == m_scratchAxis->tickType())
-        return;
-    // A jump of several decades with the old interval would first build a tick item for every
-    // old interval of the new range (Qt Charts sets the range before the interval): one
-    // interval spanning the range avoids that.
+    // setNiceRange leaves an axis that would not change alone. A jump of several decades with
+    // the old interval would first build a tick item for every old interval of the new range
+    // (Qt Charts sets the range before the interval): one interval spanning the range avoids
+    // that.
     if (max > min && (max - min) / axis->tickInterval() > 64)
         axis->setTickInterval(std::max(max - min, axis->max() - axis->min()));
     setNiceRange(axis, min, max);

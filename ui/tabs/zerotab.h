@@ -81,7 +81,6 @@ private:
     void niceRange(QValueAxis* axis, double min, double max);
     void updateTable(const core::ZeroTraffic& traffic);
 
-    QValueAxis* m_scratchAxis; ///< works out nice ranges without touching a chart
     core::ZeroInputs m_inputs;
     core::LinkModel m_link;
     /// The ring demo's shape and byte size last simulated, so other edits do not redo it.

@@ -240,7 +240,12 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
 
     painter.setPen(chartTextColor());
     painter.setFont(f.title);
-    painter.drawText(l.title, Qt::AlignCenter, m_title);
+    // A text that does not fit ends in an ellipsis rather
+    // than being cut off at both ends.
+    const auto fitted = [](const QFont& font, const QString& text, double width) {
+        return QFontMetricsF(font).elidedText(text, Qt::ElideRight, std::max(width, 0.0));
+    };
+    painter.drawText(l.title, Qt::AlignCenter, fitted(f.title, m_title, l.title.width() - 8));
 
     const Eigen::Index rows = m_values.rows(), cols = m_values.cols();
     if (m_values.size() > 0) {
@@ -298,13 +303,13 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     // Axis titles.
     painter.setPen(chartTextColor());
     painter.setFont(f.axisTitle);
-    painter.drawText(l.xTitle, Qt::AlignCenter, m_xTitle);
+    painter.drawText(l.xTitle, Qt::AlignCenter, fitted(f.axisTitle, m_xTitle, l.xTitle.width()));
     painter.save();
     painter.translate(l.yTitle.center());
     painter.rotate(-90);
     painter.drawText(
         QRectF(-l.yTitle.height() / 2, -l.yTitle.width() / 2, l.yTitle.height(), l.yTitle.width()),
-        Qt::AlignCenter, m_yTitle);
+        Qt::AlignCenter, fitted(f.axisTitle, m_yTitle, l.yTitle.height()));
     painter.restore();
 
     // Colour bar with its range and title.
@@ -318,7 +323,8 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     painter.setFont(f.axisLabels);
     painter.setPen(chartTextColor());
     const QFontMetricsF fm(f.axisLabels);
-    const int ticks = 5;
+    // Five labels where they fit, fewer on a short bar (never overlapping), at least the ends.
+    const int ticks = std::clamp(static_cast<int>(l.bar.height() / (fm.height() * 1.5)) + 1, 2, 5);
     for (int i = 0; i < ticks; ++i) {
         const double t = i / double(ticks - 1);
         const double v = m_log
@@ -335,7 +341,7 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
                       l.bar.center().y());
     painter.rotate(-90);
     painter.drawText(QRectF(-l.bar.height() / 2, -20, l.bar.height(), 40), Qt::AlignCenter,
-                     m_barTitle);
+                     fitted(f.axisTitle, m_barTitle, l.bar.height()));
     painter.restore();
     painter.restore();
 }
