@@ -150,12 +150,13 @@ void styleChart(QChart* chart)
             chart->setProperty("scalelab_tickPending", true);
             QTimer::singleShot(0, chart, [chart] {
                 chart->setProperty("scalelab_tickPending", false);
-                const double width = chart->plotArea().width();
-                const double last = chart->property("scalelab_tickedWidth").toDouble();
-                if (std::abs(width - last) < 0.1 * width)
+                const QSizeF size = chart->plotArea().size();
+                const QSizeF last = chart->property("scalelab_tickedSize").toSizeF();
+                if (std::abs(size.width() - last.width()) < 0.1 * size.width()
+                    && std::abs(size.height() - last.height()) < 0.1 * size.height())
                     return;
-                chart->setProperty("scalelab_tickedWidth", width);
-                for (QAbstractAxis* a : chart->axes(Qt::Horizontal)) {
+                chart->setProperty("scalelab_tickedSize", size);
+                for (QAbstractAxis* a : chart->axes()) {
                     auto* axis = qobject_cast<QValueAxis*>(a);
                     const QVariant asked = axis ? axis->property("scalelab_niceRange") : QVariant();
                     if (asked.isValid()) {
@@ -206,26 +207,33 @@ double roundStep(double span, int intervals, bool whole)
     return whole ? std::max(1.0, std::round(step)) : step;
 }
 
-/// How many intervals a horizontal axis can label without Qt Charts cutting its labels short
-/// ("1..."): its plot width over its widest label and a gap. At most eight; any number on a
-/// vertical axis or one not in a laid-out chart.
+/// How many intervals an axis can label without Qt Charts cutting its labels short ("1..."):
+/// along the bottom, its plot width over its widest label and a gap; up the side, its plot
+/// height over a line and a half. At most eight; eight for an axis not in a laid-out chart.
 int intervalsThatFit(const QValueAxis* axis, double min, double max, bool whole)
 {
     // An axis added to a chart belongs to the chart's data set, which belongs to the chart.
     const QChart* chart = nullptr;
     for (const QObject* o = axis->parent(); o && !chart; o = o->parent())
         chart = qobject_cast<const QChart*>(o);
-    if (!chart || axis->orientation() != Qt::Horizontal || chart->plotArea().width() < 1)
+    if (!chart)
+        return 8;
+    const bool horizontal = axis->orientation() == Qt::Horizontal;
+    const double length = horizontal ? chart->plotArea().width() : chart->plotArea().height();
+    if (length < 1)
         return 8;
     const QFontMetricsF fm(axis->labelsFont());
     for (int intervals = 8; intervals > 1; --intervals) {
         const double step = roundStep(max - min, intervals, whole);
         const int decimals = decimalsFor(step);
         const double top = min + std::ceil((max - min) / step - 1e-9) * step;
-        const double label = std::max(fm.horizontalAdvance(QString::number(min, 'f', decimals)),
-                                      fm.horizontalAdvance(QString::number(top, 'f', decimals)));
-        const double spacing = chart->plotArea().width() * step / (top - min);
-        if (spacing >= label + 2 * fm.averageCharWidth())
+        // Across: the widest label and two characters; up the side: a line and a half.
+        const double label = horizontal
+            ? std::max(fm.horizontalAdvance(QString::number(min, 'f', decimals)),
+                       fm.horizontalAdvance(QString::number(top, 'f', decimals)))
+                + 2 * fm.averageCharWidth()
+            : 1.5 * fm.height();
+        if (length * step / (top - min) >= label)
             return intervals;
     }
     return 1;
