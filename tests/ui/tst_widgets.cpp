@@ -177,6 +177,43 @@ private slots:
         view.resize(1200, 400);
         QTRY_COMPARE(x->tickInterval(), 20.0);
     }
+
+    void aLegendTooWideForOneRowMovesToTheSide()
+    {
+        auto* chart = new QChart;
+        styleChart(chart);
+        auto* x = new QValueAxis;
+        auto* y = new QValueAxis;
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        for (const char* name : {"Weights (bf16)", "Gradients (bf16)", "Master weights (fp32)",
+                                 "Adam moments (fp32)", "Activations saved"}) {
+            auto* s = new QLineSeries;
+            s->setName(name);
+            s->append(0, 0);
+            s->append(1, 1);
+            chart->addSeries(s);
+            s->attachAxis(x);
+            s->attachAxis(y);
+        }
+        QChartView view(chart);
+        view.resize(1600, 500);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTest::qWait(50);
+        QCOMPARE(chart->legend()->alignment(), Qt::AlignBottom); // one row fits
+        // Too narrow for one row, wide enough for a column beside the plot: the names stay
+        // whole on the right.
+        view.resize(800, 500);
+        QTRY_COMPARE(chart->legend()->alignment(), Qt::AlignRight);
+        // Wide again: back under the chart.
+        view.resize(1600, 500);
+        QTRY_COMPARE(chart->legend()->alignment(), Qt::AlignBottom);
+        // So narrow that a column would squeeze the plot and its axes: it stays underneath.
+        view.resize(380, 500);
+        QTest::qWait(100);
+        QCOMPARE(chart->legend()->alignment(), Qt::AlignBottom);
+    }
 };
 
 QTEST_MAIN(TstWidgets)

@@ -5,6 +5,7 @@
 #include <QChart>
 #include <QFontMetricsF>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineF>
 #include <QScatterSeries>
 #include <QTimer>
@@ -80,6 +81,8 @@ void restyleChart(QChart* chart)
     chart->setPlotAreaBackgroundVisible(false);
     chart->legend()->setFont(f.legend);
     chart->legend()->setLabelColor(chartTextColor());
+    // New type: ticks and legend are fitted again at the next layout, whatever its size.
+    chart->setProperty("scalelab_tickedSize", QVariant());
     for (QAbstractAxis* axis : chart->axes()) {
         axis->setTitleFont(f.axisTitle);
         axis->setLabelsFont(f.axisLabels);
@@ -125,6 +128,47 @@ ChartFonts chartFonts()
     return f;
 }
 
+namespace {
+
+/// A legend under the chart is one row, and Qt Charts cuts every name short when the row is
+/// wider than the chart ("Param...", "Activa..."): such a legend moves to the right, one name a
+/// line, and comes back under the chart when the chart is wide enough again.
+void keepLegendWhole(QChart* chart)
+{
+    QLegend* legend = chart->legend();
+    const bool moved = chart->property("scalelab_legendMoved").toBool();
+    if (!legend->isVisible() || (legend->alignment() != Qt::AlignBottom && !moved))
+        return;
+    const QFontMetricsF fm(legend->font());
+    double row = 0, widest = 0;
+    for (const QLegendMarker* marker : legend->markers())
+        if (marker->isVisible()) {
+            const double entry =
+                fm.horizontalAdvance(marker->label()) + fm.height() + 3 * fm.averageCharWidth();
+            row += entry;
+            widest = std::max(widest, entry);
+        }
+    const double width = chart->size().width();
+    const bool fits = row <= width - 4 * fm.averageCharWidth();
+    // On the right the legend takes its widest name from the plot, beside the side axes (a
+    // title and about five characters of labels each): only where half the width is left for
+    // the plot, or Qt Charts squeezes the axes' labels instead ("1...").
+    double sides = 0;
+    for (const QAbstractAxis* axis : chart->axes(Qt::Vertical))
+        sides += QFontMetricsF(axis->titleFont()).height() * 1.5
+            + 5 * QFontMetricsF(axis->labelsFont()).averageCharWidth();
+    const bool roomOnTheRight = width - widest - sides >= 0.5 * width;
+    if (!fits && !moved && roomOnTheRight) {
+        legend->setAlignment(Qt::AlignRight);
+        chart->setProperty("scalelab_legendMoved", true);
+    } else if (moved && (fits || !roomOnTheRight)) {
+        legend->setAlignment(Qt::AlignBottom);
+        chart->setProperty("scalelab_legendMoved", false);
+    }
+}
+
+} // namespace
+
 void styleChart(QChart* chart)
 {
     const ChartFonts f = chartFonts();
@@ -164,6 +208,7 @@ void styleChart(QChart* chart)
                         setNiceRange(axis, r.x1(), r.y1(), r.x2() != 0);
                     }
                 }
+                keepLegendWhole(chart);
             });
         });
     }
