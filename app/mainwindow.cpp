@@ -3,6 +3,7 @@
 #include "common/chartexport.h"
 #include "common/chartpanel.h"
 #include "common/chartstyle.h"
+#include "common/parametercontrol.h"
 #include "exercisesdialog.h"
 #include "presets.h"
 #include "scenariojson.h"
@@ -44,10 +45,15 @@ bool sameScenario(const core::Scenario& a, const core::Scenario& b)
 
 /// One change of the scenario. Successive edits of the same tab within a moment (a slider
 /// drag, a held arrow key) merge into one step, and a step that ends where it began vanishes.
+/// A step keeps every control's exact value beside the scenario: some controls say more than
+/// the scenario does (batch and sequence length, of which the scenario keeps the product), and
+/// undo must bring back exactly what was on screen.
 class ScenarioCommand : public QUndoCommand {
 public:
-    ScenarioCommand(std::function<void(const core::Scenario&)> apply, core::Scenario before,
-                    core::Scenario after, const QString& text, const void* source)
+    using Apply = std::function<void(const core::Scenario&, const ControlValues&)>;
+
+    ScenarioCommand(Apply apply, WindowState before, WindowState after, const QString& text,
+                    const void* source)
         : QUndoCommand(text)
         , m_apply(std::move(apply))
         , m_before(std::move(before))
@@ -66,22 +72,23 @@ public:
             return false;
         m_after = next->m_after;
         m_when = next->m_when;
-        setObsolete(sameScenario(m_before, m_after));
+        setObsolete(sameScenario(m_before.scenario, m_after.scenario)
+                    && m_before.controls == m_after.controls);
         return true;
     }
 
-    void undo() override { m_apply(m_before); }
+    void undo() override { m_apply(m_before.scenario, m_before.controls); }
     void redo() override
     {
         // The first redo is the edit itself, already on screen.
         if (m_done)
-            m_apply(m_after);
+            m_apply(m_after.scenario, m_after.controls);
         m_done = true;
     }
 
 private:
-    std::function<void(const core::Scenario&)> m_apply;
-    core::Scenario m_before, m_after;
+    Apply m_apply;
+    WindowState m_before, m_after;
     const void* m_source;
     qint64 m_when;
     bool m_done = false;
@@ -109,29 +116,50 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
         for (ui::ChartPanel* chart : tab->charts())
             chart->installEventFilter(this);
     }
+    m_controls = controlValues();
     buildMenus();
     statusBar()->showMessage(tr("Move a slider or type a value: every chart follows."));
     restoreSettings();
+}
+
+ControlValues MainWindow::controlValues() const
+{
+    ControlValues values;
+    for (const ui::Tab* tab : m_tabs)
+        for (const ui::ParameterControl* control : tab->controls())
+            values.insert(control->spec().key, control->value());
+    return values;
 }
 
 void MainWindow::tabEdited(ui::Tab* tab)
 {
     if (m_applying)
         return;
-    const core::Scenario before = m_scenario;
+    const WindowState before{m_scenario, m_controls};
     tab->writeScenario(m_scenario);
-    if (sameScenario(before, m_scenario))
+    m_controls = controlValues();
+    if (sameScenario(before.scenario, m_scenario) && before.controls == m_controls)
         return;
-    m_undo->push(new ScenarioCommand([this](const core::Scenario& s) { applyScenario(s); }, before,
-                                     m_scenario, tr("Change %1").arg(tab->title()), tab));
+    m_undo->push(new ScenarioCommand(
+        [this](const core::Scenario& s, const ControlValues& c) { applyScenario(s, c); }, before,
+        {m_scenario, m_controls}, tr("Change %1").arg(tab->title()), tab));
 }
 
-void MainWindow::applyScenario(const core::Scenario& scenario)
+void MainWindow::applyScenario(const core::Scenario& scenario, const ControlValues& controls)
 {
     m_applying = true;
     m_scenario = scenario;
-    for (ui::Tab* tab : m_tabs)
+    for (ui::Tab* tab : m_tabs) {
         tab->setScenario(scenario);
+        // Then the exact values the scenario cannot tell apart (batch 16 x sequence 256 and
+        // batch 1 x sequence 4096 are the same 4096 tokens).
+        for (ui::ParameterControl* control : tab->controls()) {
+            const auto saved = controls.constFind(control->spec().key);
+            if (saved != controls.constEnd() && *saved != control->value())
+                control->setValue(*saved);
+        }
+    }
+    m_controls = controlValues();
     m_applying = false;
 }
 
@@ -139,9 +167,11 @@ void MainWindow::setScenario(const core::Scenario& scenario, const QString& what
 {
     if (sameScenario(scenario, m_scenario))
         return;
-    auto* command = new ScenarioCommand([this](const core::Scenario& s) { applyScenario(s); },
-                                        m_scenario, scenario, what, nullptr);
-    applyScenario(scenario);
+    const WindowState before{m_scenario, m_controls};
+    applyScenario(scenario, {});
+    auto* command = new ScenarioCommand(
+        [this](const core::Scenario& s, const ControlValues& c) { applyScenario(s, c); }, before,
+        {m_scenario, m_controls}, what, nullptr);
     m_undo->push(command);
 }
 
@@ -187,7 +217,7 @@ QString MainWindow::restoreLastScenario()
     try {
         if (error.error != QJsonParseError::NoError || !document.isObject())
             throw core::InputError("", "a JSON object");
-        applyScenario(scenarioFromJson(document.object()));
+        applyScenario(scenarioFromJson(document.object()), {});
     } catch (const core::InputError& e) {
         return tr("The last session's state could not be restored (%1); ScaleLab starts from "
                   "the defaults.")

@@ -2,6 +2,7 @@
 
 #include "scalelab/core/scenario.h"
 
+#include <QHash>
 #include <QMainWindow>
 
 QT_BEGIN_NAMESPACE
@@ -17,6 +18,15 @@ class Tab;
 } // namespace scalelab::ui
 
 namespace scalelab::app {
+
+/// Every parameter control's exact value, by its spec key ("memory.batch").
+using ControlValues = QHash<QString, double>;
+
+/// What an undo step brings back: the scenario and the controls that show it.
+struct WindowState {
+    core::Scenario scenario;
+    ControlValues controls;
+};
 
 /// The window: one tab per topic over one scenario; File (scenarios, exports), Edit (undo,
 /// redo, reset), View (projector mode, text size, full screen) and Help menus; a status bar.
@@ -86,7 +96,9 @@ protected:
 private:
     void buildMenus();
     void buildPresetsMenu();
-    void applyScenario(const core::Scenario& scenario);
+    /// Shows `scenario` in every tab, then sets the controls in `controls` to their exact values.
+    void applyScenario(const core::Scenario& scenario, const ControlValues& controls);
+    ControlValues controlValues() const;
     void tabEdited(ui::Tab* tab);
     void applyFont();
     void restoreSettings();
@@ -100,6 +112,7 @@ private:
     void showAbout();
 
     core::Scenario m_scenario;
+    ControlValues m_controls; ///< as the tabs show them now; the "before" of the next step
     QTabWidget* m_tabWidget = nullptr;
     QList<ui::Tab*> m_tabs;
     QHash<ui::Tab*, ui::ChartPanel*> m_lastChart;

@@ -4,6 +4,7 @@
 #include "common/chartstyle.h"
 #include "common/explanationpanel.h"
 #include "common/parametercontrol.h"
+#include "exercisesdialog.h"
 #include "mainwindow.h"
 #include "report.h"
 #include "tabs/memorytab.h"
@@ -122,6 +123,35 @@ private slots:
         layers->setValue(40);
         layers->setValue(36);
         QCOMPARE(w.undoStack()->count(), 0);
+    }
+
+    void undoBringsBackWhatTheScenarioCannotTell()
+    {
+        // The scenario keeps batch x sequence as one number of tokens; undo must still bring
+        // back the split that was on screen, not just the product.
+        app::MainWindow w{core::Scenario{}};
+        ui::Tab* memory = w.tabs().first();
+        memory->control("memory.batch")->setValue(16);
+        memory->control("memory.sequence")->setValue(256);
+        QCOMPARE(w.scenario().memory.tokens, std::int64_t(4096));
+        w.undoStack()->clear();
+        // A step that changes the split only (the same 4096 tokens) is a step too.
+        memory->control("memory.batch")->setValue(8);
+        memory->control("memory.sequence")->setValue(512);
+        QCOMPARE(w.scenario().memory.tokens, std::int64_t(4096));
+        QCOMPARE(w.undoStack()->count(), 1);
+        w.undoStack()->undo();
+        QCOMPARE(memory->control("memory.batch")->value(), 16.0);
+        QCOMPARE(memory->control("memory.sequence")->value(), 256.0);
+        // A whole new scenario (an exercise, a file) and back.
+        w.exercises()->setUp(0); // 41.1: 8 tokens
+        QCOMPARE(w.scenario().memory.tokens, std::int64_t(8));
+        w.undoStack()->undo();
+        QCOMPARE(w.scenario().memory.tokens, std::int64_t(4096));
+        QCOMPARE(memory->control("memory.batch")->value(), 16.0);
+        QCOMPARE(memory->control("memory.sequence")->value(), 256.0);
+        w.undoStack()->redo();
+        QCOMPARE(w.scenario().memory.tokens, std::int64_t(8));
     }
 
     void openSaveAndABadFile()
