@@ -279,11 +279,15 @@ void MainWindow::setTextSizeStep(int step)
 
 void MainWindow::applyFont()
 {
-    // Projector mode: about 1.6 times the type (20 px and more at 1920 x 1080) and lines
+    // Projector mode: 1.6 times the type, and never under 20 px (kProjectorPixels); lines
     // 1.7 times as thick; every chart restyles itself when the application font changes.
     QFont font = m_baseFont;
     const qreal base = m_baseFont.pointSizeF() > 0 ? m_baseFont.pointSizeF() : 10.0;
-    font.setPointSizeF(base * (m_projector ? 1.6 : 1.0) * std::pow(1.12, m_textStep));
+    // On a projector, type of at least 20 pixels (what reads from the back of a room at
+    // 1920 x 1080), however small the desktop's own type.
+    const qreal dpi = screen() ? screen()->logicalDotsPerInchY() : 96.0;
+    const qreal projector = std::max(base * 1.6, kProjectorPixels * 72.0 / dpi);
+    font.setPointSizeF((m_projector ? projector : base) * std::pow(1.12, m_textStep));
     ui::setLineScale(m_projector ? 1.7 : 1.0);
     QApplication::setFont(font);
 }

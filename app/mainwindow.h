@@ -72,6 +72,8 @@ public:
     /// Larger type and thicker lines for a room; `on` also remembered for the next start.
     void setProjectorMode(bool on);
     bool projectorMode() const { return m_projector; }
+    /// The smallest type projector mode allows, in pixels.
+    static constexpr double kProjectorPixels = 20.0;
     /// Text size steps: 0 is the system size, each step about 12% larger or smaller.
     void setTextSizeStep(int step);
     int textSizeStep() const { return m_textStep; }

@@ -14,8 +14,10 @@
 #include <QApplication>
 #include <QChart>
 #include <QFileInfo>
+#include <QFontInfo>
 #include <QImage>
 #include <QMenuBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -253,7 +255,11 @@ private slots:
         app::MainWindow w{core::Scenario{}};
         const qreal before = QApplication::font().pointSizeF();
         w.setProjectorMode(true);
-        QCOMPARE(QApplication::font().pointSizeF(), before * 1.6);
+        // 1.6 times the desktop's type, and at least 20 pixels at the screen's resolution.
+        const qreal dpi = w.screen()->logicalDotsPerInchY();
+        const qreal projector = std::max(before * 1.6, 20.0 * 72.0 / dpi);
+        QCOMPARE(QApplication::font().pointSizeF(), projector);
+        QVERIFY(QFontInfo(QApplication::font()).pixelSize() >= 20);
         QCOMPARE(ui::lineScale(), 1.7);
         auto* memory = qobject_cast<ui::MemoryTab*>(w.tabs().first());
         auto* chart = static_cast<ui::ChartViewPanel*>(memory->charts().first())->chart();
@@ -264,7 +270,7 @@ private slots:
         // (A tolerance only for the rounding of pt x (1 + 0.5 x 10 / pt) in floating point.)
         QTRY_VERIFY(std::abs(chart->titleFont().pointSizeF() - (pt + 0.5 * 10)) < 1e-9);
         w.setTextSizeStep(1);
-        QCOMPARE(QApplication::font().pointSizeF(), before * 1.6 * 1.12);
+        QCOMPARE(QApplication::font().pointSizeF(), projector * 1.12);
         w.setProjectorMode(false);
         w.setTextSizeStep(0);
         QCOMPARE(QApplication::font().pointSizeF(), before);

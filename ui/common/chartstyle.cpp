@@ -1,7 +1,9 @@
 #include "chartstyle.h"
 
 #include <QAbstractAxis>
+#include <QAbstractBarSeries>
 #include <QApplication>
+#include <QBarSet>
 #include <QChart>
 #include <QFontMetricsF>
 #include <QLegend>
@@ -91,6 +93,10 @@ void restyleChart(QChart* chart)
         axis->setGridLineColor(chartGridColor());
     }
     for (QAbstractSeries* series : chart->series()) {
+        // Values written on bars follow the type too.
+        if (auto* bars = qobject_cast<QAbstractBarSeries*>(series); bars && bars->isLabelsVisible())
+            for (QBarSet* set : bars->barSets())
+                set->setLabelFont(f.annotation);
         auto* xy = qobject_cast<QXYSeries*>(series);
         if (!xy || qobject_cast<QScatterSeries*>(series))
             continue;

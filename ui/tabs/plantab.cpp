@@ -222,7 +222,9 @@ PlanTab::PlanTab(QWidget* parent)
         qWarning("published figures: %s", e.what());
     }
     connect(m_published, &PlanPublishedPanel::loadRequested, this, &PlanTab::loadPublishedFigure);
-    setCharts({m_memory, m_recompute, m_communication, m_published});
+    // Its charts carry long labels (recipes, published rows): wider than most before they
+    // share a row.
+    setCharts({m_memory, m_recompute, m_communication, m_published}, 2, 64);
 
     // A refused layout must be impossible to miss from the back of the room: a framed box in
     // black on pale yellow (the palette's orange as its border), not red text alone.

@@ -191,10 +191,11 @@ void Tab::inputEdited()
     emit scenarioChanged();
 }
 
-void Tab::setCharts(const QList<ChartPanel*>& charts, int columns)
+void Tab::setCharts(const QList<ChartPanel*>& charts, int columns, int minChars)
 {
     m_charts = charts;
     m_maxColumns = std::max(columns, 1);
+    m_minChartChars = std::max(minChars, 1);
     m_chartScroll->show();
     arrangeCharts(true);
 }
@@ -206,7 +207,7 @@ void Tab::arrangeCharts(bool force)
     // The size below which a chart's titles, ticks and legend no longer fit: a number of
     // characters and lines of the charts' own type, so it grows with projector mode.
     const QFontMetrics fm(chartFonts().legend);
-    const int minWidth = kMinChartChars * fm.averageCharWidth();
+    const int minWidth = m_minChartChars * fm.averageCharWidth();
     const int minHeight = kMinChartLines * fm.lineSpacing();
     const int room = m_chartScroll->viewport()->width();
     const int fit = room > 0 ? std::max(1, (room + m_grid->horizontalSpacing()) / minWidth) : 1;

@@ -96,7 +96,9 @@ protected:
     /// never squeezed below a readable size (kMinChartChars x kMinChartLines of chart text):
     /// when the window is too narrow, or the type large (projector mode), they take fewer
     /// columns, and the chart area scrolls rather than shrinking them further.
-    void setCharts(const QList<ChartPanel*>& charts, int columns = 2);
+    /// `minChars` raises the readable width for charts with long labels.
+    void setCharts(const QList<ChartPanel*>& charts, int columns = 2,
+                   int minChars = kMinChartChars);
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
@@ -155,6 +157,7 @@ private:
     QWidget* m_chartArea;
     QList<ChartPanel*> m_charts;
     int m_maxColumns = 2;
+    int m_minChartChars = kMinChartChars;
     int m_columns = 0;
     QLabel* m_figures;
     QLabel* m_message;
