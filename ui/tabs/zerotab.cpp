@@ -11,6 +11,7 @@
 #include <QChart>
 #include <QComboBox>
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QFormLayout>
 #include <QGraphicsSimpleTextItem>
 #include <QHeaderView>
@@ -452,8 +453,31 @@ void ZeroTab::buildBreakdownChart()
     connect(chart, &QChart::plotAreaChanged, this, &ZeroTab::placeNotes);
 }
 
+void ZeroTab::fitRankAxes()
+{
+    // Powers of four up to 4096 ranks, powers of ten beyond; on a chart too narrow for every
+    // label (projector type), every other decade of them: powers of 32 or of 100.
+    for (auto [axis, chart] :
+         {std::pair{m_memoryX, m_memory->chart()}, std::pair{m_trafficX, m_traffic->chart()}}) {
+        const double end = axis->max();
+        const std::array<double, 2> bases =
+            end > 4096 ? std::array{10.0, 100.0} : std::array{4.0, 32.0};
+        const QFontMetricsF fm(axis->labelsFont());
+        const double label =
+            fm.horizontalAdvance(QString::number(end, 'f', 0)) + 2 * fm.averageCharWidth();
+        const double width = chart->plotArea().width();
+        double base = bases[1];
+        if (width <= 0
+            || width / (std::floor(std::log(end) / std::log(bases[0]) + 1e-9) + 1) >= label)
+            base = bases[0];
+        if (axis->base() != base)
+            axis->setBase(base);
+    }
+}
+
 void ZeroTab::placeNotes()
 {
+    fitRankAxes();
     // Text items of the scenes, not titles or legend names: changing those would relayout the
     // whole chart on every slider step.
     QFont font = chartFonts().axisTitle;
@@ -749,10 +773,8 @@ void ZeroTab::recompute()
     }
     setDecadeRange(m_memoryY, lo, hi);
     m_memoryX->setRange(1, end);
-    // Powers of four up to 1024 (six labels fit a small chart); powers of ten beyond.
-    m_memoryX->setBase(end > 4096 ? 10 : 4);
     m_trafficX->setRange(1, end);
-    m_trafficX->setBase(end > 4096 ? 10 : 4);
+    fitRankAxes();
 
     replaceIfChanged(m_memoryLimit, QList<QPointF>{{1, limit}, {end, limit}});
 

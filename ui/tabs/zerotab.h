@@ -77,6 +77,8 @@ private:
     void buildTable();
     void updateRing();
     void placeNotes();
+    /// The rank axes' base: every power of four where the labels fit, fewer where they do not.
+    void fitRankAxes();
     void fitTableHeight();
     void niceRange(QValueAxis* axis, double min, double max);
     void updateTable(const core::ZeroTraffic& traffic);
