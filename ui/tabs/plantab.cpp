@@ -8,12 +8,14 @@
 #include "widgets/plancommunicationpanel.h"
 #include "widgets/planpublishedpanel.h"
 
+#include <QApplication>
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -231,9 +233,7 @@ PlanTab::PlanTab(QWidget* parent)
     QLabel* message = messageLabel();
     message->setStyleSheet("QLabel { color: black; background: #fdf3cf; border: 3px solid "
                            "#e69f00; border-radius: 6px; padding: 8px; font-weight: bold; }");
-    QFont larger = message->font();
-    larger.setPointSizeF(larger.pointSizeF() * 1.15);
-    message->setFont(larger);
+    fitFonts();
 
     setScenario(core::Scenario{});
     refreshNow();
@@ -271,9 +271,6 @@ void PlanTab::buildControls()
     m_presetSource->setObjectName("plan.preset_source");
     m_presetSource->setWordWrap(true);
     m_presetSource->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QFont small = m_presetSource->font();
-    small.setPointSizeF(small.pointSizeF() * 0.9);
-    m_presetSource->setFont(small);
     modelBox->addWidget(m_presetSource);
     connect(m_presetBox, &QComboBox::activated, this, [this](int i) {
         const QString id = m_presetBox->itemData(i).toString();
@@ -1075,6 +1072,28 @@ QString PlanTab::caption() const
              in.sequenceParallel ? tr(", sequence parallel") : QString())
         .arg(formatWhole(in.sequence), formatWhole(in.microBatch), formatWhole(in.globalBatch),
              gib(gpuMemoryBytes()));
+}
+
+void PlanTab::fitFonts()
+{
+    // Sizes relative to the window's type, set again when it changes (projector mode, text
+    // size): a font set once would stay at the desk's size.
+    const QFont base = QApplication::font();
+    QFont larger = base;
+    larger.setPointSizeF(base.pointSizeF() * 1.15);
+    messageLabel()->setFont(larger);
+    if (m_presetSource) {
+        QFont small = base;
+        small.setPointSizeF(base.pointSizeF() * 0.9);
+        m_presetSource->setFont(small);
+    }
+}
+
+void PlanTab::changeEvent(QEvent* event)
+{
+    Tab::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        fitFonts();
 }
 
 } // namespace scalelab::ui

@@ -81,10 +81,13 @@ public:
     static constexpr int kMaxStageBars = 1024;
 
 protected:
+    void changeEvent(QEvent* event) override;
     void readControls() override;
     void recompute() override;
 
 private:
+    /// The message and the preset's source line, sized from the window's type.
+    void fitFonts();
     void buildControls();
     QWidget* buildModelShape();
     void buildMemoryChart();
