@@ -5,6 +5,7 @@
 //   cmake --build --preset release --target bench_redraw
 //   QT_QPA_PLATFORM=offscreen ./build/release/bench/bench_redraw [--runs N] [--tab NAME]
 //                                                               [--scenario FILE]
+//                                                               [--no-explanations]
 //
 // With --scenario the tabs start from that scenario instead of the defaults, for the cases an
 // issue names (bench/scenarios/ holds them; for example the 32-stage, 256-microbatch
@@ -120,6 +121,8 @@ int main(int argc, char** argv)
     int runs = 300;
     QString only;
     scalelab::core::Scenario scenario;
+    // Projector mode hides the explanations: the tabs then redraw without their text.
+    const bool explanations = !QCoreApplication::arguments().contains("--no-explanations");
     const QStringList args = QCoreApplication::arguments();
     for (qsizetype i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == "--runs")
@@ -147,6 +150,7 @@ int main(int argc, char** argv)
             continue;
         tab->setScenario(scenario);
         tab->waitForIdle();
+        tab->setExplanationVisible(explanations);
         tab->resize(1600, 950);
         tab->show();
         if (!QTest::qWaitForWindowExposed(tab.get()))
