@@ -1,6 +1,7 @@
 #include "planpresets.h"
 
 #include "scalelab/core/collectives.h"
+#include "scenariojson.h"
 
 #include <QDir>
 #include <QFile>
@@ -17,32 +18,12 @@ namespace {
 using core::ActivationVariant;
 using core::InputError;
 
-constexpr double kMaxWhole = 9007199254740992.0; // 2^53, as the scenario reader allows
-
 std::string fieldOf(const QString& path, const QString& key)
 {
     return (path + '.' + key).toStdString();
 }
 
-/// A whole number in 0..2^53, as the scenario reader accepts it (7.5e9 included).
-std::int64_t wholeNumber(const QJsonValue& value, const std::string& field)
-{
-    if (!value.isDouble())
-        throw InputError(field, "a whole number in 0..2^53");
-    const QVariant variant = value.toVariant();
-    if (variant.typeId() == QMetaType::LongLong) {
-        const qint64 v = variant.toLongLong();
-        if (v < 0 || v > (qint64(1) << 53))
-            throw InputError(field, "a whole number in 0..2^53");
-        return v;
-    }
-    const double d = value.toDouble();
-    if (!std::isfinite(d) || d != std::floor(d) || d < 0.0 || d > kMaxWhole)
-        throw InputError(field, "a whole number in 0..2^53");
-    return static_cast<std::int64_t>(d);
-}
-
-/// Hands out one JSON object's keys by kind and refuses keys it was not told about.
+/// Hands out the published-figures file's keys by kind and refuses keys it was not told about.
 class Keys {
 public:
     Keys(const QJsonObject& object, QString path, const QStringList& known)
@@ -56,24 +37,6 @@ public:
                                      + known.join(", ").toStdString() + ")");
     }
 
-    void whole(const char* key, std::int64_t& out) const
-    {
-        if (m_object.contains(key))
-            out = wholeNumber(m_object.value(key), fieldOf(m_path, key));
-    }
-    void optionalWhole(const char* key, std::optional<std::int64_t>& out) const
-    {
-        if (m_object.contains(key))
-            out = wholeNumber(m_object.value(key), fieldOf(m_path, key));
-    }
-    void boolean(const char* key, bool& out) const
-    {
-        if (!m_object.contains(key))
-            return;
-        if (!m_object.value(key).isBool())
-            throw InputError(fieldOf(m_path, key), "true or false");
-        out = m_object.value(key).toBool();
-    }
     void number(const char* key, double& out) const
     {
         if (!m_object.contains(key))
@@ -82,20 +45,6 @@ public:
         if (!v.isDouble() || !std::isfinite(v.toDouble()))
             throw InputError(fieldOf(m_path, key), "a finite number");
         out = v.toDouble();
-    }
-    void recompute(const char* key, core::Recompute& out) const
-    {
-        if (!m_object.contains(key))
-            return;
-        const QString name = m_object.value(key).toString();
-        if (name == "none")
-            out = core::Recompute::None;
-        else if (name == "selective")
-            out = core::Recompute::Selective;
-        else if (name == "full")
-            out = core::Recompute::Full;
-        else
-            throw InputError(fieldOf(m_path, key), "one of \"none\", \"selective\", \"full\"");
     }
     QString string(const char* key) const
     {
@@ -222,50 +171,25 @@ QString variantKey(ActivationVariant variant)
     return "full_recompute";
 }
 
-core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs p)
+core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs base)
 {
-    const Keys s(plan, "plan",
-                 {"model", "sequence", "micro_batch", "global_batch", "gpus", "tensor_parallel",
-                  "pipeline_parallel", "virtual_stages", "expert_parallel", "sequence_parallel",
-                  "recompute", "zero_stage", "weight_bytes", "grad_bytes", "optimizer_bytes",
-                  "gpu_memory_gib"});
-    if (plan.contains("model")) {
-        if (!plan.value("model").isObject())
-            throw InputError("plan.model", "an object of plan.model keys");
-        const Keys m(plan.value("model").toObject(), "plan.model",
-                     {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "gated_mlp",
-                      "tied_embeddings", "experts", "top_k", "expert_ffn_hidden", "shared_experts",
-                      "dense_layers"});
-        m.whole("layers", p.model.layers);
-        m.whole("hidden", p.model.hidden);
-        m.whole("heads", p.model.heads);
-        m.optionalWhole("kv_heads", p.model.kvHeads);
-        m.whole("ffn_hidden", p.model.ffnHidden);
-        m.whole("vocab", p.model.vocab);
-        m.boolean("gated_mlp", p.model.gatedMlp);
-        m.boolean("tied_embeddings", p.model.tiedEmbeddings);
-        m.whole("experts", p.model.experts);
-        m.whole("top_k", p.model.topK);
-        m.optionalWhole("expert_ffn_hidden", p.model.expertFfnHidden);
-        m.whole("shared_experts", p.model.sharedExperts);
-        m.whole("dense_layers", p.model.denseLayers);
+    // The scenario reader reads it, as it reads a file's plan section: the base written out as
+    // a plan object, the given keys laid over it (a model's keys over the base's model).
+    core::Scenario scenario;
+    scenario.plan = base;
+    QJsonObject merged = app::scenarioToJson(scenario).value("plan").toObject();
+    for (auto it = plan.begin(); it != plan.end(); ++it) {
+        if (it.key() == "model" && it.value().isObject()) {
+            QJsonObject model = merged.value("model").toObject();
+            const QJsonObject given = it.value().toObject();
+            for (auto m = given.begin(); m != given.end(); ++m)
+                model.insert(m.key(), m.value());
+            merged.insert("model", model);
+        } else {
+            merged.insert(it.key(), it.value());
+        }
     }
-    s.whole("sequence", p.sequence);
-    s.whole("micro_batch", p.microBatch);
-    s.whole("global_batch", p.globalBatch);
-    s.whole("gpus", p.gpus);
-    s.whole("tensor_parallel", p.tensorParallel);
-    s.whole("pipeline_parallel", p.pipelineParallel);
-    s.whole("virtual_stages", p.virtualStages);
-    s.whole("expert_parallel", p.expertParallel);
-    s.boolean("sequence_parallel", p.sequenceParallel);
-    s.recompute("recompute", p.recompute);
-    s.whole("zero_stage", p.zeroStage);
-    s.whole("weight_bytes", p.weightBytes);
-    s.whole("grad_bytes", p.gradBytes);
-    s.whole("optimizer_bytes", p.optimizerBytes);
-    s.number("gpu_memory_gib", p.gpuMemoryGib);
-    return p;
+    return app::scenarioFromJson(QJsonObject{{"plan", merged}}).plan;
 }
 
 PlanPreset loadPlanPreset(const QString& id)

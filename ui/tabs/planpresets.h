@@ -18,9 +18,10 @@ struct PlanPreset {
     core::PlanInputs plan; ///< the file's plan section over the defaults of docs/CLI.md
 };
 
-/// `base` with the keys of a scenario's "plan" object applied (the names of docs/CLI.md, the
-/// same as app/scenariojson.cpp reads). Throws core::InputError naming `plan.<key>` for an
-/// unknown key or a value of the wrong kind; ranges and layouts are core::validate's business.
+/// `base` with the keys of a scenario's "plan" object laid over it, read by the scenario reader
+/// (app/scenariojson), so a preset is read exactly as a scenario file is. Throws
+/// core::InputError naming `plan.<key>` for an unknown key, a value of the wrong kind or one
+/// core refuses.
 core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs base = {});
 
 /// The preset ":/plan/presets/<id>.json". Throws core::InputError when it is missing or bad.
