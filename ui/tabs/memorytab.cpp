@@ -40,8 +40,6 @@ constexpr Recipe kRecipes[] = {
     {"bf16 with 8-bit moments: 2 + 2 + 4 + 2", 2, 2, 4, 2},
 };
 
-constexpr double kAcceleratorsGb[] = {24, 40, 80, 141};
-
 } // namespace
 
 MemoryTab::MemoryTab(QWidget* parent)
@@ -165,35 +163,14 @@ void MemoryTab::buildControls()
     // The accelerator the budget is measured against.
     QVBoxLayout* deviceBox = addGroup(tr("Accelerator"));
     auto* form = new QFormLayout;
-    m_accelerator = new QComboBox;
-    m_accelerator->setObjectName("memory.accelerator");
-    m_accelerator->setAccessibleName(tr("Accelerator memory preset"));
-    for (double gb : kAcceleratorsGb)
-        m_accelerator->addItem(tr("%1 GB").arg(gb), gb);
-    m_accelerator->addItem(tr("Other"), 0.0);
-    m_accelerator->setCurrentIndex(2);
-    form->addRow(tr("&Memory"), m_accelerator);
+    deviceBox->addLayout(form);
+    addAcceleratorMemory(deviceBox, form, "memory", m_accelerator);
     m_unitBox = new QComboBox;
     m_unitBox->setObjectName("memory.unit");
     m_unitBox->setAccessibleName(tr("Byte unit"));
     m_unitBox->addItem(tr("GB (10^9 bytes)"));
     m_unitBox->addItem(tr("GiB (2^30 bytes)"));
     form->addRow(tr("&Units"), m_unitBox);
-    deviceBox->addLayout(form);
-    auto* capacity =
-        addControl(deviceBox,
-                   makeSpec("memory.accelerator_gb", tr("C&apacity"), "", tr("GB"),
-                            tr("Memory of one accelerator, in GB (10^9 bytes)."), 1, 1024),
-                   80);
-    connect(m_accelerator, &QComboBox::activated, this, [this, capacity](int i) {
-        const double gb = m_accelerator->itemData(i).toDouble();
-        if (gb > 0)
-            capacity->setValue(gb);
-    });
-    connect(capacity, &ParameterControl::valueChanged, this, [this](double gb) {
-        const int i = m_accelerator->findData(gb);
-        m_accelerator->setCurrentIndex(i >= 0 ? i : m_accelerator->count() - 1);
-    });
     connect(m_unitBox, &QComboBox::currentIndexChanged, this, [this](int i) {
         m_unit = i == 0 ? ByteUnit::GB : ByteUnit::GiB;
         inputEdited();

@@ -6,9 +6,11 @@
 #include "common/explanationpanel.h"
 #include "common/figureslabel.h"
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFontMetrics>
+#include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -272,6 +274,34 @@ void Tab::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
     fitControlsColumn();
+}
+
+ParameterControl* Tab::addAcceleratorMemory(QVBoxLayout* group, QFormLayout* form,
+                                            const QString& section, QComboBox*& box)
+{
+    box = new QComboBox;
+    box->setObjectName(section + ".accelerator");
+    box->setAccessibleName(tr("Accelerator memory preset"));
+    for (double gb : {24.0, 40.0, 80.0, 141.0})
+        box->addItem(tr("%1 GB").arg(gb), gb);
+    box->addItem(tr("Other"), 0.0);
+    box->setCurrentIndex(2);
+    form->addRow(tr("&Memory"), box);
+    auto* capacity =
+        addControl(group,
+                   makeSpec(section + ".accelerator_gb", tr("C&apacity"), "", tr("GB"),
+                            tr("Memory of one accelerator, in GB (10^9 bytes)."), 1, 1024),
+                   80);
+    connect(box, &QComboBox::activated, this, [box, capacity](int i) {
+        const double gb = box->itemData(i).toDouble();
+        if (gb > 0)
+            capacity->setValue(gb);
+    });
+    connect(capacity, &ParameterControl::valueChanged, this, [box](double gb) {
+        const int i = box->findData(gb);
+        box->setCurrentIndex(i >= 0 ? i : box->count() - 1);
+    });
+    return capacity;
 }
 
 ParameterControl* Tab::control(const QString& key) const

@@ -8,6 +8,8 @@
 #include <QWidget>
 
 QT_BEGIN_NAMESPACE
+class QComboBox;
+class QFormLayout;
 class QGridLayout;
 class QLabel;
 class QScrollArea;
@@ -92,6 +94,11 @@ protected:
     /// A parameter control set to `initial` in `group`. A change by the user calls
     /// readControls(), schedules a refresh and emits scenarioChanged().
     ParameterControl* addControl(QVBoxLayout* group, const ParameterSpec& spec, double initial);
+    /// The accelerator's memory: a "Memory" row in `form` choosing a common size (24, 40, 80,
+    /// 141 GB, Other) and, under `form` in `group`, the exact capacity control
+    /// "<section>.accelerator_gb", the two kept in step. Add `form` to `group` first.
+    ParameterControl* addAcceleratorMemory(QVBoxLayout* group, QFormLayout* form,
+                                           const QString& section, QComboBox*& box);
     /// Places the charts in a grid of at most `columns` under the figures line. Charts are
     /// never squeezed below a readable size (kMinChartChars x kMinChartLines of chart text):
     /// when the window is too narrow, or the type large (projector mode), they take fewer

@@ -39,7 +39,6 @@ using core::ZeroStage;
 
 constexpr std::array<ZeroStage, 4> kStages = {ZeroStage::DataParallel, ZeroStage::Zero1,
                                               ZeroStage::Zero2, ZeroStage::Zero3};
-constexpr double kAcceleratorsGb[] = {24, 40, 80, 141};
 /// Every byte figure of the tab is shown in decimal gigabytes; the axis titles say so.
 constexpr double kGB = 1e9;
 /// The ring demo's data comes from this seed, so a lecture shows the same numbers every time.
@@ -291,29 +290,8 @@ void ZeroTab::buildControls()
     // The accelerator each rank is: the line the memory charts are measured against.
     QVBoxLayout* deviceBox = addGroup(tr("Accelerator"));
     auto* form = new QFormLayout;
-    m_accelerator = new QComboBox;
-    m_accelerator->setObjectName("zero.accelerator");
-    m_accelerator->setAccessibleName(tr("Accelerator memory preset"));
-    for (double g : kAcceleratorsGb)
-        m_accelerator->addItem(tr("%1 GB").arg(g), g);
-    m_accelerator->addItem(tr("Other"), 0.0);
-    m_accelerator->setCurrentIndex(2);
-    form->addRow(tr("&Memory"), m_accelerator);
     deviceBox->addLayout(form);
-    auto* capacity =
-        addControl(deviceBox,
-                   makeSpec("zero.accelerator_gb", tr("C&apacity"), "", tr("GB"),
-                            tr("Memory of one accelerator, in GB (10^9 bytes)."), 1, 1024),
-                   80);
-    connect(m_accelerator, &QComboBox::activated, this, [this, capacity](int i) {
-        const double g = m_accelerator->itemData(i).toDouble();
-        if (g > 0)
-            capacity->setValue(g);
-    });
-    connect(capacity, &ParameterControl::valueChanged, this, [this](double g) {
-        const int i = m_accelerator->findData(g);
-        m_accelerator->setCurrentIndex(i >= 0 ? i : m_accelerator->count() - 1);
-    });
+    addAcceleratorMemory(deviceBox, form, "zero", m_accelerator);
 
     // The link of the alpha-beta model: what one rank can send, and what each message costs.
     QVBoxLayout* linkBox = addGroup(tr("Link (alpha-beta model)"));
