@@ -456,7 +456,10 @@ void ParameterControl::alignColumns(const QList<ParameterControl*>& controls)
     for (ParameterControl* control : controls) {
         if (!control)
             continue;
-        control->m_label->setMinimumWidth(labelWidth);
+        // A character to spare: a label's size hint can fall a pixel or two short of its
+        // drawn text, and the slider beside it then covers the last letter.
+        control->m_label->setMinimumWidth(labelWidth
+                                          + control->m_label->fontMetrics().averageCharWidth());
         control->m_spinBox->setMinimumWidth(spinBoxWidth);
         control->m_unitLabel->setMinimumWidth(unitWidth);
     }
