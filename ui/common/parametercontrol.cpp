@@ -446,6 +446,13 @@ void ParameterControl::alignColumns(const QList<ParameterControl*>& controls)
     int labelWidth = 0;
     int spinBoxWidth = 0;
     int unitWidth = 0;
+    // A label's size hint includes its minimum width: measure without the last alignment.
+    for (ParameterControl* control : controls)
+        if (control)
+            for (QWidget* w : {static_cast<QWidget*>(control->m_label),
+                               static_cast<QWidget*>(control->m_spinBox),
+                               static_cast<QWidget*>(control->m_unitLabel)})
+                w->setMinimumWidth(0);
     for (const ParameterControl* control : controls) {
         if (!control)
             continue;

@@ -262,8 +262,6 @@ void Tab::fitControlsColumn()
     QWidget* panel = m_scroll->widget();
     if (!panel)
         return;
-    // Labels, values and units line up in columns as wide as the new type needs.
-    ParameterControl::alignColumns(m_controls);
     panel->ensurePolished();
     if (panel->layout())
         panel->layout()->activate();
