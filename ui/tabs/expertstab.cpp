@@ -24,7 +24,6 @@
 #include <QStackedBarSeries>
 #include <QTextDocument>
 #include <QTextOption>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -269,14 +268,6 @@ void ExpertsTab::buildControls()
 
     // The rest: batch size, seed, and what a slot weighs on the wire.
     QVBoxLayout* moreBox = addGroup(tr("Tokens and bytes"));
-    auto* more = new QToolButton;
-    more->setText(tr("Tokens, seed and slot size"));
-    more->setCheckable(true);
-    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    more->setArrowType(Qt::RightArrow);
-    more->setAutoRaise(true);
-    more->setAccessibleName(tr("Show tokens, seed and slot size"));
-    moreBox->addWidget(more);
     auto* advanced = new QWidget;
     auto* advancedBox = new QVBoxLayout(advanced);
     advancedBox->setContentsMargins(12, 0, 0, 0);
@@ -299,12 +290,8 @@ void ExpertsTab::buildControls()
                makeSpec("experts.bytes_per_value", tr("&Bytes per value"), "", tr("bytes"),
                         tr("Precision on the wire: 1 for FP8, 2 for bf16, 4 for fp32."), 1, 4),
                static_cast<double>(m_bytesPerValue));
-    advanced->setVisible(false);
-    moreBox->addWidget(advanced);
-    connect(more, &QToolButton::toggled, this, [more, advanced](bool on) {
-        advanced->setVisible(on);
-        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
-    });
+    addDisclosure(moreBox, tr("Tokens, seed and slot size"), advanced,
+                  tr("Show tokens, seed and slot size"));
 
     // Predict, then reveal; and the misconception this tab answers.
     QVBoxLayout* thinkBox = addGroup(tr("Predict first"));

@@ -24,7 +24,6 @@
 #include <QScatterSeries>
 #include <QSignalBlocker>
 #include <QTableWidget>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <QXYSeries>
@@ -501,14 +500,6 @@ void Fp8Tab::buildControls()
     addControl(box, shown, m_percentile);
 
     // The matrix itself and the overflow rule: rarely changed, so behind a disclosure.
-    auto* more = new QToolButton;
-    more->setText(tr("Matrix shape, seed and overflow"));
-    more->setCheckable(true);
-    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    more->setArrowType(Qt::RightArrow);
-    more->setAutoRaise(true);
-    more->setAccessibleName(tr("Show matrix shape, seed and overflow"));
-    box->addWidget(more);
     auto* advanced = new QWidget;
     auto* adv = new QVBoxLayout(advanced);
     adv->setContentsMargins(12, 0, 0, 0);
@@ -543,16 +534,13 @@ void Fp8Tab::buildControls()
     m_generate = new QPushButton(tr("Use a generated matrix"));
     m_generate->setObjectName("fp8.generate");
     connect(m_generate, &QPushButton::clicked, this, &Fp8Tab::useGeneratedMatrix);
+    addDisclosure(box, tr("Matrix shape, seed and overflow"), advanced,
+                  tr("Show matrix shape, seed and overflow"));
+    // Shown only while the matrix comes from a scenario's explicit values.
     box->addWidget(m_explicitNote);
     box->addWidget(m_generate);
     m_explicitNote->hide();
     m_generate->hide();
-    advanced->setVisible(false);
-    box->addWidget(advanced);
-    connect(more, &QToolButton::toggled, this, [more, advanced](bool on) {
-        advanced->setVisible(on);
-        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
-    });
     for (QComboBox* c : {m_preset, m_format, m_blockSize, m_overflow}) {
         // Long entries must not widen the controls column past its sliders.
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);

@@ -18,7 +18,6 @@
 #include <QScatterSeries>
 #include <QScrollArea>
 #include <QStackedBarSeries>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -76,14 +75,6 @@ void MemoryTab::buildControls()
     modelBox->addLayout(recipeRow);
     connect(m_recipe, &QComboBox::activated, this, &MemoryTab::applyRecipe);
 
-    auto* more = new QToolButton;
-    more->setText(tr("Bytes per parameter"));
-    more->setCheckable(true);
-    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    more->setArrowType(Qt::RightArrow);
-    more->setAutoRaise(true);
-    more->setAccessibleName(tr("Show bytes per parameter"));
-    modelBox->addWidget(more);
     auto* bytes = new QWidget;
     auto* bytesBox = new QVBoxLayout(bytes);
     bytesBox->setContentsMargins(12, 0, 0, 0);
@@ -104,12 +95,7 @@ void MemoryTab::buildControls()
             addControl(bytesBox, makeSpec(key, label, "", perParam, what, 0, 16), initial[index++]);
         connect(c, &ParameterControl::valueChanged, this, &MemoryTab::syncRecipe);
     }
-    bytes->setVisible(false);
-    modelBox->addWidget(bytes);
-    connect(more, &QToolButton::toggled, this, [more, bytes](bool on) {
-        bytes->setVisible(on);
-        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
-    });
+    addDisclosure(modelBox, tr("Bytes per parameter"), bytes, tr("Show bytes per parameter"));
 
     // Activations: tokens in the batch, width, depth and what each layer saves.
     QVBoxLayout* actsBox = addGroup(tr("Activations"));

@@ -20,7 +20,6 @@
 #include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QSignalBlocker>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -192,14 +191,6 @@ void PipelineTab::buildControls()
     });
 
     // Pass times matter less to the lesson: behind a disclosure.
-    auto* more = new QToolButton;
-    more->setText(tr("Pass times"));
-    more->setCheckable(true);
-    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    more->setArrowType(Qt::RightArrow);
-    more->setAutoRaise(true);
-    more->setAccessibleName(tr("Show pass times"));
-    box->addWidget(more);
     auto* times = new QWidget;
     auto* timesBox = new QVBoxLayout(times);
     timesBox->setContentsMargins(12, 0, 0, 0);
@@ -215,12 +206,7 @@ void PipelineTab::buildControls()
         spec.step = 0.1;
         addControl(timesBox, spec, initial);
     }
-    times->setVisible(false);
-    box->addWidget(times);
-    connect(more, &QToolButton::toggled, this, [more, times](bool on) {
-        times->setVisible(on);
-        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
-    });
+    addDisclosure(box, tr("Pass times"), times, tr("Show pass times"));
 }
 
 void PipelineTab::buildGanttChart()

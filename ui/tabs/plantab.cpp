@@ -29,7 +29,6 @@
 #include <QSignalBlocker>
 #include <QStackedBarSeries>
 #include <QStandardPaths>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -180,24 +179,6 @@ void setValues(QBarSet* set, const QList<qreal>& values)
             set->replace(i, values[i]);
 }
 
-/// A disclosure button and the widget it shows, as the other tabs make them.
-QToolButton* disclosure(const QString& text, QWidget* content)
-{
-    auto* button = new QToolButton;
-    button->setText(text);
-    button->setCheckable(true);
-    button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    button->setArrowType(Qt::RightArrow);
-    button->setAutoRaise(true);
-    button->setAccessibleName(QObject::tr("Show %1").arg(text));
-    content->setVisible(false);
-    QObject::connect(button, &QToolButton::toggled, content, [button, content](bool on) {
-        content->setVisible(on);
-        button->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
-    });
-    return button;
-}
-
 } // namespace
 
 PlanTab::PlanTab(QWidget* parent)
@@ -280,8 +261,7 @@ void PlanTab::buildControls()
             syncPresetBox();
     });
     QWidget* shape = buildModelShape();
-    modelBox->addWidget(disclosure(tr("Model shape"), shape));
-    modelBox->addWidget(shape);
+    addDisclosure(modelBox, tr("Model shape"), shape, tr("Show model shape"));
 
     // Batch: tokens per microbatch and per optimizer step.
     QVBoxLayout* batchBox = addGroup(tr("Batch"));
@@ -360,8 +340,8 @@ void PlanTab::buildControls()
                            "d and the expert count."),
                         1, 256),
                static_cast<double>(d.expertParallel));
-    layoutBox->addWidget(disclosure(tr("Interleaving and experts"), moreLayout));
-    layoutBox->addWidget(moreLayout);
+    addDisclosure(layoutBox, tr("Interleaving and experts"), moreLayout,
+                  tr("Show interleaving and experts"));
 
     // Memory recipe: bytes per parameter, behind a disclosure (2 + 2 + 12 is the usual answer).
     QVBoxLayout* recipeBox = addGroup(tr("Memory recipe"));
@@ -382,8 +362,7 @@ void PlanTab::buildControls()
                         tr("Master weights and both Adam moments (4 + 4 + 4 = 12 in fp32)."), 0,
                         32),
                static_cast<double>(d.optimizerBytes));
-    recipeBox->addWidget(disclosure(tr("Bytes per parameter"), bytes));
-    recipeBox->addWidget(bytes);
+    addDisclosure(recipeBox, tr("Bytes per parameter"), bytes, tr("Show bytes per parameter"));
 
     // GPU: its memory in GiB, the unit the plan compares against.
     QVBoxLayout* gpuBox = addGroup(tr("GPU"));

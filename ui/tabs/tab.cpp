@@ -19,6 +19,7 @@
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -274,6 +275,25 @@ void Tab::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
     fitControlsColumn();
+}
+
+void Tab::addDisclosure(QVBoxLayout* group, const QString& text, QWidget* content,
+                        const QString& accessibleName)
+{
+    auto* button = new QToolButton;
+    button->setText(text);
+    button->setCheckable(true);
+    button->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    button->setArrowType(Qt::RightArrow);
+    button->setAutoRaise(true);
+    button->setAccessibleName(accessibleName);
+    content->setVisible(false);
+    connect(button, &QToolButton::toggled, content, [button, content](bool on) {
+        content->setVisible(on);
+        button->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    });
+    group->addWidget(button);
+    group->addWidget(content);
 }
 
 ParameterControl* Tab::addAcceleratorMemory(QVBoxLayout* group, QFormLayout* form,

@@ -94,6 +94,10 @@ protected:
     /// A parameter control set to `initial` in `group`. A change by the user calls
     /// readControls(), schedules a refresh and emits scenarioChanged().
     ParameterControl* addControl(QVBoxLayout* group, const ParameterSpec& spec, double initial);
+    /// Adds to `group` a button that shows and hides `content` (rarely changed controls),
+    /// then `content` itself, hidden until the button is pressed.
+    void addDisclosure(QVBoxLayout* group, const QString& text, QWidget* content,
+                       const QString& accessibleName);
     /// The accelerator's memory: a "Memory" row in `form` choosing a common size (24, 40, 80,
     /// 141 GB, Other) and, under `form` in `group`, the exact capacity control
     /// "<section>.accelerator_gb", the two kept in step. Add `form` to `group` first.

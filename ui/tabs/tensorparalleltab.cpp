@@ -16,7 +16,6 @@
 #include <QScatterSeries>
 #include <QSignalBlocker>
 #include <QTimer>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -278,14 +277,6 @@ void TensorParallelTab::buildControls()
                         Scale::Log),
                static_cast<double>(d.dFf));
 
-    auto* more = new QToolButton;
-    more->setText(tr("Bytes and seed"));
-    more->setCheckable(true);
-    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    more->setArrowType(Qt::RightArrow);
-    more->setAutoRaise(true);
-    more->setAccessibleName(tr("Show bytes per value and seed"));
-    sizeBox->addWidget(more);
     auto* advanced = new QWidget;
     auto* advancedBox = new QVBoxLayout(advanced);
     advancedBox->setContentsMargins(12, 0, 0, 0);
@@ -299,12 +290,7 @@ void TensorParallelTab::buildControls()
                makeSpec("tensor_parallel.seed", tr("S&eed"), "", "",
                         tr("Seed of the random X and weights."), 0, 9999),
                static_cast<double>(d.seed));
-    advanced->setVisible(false);
-    sizeBox->addWidget(advanced);
-    connect(more, &QToolButton::toggled, this, [more, advanced](bool on) {
-        advanced->setVisible(on);
-        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
-    });
+    addDisclosure(sizeBox, tr("Bytes and seed"), advanced, tr("Show bytes per value and seed"));
 }
 
 void TensorParallelTab::buildErrorChart()

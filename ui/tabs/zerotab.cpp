@@ -24,7 +24,6 @@
 #include <QPixmap>
 #include <QScatterSeries>
 #include <QTableWidget>
-#include <QToolButton>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -253,14 +252,6 @@ void ZeroTab::buildControls()
                static_cast<double>(d.ranks));
 
     // Bytes per parameter behind a disclosure: the chapter's 2 + 2 + 12 is the usual answer.
-    auto* more = new QToolButton;
-    more->setText(tr("Bytes per parameter"));
-    more->setCheckable(true);
-    more->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-    more->setArrowType(Qt::RightArrow);
-    more->setAutoRaise(true);
-    more->setAccessibleName(tr("Show bytes per parameter"));
-    modelBox->addWidget(more);
     auto* bytes = new QWidget;
     auto* bytesBox = new QVBoxLayout(bytes);
     bytesBox->setContentsMargins(12, 0, 0, 0);
@@ -280,12 +271,7 @@ void ZeroTab::buildControls()
                         tr("Master weights plus both Adam moments (4 + 4 + 4 = 12 in fp32)."), 0,
                         32),
                static_cast<double>(d.optimizerBytes));
-    bytes->setVisible(false);
-    modelBox->addWidget(bytes);
-    connect(more, &QToolButton::toggled, this, [more, bytes](bool on) {
-        bytes->setVisible(on);
-        more->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
-    });
+    addDisclosure(modelBox, tr("Bytes per parameter"), bytes, tr("Show bytes per parameter"));
 
     // The accelerator each rank is: the line the memory charts are measured against.
     QVBoxLayout* deviceBox = addGroup(tr("Accelerator"));
