@@ -156,17 +156,6 @@ QScatterSeries* makeRing(const QString& name, const QColor& colour, double size)
     return s;
 }
 
-/// setNiceRange, skipped when asked for the same range as last time: an axis that is set again
-/// lays out and re-renders all its labels even when nothing changed.
-void setNiceRangeIfChanged(QValueAxis* axis, double min, double max, bool whole = false)
-{
-    const QVariant asked = QVariant::fromValue(QPointF(min, max));
-    if (axis->property("scalelabAskedRange") == asked)
-        return;
-    axis->setProperty("scalelabAskedRange", asked);
-    setNiceRange(axis, min, max, whole);
-}
-
 /// Replaces a series' points only when they differ: moving the grid chart's block leaves the
 /// thousands of error points alone, and Qt Charts then does no work for them.
 void replaceIfChanged(QXYSeries* series, const QList<QPointF>& points)
@@ -873,10 +862,10 @@ void Fp8Tab::showErrorChart(const Fp8View& v)
     for (const QList<QPointF>* s : {&v.tensorPoints, &v.blockPoints})
         for (const QPointF& p : *s)
             top = std::max(top, p.y());
-    setNiceRangeIfChanged(m_errorAxis, 0, top > 0 ? top * 1.05 : 1.0);
+    setNiceRange(m_errorAxis, 0, top > 0 ? top * 1.05 : 1.0);
     // One spare rank on the right, so the largest block's points are not cut by the frame.
     const double right = static_cast<double>(v.blockCount + 1);
-    setNiceRangeIfChanged(m_rankAxis, 0, right, true);
+    setNiceRange(m_rankAxis, 0, right, true);
     if (m_rankAxis->max() != right)
         m_rankAxis->setMax(right);
 
