@@ -284,9 +284,11 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
         };
         const Eigen::Index rowStep =
             std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((fm.height() + 2) / ch)));
+        // Each label a line tall, centred on its row: a row thinner than a line would cut it.
+        const double line = std::max(ch, fm.height());
         for (Eigen::Index r = 0; r < rows; r += rowStep)
-            painter.drawText(QRectF(l.yTitle.right() + 4, l.plot.top() + r * ch,
-                                    l.plot.left() - l.yTitle.right() - 10, ch),
+            painter.drawText(QRectF(l.yTitle.right() + 4, l.plot.top() + (r + 0.5) * ch - line / 2,
+                                    l.plot.left() - l.yTitle.right() - 10, line),
                              Qt::AlignRight | Qt::AlignVCenter, label(m_rowLabels, r));
         double widest = fm.horizontalAdvance(label(m_columnLabels, cols - 1));
         const Eigen::Index colStep =
