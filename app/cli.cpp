@@ -126,16 +126,18 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
 QString usageText()
 {
     return QStringLiteral(
-        "Usage:\n"
-        "  scalelab [--scenario FILE]                      open the window\n"
-        "  scalelab report [--scenario FILE]               print every tab's figures as JSON\n"
-        "  scalelab export [--scenario FILE] --out DIR     write every chart as an image\n"
-        "                  [--format png|svg|pdf] [--size WIDTHxHEIGHT] [--tab NAME]\n"
-        "                  [--caption] [--background white|transparent|system]\n"
-        "  scalelab --help | --version\n"
-        "\n"
-        "Tabs: memory, zero, tensor_parallel, pipeline, experts, fp8.\n"
-        "Exit status: 0 success, 2 bad input, 1 any other failure.\n");
+               "Usage:\n"
+               "  scalelab [--scenario FILE]                      open the window\n"
+               "  scalelab report [--scenario FILE]               print every tab's figures as "
+               "JSON\n"
+               "  scalelab export [--scenario FILE] --out DIR     write every chart as an image\n"
+               "                  [--format png|svg|pdf] [--size WIDTHxHEIGHT] [--tab NAME]\n"
+               "                  [--caption] [--background white|transparent|system]\n"
+               "  scalelab --help | --version\n"
+               "\n"
+               "Tabs: %1.\n"
+               "Exit status: 0 success, 2 bad input, 1 any other failure.\n")
+        .arg(kTabs.join(", "));
 }
 
 void printError(const QString& line)

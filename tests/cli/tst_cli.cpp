@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -426,6 +427,19 @@ private slots:
         const Run help = runScalelab({"--help"});
         QCOMPARE(help.exitCode, 0);
         QVERIFY(help.out.contains("scalelab report"));
+        // The help's list of tabs is exactly the report's sections: no tab is left out.
+        const QRegularExpression tabsLine(QStringLiteral("^Tabs: (.*)\\.$"),
+                                          QRegularExpression::MultilineOption);
+        const QRegularExpressionMatch match = tabsLine.match(QString::fromUtf8(help.out));
+        QVERIFY(match.hasMatch());
+        QStringList listed = match.captured(1).split(QStringLiteral(", "));
+        const Run report = runScalelab({"report"});
+        QCOMPARE(report.exitCode, 0);
+        QStringList sections = QJsonDocument::fromJson(report.out).object().keys();
+        sections.removeAll(QStringLiteral("scalelab_report"));
+        listed.sort();
+        sections.sort();
+        QCOMPARE(listed, sections);
         const Run version = runScalelab({"--version"});
         QCOMPARE(version.exitCode, 0);
         QVERIFY(version.out.startsWith("scalelab "));
