@@ -5,7 +5,6 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
-#include <QRegularExpression>
 #include <QSet>
 #include <QStringList>
 #include <QVariant>
@@ -357,25 +356,37 @@ qsizetype lineOf(const QByteArray& text, int offset, qsizetype* column)
 }
 
 /// The value at a JSON path such as `experts.assignments[0][2]`, or undefined.
+/// The value at an error's JSON path (`memory.segments`, `experts.assignments[0][2]`), or
+/// undefined. A path is read one step at a time, each step consuming at least one character, so
+/// any key text ends the walk: a key that itself holds '.' or '[' is matched whole where the
+/// object has it, and a '[' with no index and ']' after it ends the walk with nothing found.
 QJsonValue valueAt(const QJsonObject& object, const std::string& field)
 {
     QJsonValue current = object;
-    QString rest = QString::fromStdString(field);
+    const QString path = QString::fromStdString(field);
+    QStringView rest = path;
     while (!rest.isEmpty() && !current.isUndefined()) {
+        if (rest.startsWith('.') && current.isObject())
+            rest = rest.mid(1);
+        if (current.isObject() && current.toObject().contains(rest))
+            return current.toObject().value(rest);
         if (rest.startsWith('[')) {
             const qsizetype close = rest.indexOf(']');
-            const int index = rest.mid(1, close - 1).toInt();
-            current = current.isArray() ? current.toArray().at(index) : QJsonValue();
+            bool isIndex = false;
+            const int index = close > 1 ? rest.mid(1, close - 1).toInt(&isIndex) : -1;
+            if (!isIndex || index < 0 || !current.isArray())
+                return QJsonValue(QJsonValue::Undefined);
+            current = current.toArray().at(index);
             rest = rest.mid(close + 1);
-        } else {
-            if (rest.startsWith('.'))
-                rest = rest.mid(1);
-            qsizetype end = rest.indexOf(QRegularExpression("[.\\[]"));
-            if (end < 0)
-                end = rest.size();
-            current = current.isObject() ? current.toObject().value(rest.left(end)) : QJsonValue();
-            rest = rest.mid(end);
+            continue;
         }
+        qsizetype end = 0;
+        while (end < rest.size() && rest[end] != '.' && rest[end] != '[')
+            ++end;
+        if (end == 0 || !current.isObject())
+            return QJsonValue(QJsonValue::Undefined);
+        current = current.toObject().value(rest.left(end));
+        rest = rest.mid(end);
     }
     return current;
 }

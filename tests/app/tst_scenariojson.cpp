@@ -109,6 +109,23 @@ private slots:
         QTest::newRow("plan layout does not divide")
             << QByteArray(R"({"plan": {"gpus": 60}})") << "plan.gpus"
             << "";
+        // Keys holding the path's own punctuation: the error line names them and what was found,
+        // and reading the path ends (it once looped for ever on a '[' with no ']'). Plain strings:
+        // moc cannot read raw strings that hold an open bracket.
+        QTest::newRow("key is a bracket")
+            << QByteArray("{\"[\": 0}") << "["
+            << "f.json: [: expected one of the sections of a scenario (scalelab_scenario, title, "
+               "source, memory, zero, tensor_parallel, pipeline, experts, fp8, plan), found 0";
+        QTest::newRow("key with a dot and a bracket")
+            << QByteArray("{\"memory\": {\"a.b[\": [1]}}") << "memory.a.b["
+            << "f.json: memory.a.b[: expected one of the keys memory knows (parameters, "
+               "weight_bytes, grad_bytes, master_bytes, moment_bytes, tokens, hidden, layers, "
+               "bytes_per_value, tensors_per_layer, segments), found [1]";
+        QTest::newRow("key like an index")
+            << QByteArray("{\"memory\": {\"[0]x[\": 2}}") << "memory.[0]x["
+            << "f.json: memory.[0]x[: expected one of the keys memory knows (parameters, "
+               "weight_bytes, grad_bytes, master_bytes, moment_bytes, tokens, hidden, layers, "
+               "bytes_per_value, tensors_per_layer, segments), found 2";
         QTest::newRow("wrong count of lists")
             << QByteArray(R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0]]}})")
             << "experts.assignments"
