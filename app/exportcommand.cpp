@@ -68,6 +68,13 @@ int runExport(const CommandLine& cl)
             printError(describeInputError(cl.scenarioFile, e));
             return ExitBadInput;
         }
+        // A refresh that failed leaves the charts on the last good inputs (the defaults here):
+        // they are not this scenario's, so nothing is written.
+        if (tab->failure() != ui::Tab::Failure::None) {
+            const QString file = cl.scenarioFile.isEmpty() ? QString() : cl.scenarioFile + ": ";
+            printError(file + tab->failureMessage());
+            return tab->failure() == ui::Tab::Failure::BadInput ? ExitBadInput : ExitFailure;
+        }
         for (ui::ChartPanel* chart : tab->charts())
             for (ui::ImageFormat format : formats)
                 jobs.append({chart, out.filePath(chart->name() + '.' + ui::imageFormatName(format)),

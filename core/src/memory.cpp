@@ -2,6 +2,7 @@
 
 #include "scalelab/core/error.h"
 
+#include <algorithm>
 #include <string>
 
 namespace scalelab::core {
@@ -124,6 +125,31 @@ MemoryResult computeMemory(const MemoryInputs& in)
     r.recomputedLayers = recomputedLayers(in.layers, in.segments, in.tensorsPerLayer);
     r.recomputeFraction = static_cast<double>(r.recomputedLayers) / static_cast<double>(in.layers);
     return r;
+}
+
+std::vector<std::int64_t> segmentCountsToPlot(std::int64_t layers,
+                                              std::initializer_list<std::int64_t> marks,
+                                              std::int64_t denseUpTo, std::int64_t spaced)
+{
+    std::vector<std::int64_t> counts;
+    const std::int64_t dense = std::min(layers, std::max<std::int64_t>(denseUpTo, 1));
+    for (std::int64_t s = 1; s <= dense; ++s)
+        counts.push_back(s);
+    if (layers > dense) {
+        // k / spaced of the way from `dense` to `layers`; the last one is `layers` itself.
+        const std::int64_t steps = std::max<std::int64_t>(spaced, 1);
+        const auto span = static_cast<long double>(layers - dense);
+        for (std::int64_t k = 1; k <= steps; ++k) {
+            const auto offset = static_cast<std::int64_t>(span * k / steps);
+            counts.push_back(std::clamp<std::int64_t>(dense + offset, dense + 1, layers));
+        }
+    }
+    for (const std::int64_t mark : marks)
+        if (mark >= 1 && mark <= layers)
+            counts.push_back(mark);
+    std::sort(counts.begin(), counts.end());
+    counts.erase(std::unique(counts.begin(), counts.end()), counts.end());
+    return counts;
 }
 
 } // namespace scalelab::core

@@ -4,6 +4,8 @@
 #include "testhelpers.h"
 
 #include <QTest>
+#include <algorithm>
+#include <numeric>
 
 using namespace scalelab::core;
 
@@ -171,6 +173,35 @@ private slots:
         in = MemoryInputs{};
         in.tokens = 1LL << 45; // 2^45 x 4096 x 32 x 2 x 16 = 2^67
         SCALELAB_VERIFY_INPUT_ERROR(computeMemory(in), "memory.tokens");
+    }
+
+    void segmentCountsToPlotAreEveryCountWhenFew()
+    {
+        const std::vector<std::int64_t> counts = segmentCountsToPlot(12, {3, 40});
+        std::vector<std::int64_t> every(12);
+        std::iota(every.begin(), every.end(), 1);
+        QCOMPARE(counts, every); // 40 is past the layers: not plotted
+    }
+
+    void segmentCountsToPlotAreBoundedWhenMany()
+    {
+        // 10^8 layers: the chart once drew every count (12 GB and a minute); now a few thousand.
+        const std::int64_t layers = 100'000'000;
+        const std::vector<std::int64_t> counts =
+            segmentCountsToPlot(layers, {123'456'789, 77'777, 5}, 1024, 1024);
+        QVERIFY(counts.size() <= 1024 + 1024 + 3);
+        QCOMPARE(counts.front(), std::int64_t(1));
+        QCOMPARE(counts[1023], std::int64_t(1024));
+        QCOMPARE(counts.back(), layers);
+        QVERIFY(std::is_sorted(counts.begin(), counts.end()));
+        QVERIFY(std::adjacent_find(counts.begin(), counts.end()) == counts.end());
+        QVERIFY(std::binary_search(counts.begin(), counts.end(), 77'777));
+        QVERIFY(!std::binary_search(counts.begin(), counts.end(), 123'456'789));
+        // Evenly spaced past the dense part: no gap wider than one step of the span.
+        std::int64_t widest = 0;
+        for (std::size_t i = 1024; i < counts.size(); ++i)
+            widest = std::max(widest, counts[i] - counts[i - 1]);
+        QVERIFY(widest <= (layers - 1024) / 1024 + 1);
     }
 };
 

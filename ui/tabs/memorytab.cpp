@@ -428,12 +428,14 @@ void MemoryTab::recompute()
     setNiceRange(m_budgetY, 0, std::max(all, limit) / unit * 1.04);
     styleAxis(m_budgetY, tr("Memory (%1)").arg(unitText));
 
-    // Checkpointing: bytes for every segment count, with the choice and the optimum marked.
+    // Checkpointing: bytes against the segment count, with the choice and the optimum marked.
     const std::int64_t layers = m_inputs.layers;
+    const std::vector<std::int64_t> counts =
+        core::segmentCountsToPlot(layers, {m_inputs.segments, r.optimalSegments});
     QList<QPointF> ckptPoints, computePoints;
-    ckptPoints.reserve(layers);
-    computePoints.reserve(layers);
-    for (std::int64_t s = 1; s <= layers; ++s) {
+    ckptPoints.reserve(static_cast<qsizetype>(counts.size()));
+    computePoints.reserve(static_cast<qsizetype>(counts.size()));
+    for (const std::int64_t s : counts) {
         const auto x = static_cast<double>(s);
         ckptPoints.append({x,
                            in(static_cast<double>(core::checkpointedActivationBytes(

@@ -361,8 +361,14 @@ void Tab::waitForIdle()
         updateExplanation();
 }
 
-void Tab::showError(const QString& message)
+QString Tab::failureMessage() const
 {
+    return m_failure == Failure::None ? QString() : m_message->text();
+}
+
+void Tab::showError(const QString& message, Failure failure)
+{
+    m_failure = message.isEmpty() ? Failure::None : failure;
     // The charts keep the last good state; the message says which input is refused.
     // Touched only on a change: even hiding a hidden label makes the layout measure again.
     if (m_message->text() != message)
@@ -379,6 +385,8 @@ void Tab::refreshNow()
         showError({});
     } catch (const core::InputError& e) {
         showError(QString::fromStdString(e.what()));
+    } catch (const std::bad_alloc&) {
+        showError(tr("Not enough memory for these inputs."), Failure::OutOfResources);
     }
     // A background computation announces itself when its result is shown.
     if (!m_runner || !m_runner->busy())
@@ -404,7 +412,7 @@ void Tab::computeInBackground(std::function<std::function<void()>()> work)
             };
         } catch (const std::bad_alloc&) {
             return [this] {
-                showError(tr("Not enough memory for these inputs."));
+                showError(tr("Not enough memory for these inputs."), Failure::OutOfResources);
             };
         }
     });

@@ -59,6 +59,12 @@ public:
     /// Runs a scheduled recompute now and waits for any background result (exports, tests).
     void waitForIdle();
 
+    /// Why the last refresh drew nothing new: the charts still show the last good inputs.
+    enum class Failure { None, BadInput, OutOfResources };
+    Failure failure() const { return m_failure; }
+    /// The message line of a failed refresh ("memory.layers: expected ..."), empty otherwise.
+    QString failureMessage() const;
+
     /// The control whose spec key is `key` ("memory.layers"), or null.
     ParameterControl* control(const QString& key) const;
     /// Every parameter control, in the order they were added.
@@ -134,7 +140,7 @@ protected:
     void inputEdited();
 
 private:
-    void showError(const QString& message);
+    void showError(const QString& message, Failure failure = Failure::BadInput);
     /// After a refresh: the explanation follows within kExplanationDelayMs, so a slider drag
     /// redraws its charts every frame and sets the text (a whole rich-text layout) ten times a
     /// second at most; a hidden explanation waits until it is shown.
@@ -175,6 +181,7 @@ private:
     QList<ParameterControl*> m_controls;
     ExplanationPanel* m_explanation = nullptr;
     bool m_explanationVisible = true;
+    Failure m_failure = Failure::None;
 };
 
 } // namespace scalelab::ui

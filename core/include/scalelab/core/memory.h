@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <vector>
 
 namespace scalelab::core {
 
@@ -53,6 +55,16 @@ std::int64_t checkpointedActivationBytes(std::int64_t tokens, std::int64_t hidde
                                          std::int64_t layers, std::int64_t segments,
                                          std::int64_t bytesPerValue = 2,
                                          std::int64_t tensorsPerLayer = 1);
+
+/// The segment counts a chart of 1..layers plots: every count up to `denseUpTo`, then evenly
+/// spaced counts (about `spaced` of them) up to `layers`, plus each of `marks` (the choice, the
+/// optimum) that lies in 1..layers; ascending, without repeats. At most denseUpTo + spaced + 1 +
+/// marks.size() counts whatever `layers` is, so a model of 10^8 layers draws as fast as one of
+/// 10^3.
+std::vector<std::int64_t> segmentCountsToPlot(std::int64_t layers,
+                                              std::initializer_list<std::int64_t> marks,
+                                              std::int64_t denseUpTo = 1024,
+                                              std::int64_t spaced = 1024);
 
 /// The segment count in 1..layers with the fewest checkpointed bytes (the smallest on a tie).
 std::int64_t optimalSegments(std::int64_t layers, std::int64_t tensorsPerLayer = 1);
