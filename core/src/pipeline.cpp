@@ -138,7 +138,8 @@ void checkOrder(const Shape& sh, const std::vector<PipelineEvent>& order)
 
 void validate(const PipelineInputs& in)
 {
-    require(in.stages >= 1, "pipeline.stages", "a whole number >= 1");
+    require(in.stages >= 1 && in.stages <= kMaxPipelineStages, "pipeline.stages",
+            "a whole number in 1.." + std::to_string(kMaxPipelineStages));
     require(in.microbatches >= 1, "pipeline.microbatches", "a whole number >= 1");
     require(isKnownSchedule(in.schedule), "pipeline.schedule",
             "one of \"gpipe\", \"1f1b\", \"interleaved\"");

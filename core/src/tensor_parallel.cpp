@@ -16,8 +16,10 @@ void validate(const TensorParallelInputs& in)
     require(in.tokens >= 1, "tensor_parallel.tokens", "a whole number >= 1");
     require(in.dModel >= 1, "tensor_parallel.d_model", "a whole number >= 1");
     require(in.dFf >= 1, "tensor_parallel.d_ff", "a whole number >= 1");
-    require(in.ranks >= 1 && in.ranks <= in.dFf, "tensor_parallel.ranks",
-            "a whole number in 1..d_ff (1.." + std::to_string(in.dFf) + ")");
+    require(in.ranks >= 1 && in.ranks <= std::min(in.dFf, kMaxTensorParallelRanks),
+            "tensor_parallel.ranks",
+            "a whole number in 1..d_ff (1.." + std::to_string(in.dFf) + "), at most "
+                + std::to_string(kMaxTensorParallelRanks));
     require(in.bytesPerValue >= 1, "tensor_parallel.bytes_per_value", "a whole number >= 1");
     require(in.seed >= 0, "tensor_parallel.seed", "a whole number >= 0");
     // Keep the float64 matrices within memory: the largest is one of these products.
@@ -29,6 +31,11 @@ void validate(const TensorParallelInputs& in)
     require(fits(in.tokens, in.dFf), "tensor_parallel.tokens", limit);
     require(fits(in.tokens, in.dModel), "tensor_parallel.tokens", limit);
     require(fits(in.dModel, in.dFf), "tensor_parallel.d_ff", limit);
+    // And the time: one pass of the MLP is tokens x d_model x d_ff multiply-adds per layer.
+    require(in.tokens * in.dModel <= kMaxTensorParallelMultiplyAdds / in.dFf,
+            "tensor_parallel.tokens",
+            "small enough that tokens x d_model x d_ff is at most "
+                + std::to_string(kMaxTensorParallelMultiplyAdds));
     (void)checkedMul(checkedMul(in.tokens, in.dModel, "tensor_parallel.tokens"), in.bytesPerValue,
                      "tensor_parallel.bytes_per_value");
 }
@@ -55,30 +62,38 @@ template <typename Weights> auto mlpOf(const Weights& w)
     return M((geluOf(pre) * w.w2).rowwise() + w.b2);
 }
 
-template <typename Weights> auto partialsOf(const Weights& w, std::int64_t ranks)
+/// Calls `use(partial)` with each rank's partial output in turn, so that only one is held at a
+/// time. Rank r holds columns [offset, offset+width) of W1 and b1 and the same rows of W2:
+/// H_r = GELU(X W1_r + b1_r), O_r = H_r W2_r.
+template <typename Weights, typename Use>
+void forEachPartial(const Weights& w, std::int64_t ranks, Use use)
 {
-    // Rank r holds columns [offset, offset+width) of W1 and b1 and the same rows of W2:
-    // H_r = GELU(X W1_r + b1_r), O_r = H_r W2_r.
     using M = std::decay_t<decltype(w.x)>;
-    std::vector<M> partials;
-    partials.reserve(static_cast<std::size_t>(ranks));
     Eigen::Index offset = 0;
     for (const std::int64_t width : arraySplitSizes(w.w1.cols(), ranks)) {
         const auto cols = static_cast<Eigen::Index>(width);
         const M pre = (w.x * w.w1.middleCols(offset, cols)).rowwise() + w.b1.segment(offset, cols);
-        partials.push_back(geluOf(pre) * w.w2.middleRows(offset, cols));
+        use(M(geluOf(pre) * w.w2.middleRows(offset, cols)));
         offset += cols;
     }
+}
+
+template <typename Weights> auto partialsOf(const Weights& w, std::int64_t ranks)
+{
+    using M = std::decay_t<decltype(w.x)>;
+    std::vector<M> partials;
+    partials.reserve(static_cast<std::size_t>(ranks));
+    forEachPartial(w, ranks, [&partials](M partial) { partials.push_back(std::move(partial)); });
     return partials;
 }
 
 template <typename Weights> auto shardedOf(const Weights& w, std::int64_t ranks)
 {
-    // Summing the partial outputs is the all-reduce; b2 is added once, after it.
+    // Summing the partial outputs is the all-reduce; b2 is added once, after it. The sum is
+    // taken as each partial is made, in rank order, so memory does not grow with the ranks.
     using M = std::decay_t<decltype(w.x)>;
     M sum = M::Zero(w.x.rows(), w.w2.cols());
-    for (const M& partial : partialsOf(w, ranks))
-        sum += partial;
+    forEachPartial(w, ranks, [&sum](const M& partial) { sum += partial; });
     return M(sum.rowwise() + w.b2);
 }
 

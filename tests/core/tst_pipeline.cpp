@@ -611,10 +611,12 @@ private slots:
         QTest::newRow("interleaved m < p") << il << 4LL << 2LL << 2LL << 1.0 << 2.0 << mb;
         QTest::newRow("p m over the limit") << gp << 4LL << 1'000'001LL << 1LL << 1.0 << 2.0 << mb;
         QTest::newRow("p m v over the limit") << il << 4LL << 4'000LL << 251LL << 1.0 << 2.0 << mb;
-        QTest::newRow("p = 2^53") << gp << big << 1LL << 1LL << 1.0 << 2.0 << mb;
+        QTest::newRow("p = 2^53") << gp << big << 1LL << 1LL << 1.0 << 2.0 << st;
+        // The Gantt gives each stage a row: 10^6 stages once allocated gigabytes and crashed.
+        QTest::newRow("p over the stage limit") << gp << 1'025LL << 1LL << 1LL << 1.0 << 2.0 << st;
         QTest::newRow("m = 2^53") << ofob << 2LL << big << 1LL << 1.0 << 2.0 << mb;
         QTest::newRow("v = 2^53") << il << 1LL << 1LL << big << 1.0 << 2.0 << mb;
-        QTest::newRow("p = m = v = 2^53") << il << big << big << big << 1.0 << 2.0 << mb;
+        QTest::newRow("p = m = v = 2^53") << il << big << big << big << 1.0 << 2.0 << st;
         QTest::newRow("forward underflows") << gp << 2LL << 2LL << 1LL << 5e-324 << 1.0 << ft;
         QTest::newRow("forward chunk underflows") << il << 2LL << 2LL << 4LL << 1e-308 << 1.0 << ft;
         QTest::newRow("backward chunk underflows")
@@ -642,8 +644,9 @@ private slots:
     void validEdges()
     {
         // Exactly at the limit is accepted (validate only: simulating it is the slow case).
-        validate(makeInputs(Schedule::GPipe, 4'000, 1'000, 1, 1.0, 2.0));
+        validate(makeInputs(Schedule::GPipe, 1'000, 4'000, 1, 1.0, 2.0));
         validate(makeInputs(Schedule::Interleaved, 1'000, 1'000, 4, 1.0, 2.0));
+        validate(makeInputs(Schedule::OneFOneB, kMaxPipelineStages, 1, 1, 1.0, 2.0));
         // Chunks count only when interleaved, so a huge v is harmless otherwise.
         validate(makeInputs(Schedule::OneFOneB, 4, 12, 9'007'199'254'740'992LL, 1.0, 2.0));
         // The smallest normal time, and a large one that stays finite.

@@ -307,6 +307,36 @@ private slots:
         in.tokens = 1LL << 40; // would need terabytes: refused before allocating
         SCALELAB_VERIFY_INPUT_ERROR(computeTensorParallel(in), "tensor_parallel.tokens");
     }
+
+    void sizeLimits()
+    {
+        // The largest accepted inputs are exactly at each limit; one more is refused, naming
+        // the key. (Once 8000 x 8000 x 8000 with 8000 ranks was accepted and ran for minutes.)
+        TensorParallelInputs in;
+        in.tokens = 1;
+        in.dModel = 1;
+        in.dFf = kMaxTensorParallelRanks + 1;
+        in.ranks = kMaxTensorParallelRanks;
+        validate(in);
+        in.ranks = kMaxTensorParallelRanks + 1;
+        SCALELAB_VERIFY_INPUT_ERROR(validate(in), "tensor_parallel.ranks");
+
+        in = TensorParallelInputs{};
+        in.dFf = in.dModel;
+        in.tokens = kMaxTensorParallelValues / in.dModel;
+        validate(in);
+        in.tokens += 1;
+        SCALELAB_VERIFY_INPUT_ERROR(validate(in), "tensor_parallel.tokens");
+
+        in = TensorParallelInputs{};
+        in.tokens = 256; // 256 x 1024 x 1024 = 2^28 multiply-adds
+        in.dModel = 1024;
+        in.dFf = 1024;
+        QCOMPARE(in.tokens * in.dModel * in.dFf, kMaxTensorParallelMultiplyAdds);
+        validate(in);
+        in.tokens += 1;
+        SCALELAB_VERIFY_INPUT_ERROR(validate(in), "tensor_parallel.tokens");
+    }
 };
 
 QTEST_GUILESS_MAIN(TstTensorParallel)

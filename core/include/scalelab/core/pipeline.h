@@ -65,10 +65,13 @@ struct PipelineResult {
 /// Largest p * m * v the simulator accepts (bounds memory and time; more is refused with an
 /// InputError naming `pipeline.microbatches`).
 inline constexpr std::int64_t kMaxPipelinePasses = 4'000'000;
+/// Most stages accepted (`pipeline.stages`): the Gantt gives every stage a row of its own, and
+/// no real pipeline has more than a few hundred.
+inline constexpr std::int64_t kMaxPipelineStages = 1024;
 
 /// Throws InputError naming the field (`pipeline.stages`, ...) for inputs the simulator refuses:
-/// stages, microbatches, virtual_stages >= 1; times finite and > 0; interleaved needs
-/// microbatches a multiple of stages; p m v (v = 1 unless interleaved) at most
+/// stages in 1..kMaxPipelineStages, microbatches, virtual_stages >= 1; times finite and > 0;
+/// interleaved needs microbatches a multiple of stages; p m v (v = 1 unless interleaved) at most
 /// kMaxPipelinePasses (`pipeline.microbatches`). Also refused, naming the time: a time whose
 /// share per chunk underflows below the smallest normal double, or times so large that p times
 /// the schedule's length would overflow to infinity.

@@ -44,8 +44,12 @@ struct TensorParallelResult {
     Ratio allReduceBytesPerRank; ///< ring all-reduce of the tokens x d_model partial outputs
 };
 
-/// Largest tokens x d_ff, d_model x d_ff and tokens x d_model accepted.
-inline constexpr std::int64_t kMaxTensorParallelValues = 64'000'000;
+/// Largest tokens x d_ff, d_model x d_ff and tokens x d_model accepted (2^22: 32 MB a matrix in
+/// float64), largest tokens x d_model x d_ff (the multiply-adds of one layer), and most ranks: the
+/// sizes whose report and export finish within 30 s and 2 GB (docs/CLI.md, Limits).
+inline constexpr std::int64_t kMaxTensorParallelValues = 4'194'304;
+inline constexpr std::int64_t kMaxTensorParallelMultiplyAdds = 268'435'456; // 2^28
+inline constexpr std::int64_t kMaxTensorParallelRanks = 1024;
 
 /// Throws InputError naming the field (`tensor_parallel.ranks`, ...).
 void validate(const TensorParallelInputs& in);
