@@ -63,7 +63,7 @@ struct ExpertsResult {
 
 /// Largest ranks * tokensPerRank * topK the router simulation accepts (more is refused with an
 /// InputError naming `experts.tokens_per_rank`).
-inline constexpr std::int64_t kMaxRoutedSlots = 200'000'000;
+inline constexpr std::int64_t kMaxRoutedSlots = 67'108'864; // 2^26: within 30 s at any skew
 /// Largest ranks * tokensPerRank * topK routerAssignments() lists (8 bytes a slot).
 inline constexpr std::int64_t kMaxListedSlots = 10'000'000;
 /// Largest `ranks`: the ranks x ranks count matrices stay within a few hundred MB.
