@@ -441,7 +441,7 @@ QJsonObject readScenarioObject(const QString& path)
 {
     const QFileInfo info(path);
     if (!info.exists())
-        throw InputError("", "no such file");
+        throw InputError::problem("", "no such file");
     if (info.isDir())
         throw InputError("", "a scenario file, not a folder");
     QFile file(path);
@@ -606,11 +606,14 @@ QString describeInputError(const QString& file, const core::InputError& error,
     QString line = file.isEmpty() ? QString() : file + ": ";
     if (!error.field().empty())
         line += QString::fromStdString(error.field()) + ": ";
-    line += "expected " + QString::fromStdString(error.expected());
+    if (error.isExpectation())
+        line += "expected ";
+    line += QString::fromStdString(error.expected());
     if (!error.field().empty()) {
         const QJsonValue found = valueAt(object, error.field());
         if (!found.isUndefined())
-            line += ", found " + shortJson(found);
+            line += (error.isExpectation() ? ", found " : " (found ") + shortJson(found)
+                + (error.isExpectation() ? "" : ")");
     }
     return line;
 }

@@ -12,6 +12,13 @@ InputError::InputError(std::string field, const std::string& expected)
 {
 }
 
+InputError InputError::problem(std::string field, const std::string& problem)
+{
+    InputError error(std::move(field), problem);
+    error.m_isExpectation = false;
+    return error;
+}
+
 void require(bool ok, const std::string& field, const std::string& expected)
 {
     if (!ok)
@@ -22,7 +29,7 @@ std::int64_t checkedMul(std::int64_t a, std::int64_t b, const std::string& field
 {
     std::int64_t out = 0;
     if (__builtin_mul_overflow(a, b, &out))
-        throw InputError(field, "too large: the byte count it gives passes 2^63");
+        throw InputError::problem(field, "too large: the byte count it gives passes 2^63");
     return out;
 }
 
@@ -30,7 +37,7 @@ std::int64_t checkedAdd(std::int64_t a, std::int64_t b, const std::string& field
 {
     std::int64_t out = 0;
     if (__builtin_add_overflow(a, b, &out))
-        throw InputError(field, "too large: the byte count it gives passes 2^63");
+        throw InputError::problem(field, "too large: the byte count it gives passes 2^63");
     return out;
 }
 

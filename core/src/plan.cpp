@@ -292,6 +292,30 @@ Ratio layerBytes(const PlanInputs& in, const Recipe& r, bool moeLayer)
 // ---------------------------------------------------------------------------------------------
 // Layout
 
+/// gpus = d t p. When the layout does not divide, the key blamed is the one a person most likely
+/// got wrong: with a round GPU count (a multiple of the power of two at or above t p), the
+/// parallel degree that does not divide it; otherwise the GPU count.
+void requireLayoutDivides(const PlanInputs& in)
+{
+    const std::int64_t t = in.tensorParallel, p = in.pipelineParallel, gpus = in.gpus;
+    const bool divides = gpus % t == 0 && (gpus / t) % p == 0;
+    if (divides)
+        return;
+    std::int64_t roundTo = 1;
+    while (roundTo < gpus && (roundTo < t || roundTo / t < p)) // roundTo >= t p, without a product
+        roundTo *= 2;
+    if (gpus % roundTo == 0) {
+        require(gpus % t == 0, kTensor,
+                "a divisor of gpus (" + str(gpus) + "); " + str(t) + " is not");
+        require(false, kPipeline,
+                "a divisor of gpus / tensor_parallel = " + str(gpus) + " / " + str(t) + " = "
+                    + str(gpus / t) + "; " + str(p) + " is not");
+    }
+    require(false, kGpus,
+            "a multiple of tensor_parallel x pipeline_parallel = " + str(t) + " x " + str(p)
+                + "; gpus " + str(gpus) + " is not");
+}
+
 void checkRanges(const PlanInputs& in)
 {
     checkShape(in.model);
@@ -325,22 +349,16 @@ void checkRanges(const PlanInputs& in)
     require(std::isfinite(in.gpuMemoryGib) && in.gpuMemoryGib > 0, kGpuMemory,
             "a finite number > 0 (GiB)");
 
-    // gpus = d t p: a product that passes 2^63 cannot divide gpus (<= 2^63) either.
-    std::int64_t modelParallel = 0;
-    const bool wraps =
-        __builtin_mul_overflow(in.tensorParallel, in.pipelineParallel, &modelParallel);
-    require(!wraps && in.gpus % modelParallel == 0, kGpus,
-            "a multiple of tensor_parallel x pipeline_parallel = " + str(in.tensorParallel) + " x "
-                + str(in.pipelineParallel) + "; gpus " + str(in.gpus) + " is not");
-    const std::int64_t d = in.gpus / modelParallel;
+    requireLayoutDivides(in);
+    const std::int64_t d = in.gpus / (in.tensorParallel * in.pipelineParallel);
     std::int64_t perStep = 0;
     const bool batchWraps = __builtin_mul_overflow(in.microBatch, d, &perStep);
     require(!batchWraps && in.globalBatch % perStep == 0, kGlobalBatch,
-            "global_batch " + str(in.globalBatch)
-                + " is not a multiple of micro_batch x data-parallel size = " + str(in.microBatch)
-                + " x " + str(d) + " (data-parallel size = gpus / "
+            "a multiple of micro_batch x data-parallel size = " + str(in.microBatch) + " x "
+                + str(d) + " (data-parallel size = gpus / "
                 + "(tensor_parallel x pipeline_parallel) = " + str(in.gpus) + " / ("
-                + str(in.tensorParallel) + " x " + str(in.pipelineParallel) + "))");
+                + str(in.tensorParallel) + " x " + str(in.pipelineParallel) + ")); "
+                + str(in.globalBatch) + " is not");
     if (in.model.experts == 0) {
         require(in.expertParallel == 1, kExpertParallel, "1 for a dense model (experts = 0)");
     } else {

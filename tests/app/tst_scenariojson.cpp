@@ -126,6 +126,11 @@ private slots:
             << "f.json: memory.[0]x[: expected one of the keys memory knows (parameters, "
                "weight_bytes, grad_bytes, master_bytes, moment_bytes, tokens, hidden, layers, "
                "bytes_per_value, tensors_per_layer, segments), found 2";
+        // A problem that is not an expectation reads as one: no "expected too large".
+        QTest::newRow("too large")
+            << QByteArray(R"({"memory": {"tokens": 4e15, "hidden": 1e5}})") << "memory.tokens"
+            << "f.json: memory.tokens: too large: the byte count it gives passes 2^63 (found "
+               "4000000000000000)";
         QTest::newRow("wrong count of lists")
             << QByteArray(R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0]]}})")
             << "experts.assignments"

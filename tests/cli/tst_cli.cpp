@@ -233,7 +233,7 @@ private slots:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QByteArray>("says");
-        QTest::newRow("missing") << "missing" << QByteArray("no such file");
+        QTest::newRow("missing") << "missing" << QByteArray(".json: no such file\n");
         QTest::newRow("folder") << "folder" << QByteArray("not a folder");
         QTest::newRow("malformed JSON") << "malformed" << QByteArray("line 2, column");
         QTest::newRow("not an object") << "array" << QByteArray("JSON object");

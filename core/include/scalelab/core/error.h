@@ -13,13 +13,20 @@ class InputError : public std::invalid_argument {
 public:
     InputError(std::string field, const std::string& expected);
 
+    /// An error that is not put as what was expected ("too large: ...", "no such file"): error
+    /// lines print it as it stands, without "expected".
+    static InputError problem(std::string field, const std::string& problem);
+
     const std::string& field() const noexcept { return m_field; }
-    /// What was expected, without the field name.
+    /// What was expected, without the field name; for a problem(), the problem.
     const std::string& expected() const noexcept { return m_expected; }
+    /// False for a problem().
+    bool isExpectation() const noexcept { return m_isExpectation; }
 
 private:
     std::string m_field;
     std::string m_expected;
+    bool m_isExpectation = true;
 };
 
 /// Throws InputError(field, expected) unless `ok`.
