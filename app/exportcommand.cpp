@@ -11,10 +11,13 @@
 
 #include <QApplication>
 #include <QDir>
+#include <QFileInfo>
 #include <QStatusBar>
 #include <QUndoStack>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
+#include <system_error>
 
 namespace scalelab::app {
 
@@ -98,8 +101,12 @@ int runExport(const CommandLine& cl)
             return ExitBadInput;
         }
     }
-    if (!QDir().mkpath(cl.outDir)) {
-        printError("cannot create the folder " + cl.outDir);
+    std::error_code madeFolder;
+    std::filesystem::create_directories(std::filesystem::path(cl.outDir.toStdString()), madeFolder);
+    if (madeFolder || !QFileInfo(cl.outDir).isDir()) {
+        printError("cannot create the folder " + cl.outDir + ": "
+                   + (madeFolder ? QString::fromStdString(madeFolder.message())
+                                 : QStringLiteral("a file of that name is in the way")));
         return ExitFailure;
     }
     const QString error = ui::exportCharts(jobs, files);

@@ -10,6 +10,9 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <csignal>
+#include <functional>
+#include <sys/resource.h>
 
 namespace {
 
@@ -19,9 +22,12 @@ struct Run {
     QByteArray err;
 };
 
-Run runScalelab(const QStringList& args, bool withoutDisplay = false)
+Run runScalelab(const QStringList& args, bool withoutDisplay = false,
+                const std::function<void()>& inChild = {})
 {
     QProcess p;
+    if (inChild)
+        p.setChildProcessModifier(inChild);
     if (withoutDisplay) {
         // As on a server: no display and no platform chosen; export must cope by itself.
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -408,8 +414,32 @@ private slots:
         QCOMPARE(run.out, QByteArray());
         QCOMPARE(run.err.count('\n'), 1);
         QVERIFY2(run.err.contains(out.toUtf8()), run.err.constData());
+        // The line says why, in the system's words.
+        QVERIFY2(run.err.endsWith(": Not a directory\n"), run.err.constData());
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Dirs | QDir::NoDotAndDotDot),
                  QStringList{"file"});
+    }
+
+    void exportOntoAFullDisk()
+    {
+        // No file may grow past 64 KiB, as on a full disk: writes fail with their reason. One
+        // line says which file and why (the PNG encoder once added a line of its own), and no
+        // chart is left behind, whole or in part.
+        QTemporaryDir dir;
+        const QString out = dir.filePath("charts");
+        const Run run = runScalelab(
+            {"export", "--tab", "memory", "--format", "png", "--size", "1600x1000", "--out", out},
+            false, [] {
+                const rlimit limit{64 * 1024, 64 * 1024};
+                setrlimit(RLIMIT_FSIZE, &limit);
+                signal(SIGXFSZ, SIG_IGN);
+            });
+        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.out, QByteArray());
+        QVERIFY2(run.err.count('\n') == 1, run.err.constData());
+        QVERIFY2(run.err.startsWith("scalelab: cannot write " + out.toUtf8()), run.err.constData());
+        QVERIFY2(run.err.endsWith(": File too large\n"), run.err.constData());
+        QCOMPARE(QDir(out).entryList(QDir::Files | QDir::NoDotAndDotDot), QStringList());
     }
 
     void exportWithABadScenario()

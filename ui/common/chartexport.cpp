@@ -3,6 +3,7 @@
 #include "chartpanel.h"
 #include "chartstyle.h"
 
+#include <QBuffer>
 #include <QFontMetricsF>
 #include <QImage>
 #include <QPageSize>
@@ -17,6 +18,22 @@ namespace scalelab::ui {
 
 namespace {
 
+/// Writes every byte, or returns why not. A short write is not an error in itself: the next
+/// write then fails with the reason (a full disk, a file-size limit).
+QString writeAll(QSaveFile& file, const QByteArray& bytes)
+{
+    qint64 done = 0;
+    while (done < bytes.size()) {
+        const qint64 n = file.write(bytes.constData() + done, bytes.size() - done);
+        if (n <= 0)
+            return file.errorString();
+        done += n;
+    }
+    if (!file.flush())
+        return file.errorString();
+    return {};
+}
+
 QString render(const ExportJob& job, QSaveFile& file)
 {
     switch (job.format) {
@@ -27,9 +44,13 @@ QString render(const ExportJob& job, QSaveFile& file)
             QPainter painter(&image);
             paintChart(painter, *job.panel, job.size, job.caption);
         }
-        if (!image.save(&file, "PNG"))
+        // Encoded in memory first: the encoder's own messages never reach the terminal, and a
+        // write that fails (a full disk) is told once, by the file, with its reason.
+        QByteArray png;
+        QBuffer buffer(&png);
+        if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG"))
             return "cannot encode the PNG image";
-        return {};
+        return writeAll(file, png);
     }
     case ImageFormat::Svg: {
         QSvgGenerator svg;
@@ -137,8 +158,10 @@ QString exportCharts(const QList<ExportJob>& jobs, const QList<ExportFile>& extr
     }
     for (const ExportFile& e : extra) {
         auto file = std::make_unique<QSaveFile>(e.path);
-        if (!file->open(QIODevice::WriteOnly) || file->write(e.bytes) != e.bytes.size())
+        if (!file->open(QIODevice::WriteOnly))
             return "cannot write " + e.path + ": " + file->errorString();
+        if (const QString problem = writeAll(*file, e.bytes); !problem.isEmpty())
+            return "cannot write " + e.path + ": " + problem;
         files.push_back(std::move(file));
         paths << e.path;
     }
