@@ -627,6 +627,33 @@ void MainWindow::showAbout()
             .arg(QApplication::applicationVersion()));
 }
 
+namespace {
+
+/// A yes/no setting as this program writes it (true/false), or `fallback` for anything else: a
+/// hand-edited "banana" must not turn projector mode on.
+bool boolSetting(const QSettings& settings, const QString& key, bool fallback)
+{
+    const QVariant value = settings.value(key);
+    if (value.typeId() == QMetaType::Bool)
+        return value.toBool();
+    const QString text = value.toString().trimmed().toLower();
+    if (text == "true" || text == "1")
+        return true;
+    if (text == "false" || text == "0")
+        return false;
+    return fallback;
+}
+
+/// A whole-number setting in lo..hi, or `fallback` when absent, not a number or out of range.
+int intSetting(const QSettings& settings, const QString& key, int fallback, int lo, int hi)
+{
+    bool ok = false;
+    const int value = settings.value(key).toString().trimmed().toInt(&ok);
+    return ok && value >= lo && value <= hi ? value : fallback;
+}
+
+} // namespace
+
 void MainWindow::restoreSettings()
 {
     QSettings settings;
@@ -636,12 +663,12 @@ void MainWindow::restoreSettings()
     for (int i = 0; i < m_tabs.size(); ++i)
         if (m_tabs[i]->name() == tab)
             m_tabWidget->setCurrentIndex(i);
-    m_textStep = std::clamp(settings.value("view/textStep", 0).toInt(), -4, 8);
-    m_explanationsOnDesk = settings.value("view/explanations", true).toBool();
-    m_explanationsOnProjector = settings.value("view/projectorExplanations", false).toBool();
-    setProjectorMode(settings.value("view/projector", false).toBool());
-    setCaptionsOnExports(settings.value("view/captions", false).toBool());
-    setChartBackground(settings.value("view/background", 1).toInt());
+    m_textStep = intSetting(settings, "view/textStep", 0, -4, 8);
+    m_explanationsOnDesk = boolSetting(settings, "view/explanations", true);
+    m_explanationsOnProjector = boolSetting(settings, "view/projectorExplanations", false);
+    setProjectorMode(boolSetting(settings, "view/projector", false));
+    setCaptionsOnExports(boolSetting(settings, "view/captions", false));
+    setChartBackground(intSetting(settings, "view/background", 1, 0, 2));
 }
 
 void MainWindow::saveSettings() const

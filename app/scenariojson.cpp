@@ -426,6 +426,8 @@ core::Scenario scenarioFromJson(const QJsonObject& object)
             throw InputError("scalelab_scenario", "1 (the only scenario format so far)");
     }
     core::Scenario scenario;
+    scenario.title = object.value("title").toString().toStdString();
+    scenario.source = object.value("source").toString().toStdString();
     readMemory(object, scenario.memory);
     readZero(object, scenario.zero);
     readTensorParallel(object, scenario.tensorParallel);
@@ -588,7 +590,7 @@ QJsonObject scenarioToJson(const core::Scenario& s)
         {"optimizer_bytes", whole(s.plan.optimizerBytes)},
         {"gpu_memory_gib", s.plan.gpuMemoryGib},
     };
-    return {
+    QJsonObject out{
         {"scalelab_scenario", 1},
         {"memory", memory},
         {"zero", zero},
@@ -598,6 +600,11 @@ QJsonObject scenarioToJson(const core::Scenario& s)
         {"fp8", fp8},
         {"plan", plan},
     };
+    if (!s.title.empty())
+        out.insert("title", QString::fromStdString(s.title));
+    if (!s.source.empty())
+        out.insert("source", QString::fromStdString(s.source));
+    return out;
 }
 
 QString describeInputError(const QString& file, const core::InputError& error,

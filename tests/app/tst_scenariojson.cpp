@@ -82,6 +82,20 @@ private slots:
         QCOMPARE(app::scenarioToJson(app::scenarioFromJson(again)), again);
     }
 
+    void titleAndSourceAreKept()
+    {
+        core::Scenario s;
+        s.title = "Llama 3 8B";
+        s.source = "the model card";
+        const QJsonObject saved = app::scenarioToJson(s);
+        QCOMPARE(saved.value("title").toString(), QStringLiteral("Llama 3 8B"));
+        QCOMPARE(saved.value("source").toString(), QStringLiteral("the model card"));
+        const core::Scenario again = app::scenarioFromJson(saved);
+        QCOMPARE(again.title, s.title);
+        QCOMPARE(again.source, s.source);
+        QVERIFY(!app::scenarioToJson(core::Scenario{}).contains("title"));
+    }
+
     void errorsNameThePath_data()
     {
         QTest::addColumn<QByteArray>("json");

@@ -227,12 +227,33 @@ private slots:
         QSettings().sync();
         QFile garbage(path);
         QVERIFY(garbage.open(QIODevice::WriteOnly));
-        garbage.write(QByteArray("\x00\xff[[[ not = an ini\n\x01", 26));
+        static constexpr char kGarbage[] = "\x00\xff[[[ not = an ini\n\x01";
+        garbage.write(QByteArray(kGarbage, sizeof kGarbage - 1)); // the whole literal, no more
         garbage.close();
         {
             app::MainWindow w{core::Scenario{}};
             w.restoreLastScenario(); // may or may not say something; must not crash
             QCOMPARE(w.scenario().memory.layers, core::MemoryInputs{}.layers);
+        }
+        QSettings().clear();
+    }
+
+    void settingsOfTheWrongKindAreIgnored()
+    {
+        // Hand-edited settings: values this program never writes take their defaults.
+        QSettings().setValue("view/projector", "banana");
+        QSettings().setValue("view/explanations", "maybe");
+        QSettings().setValue("view/textStep", "x");
+        QSettings().setValue("view/background", 7);
+        {
+            app::MainWindow w{core::Scenario{}};
+            QVERIFY(!w.projectorMode());
+        }
+        QSettings().setValue("view/projector", "true");
+        {
+            app::MainWindow w{core::Scenario{}};
+            QVERIFY(w.projectorMode());
+            w.setProjectorMode(false); // the type size is the application's: leave it as found
         }
         QSettings().clear();
     }
