@@ -113,6 +113,8 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
         m_tabs << tab;
         m_tabWidget->addTab(tab, tab->title());
         connect(tab, &ui::Tab::scenarioChanged, this, [this, tab] { tabEdited(tab); });
+        connect(tab, &ui::Tab::inputRefused, this,
+                [this](const QString& message) { statusBar()->showMessage(message, 10000); });
         for (ui::ChartPanel* chart : tab->charts())
             chart->installEventFilter(this);
     }

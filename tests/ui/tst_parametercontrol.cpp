@@ -492,6 +492,7 @@ void TestParameterControl::invalidText()
     control->setValue(start);
     const QString before = control->spinBox()->text();
     QSignalSpy spy(control, &ParameterControl::valueChanged);
+    QSignalSpy refused(control, &ParameterControl::inputRefused);
 
     control->spinBox()->setFocus();
     control->spinBox()->selectAll();
@@ -499,11 +500,23 @@ void TestParameterControl::invalidText()
         QTest::keyClick(control->spinBox(), Qt::Key_Backspace);
     else
         QTest::keyClicks(control->spinBox(), typed);
+    // Keys the validator refuses never reach the box; whatever did reach it is refused on
+    // Enter, with a message that names the control, its range and the value kept.
+    const bool typedSomething = control->spinBox()->text() != before;
     QTest::keyClick(control->spinBox(), Qt::Key_Enter);
 
     EXACT_COMPARE(control->value(), start);
     QCOMPARE(spy.count(), 0);
     QCOMPARE(control->spinBox()->text(), before);
+    QCOMPARE(refused.count(), typedSomething ? 1 : 0);
+    if (typedSomething) {
+        const QString message = refused.first().first().toString();
+        const ParameterSpinBox* box = control->spinBox();
+        QVERIFY2(message.contains(box->textFromValue(box->minimum()) + " to "
+                                  + box->textFromValue(box->maximum())),
+                 qPrintable(message));
+        QVERIFY2(message.endsWith("it stays " + before), qPrintable(message));
+    }
 }
 
 void TestParameterControl::validatorStates_data()

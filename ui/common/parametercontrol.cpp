@@ -2,11 +2,14 @@
 
 #include <QFontMetrics>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLocale>
 #include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <initializer_list>
@@ -205,6 +208,27 @@ QValidator::State ParameterSpinBox::validate(QString& text, int& position) const
     return QValidator::Acceptable;
 }
 
+void ParameterSpinBox::checkTypedText()
+{
+    QString text = lineEdit()->text();
+    int position = 0;
+    if (validate(text, position) != QValidator::Acceptable)
+        emit refused(text.trimmed());
+}
+
+void ParameterSpinBox::keyPressEvent(QKeyEvent* event)
+{
+    if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
+        checkTypedText();
+    QDoubleSpinBox::keyPressEvent(event);
+}
+
+void ParameterSpinBox::focusOutEvent(QFocusEvent* event)
+{
+    checkTypedText();
+    QDoubleSpinBox::focusOutEvent(event);
+}
+
 void ParameterSpinBox::fixup(QString& text) const
 {
     // Deliberately nothing: the base class would drop the commas and turn a mistyped "1,5" into
@@ -352,6 +376,19 @@ ParameterControl::ParameterControl(ParameterSpec spec, QWidget* parent)
 
     connect(m_slider, &QSlider::valueChanged, this, &ParameterControl::onSliderMoved);
     connect(m_spinBox, &QDoubleSpinBox::valueChanged, this, &ParameterControl::onSpinBoxChanged);
+    connect(m_spinBox, &ParameterSpinBox::refused, this, [this](const QString& typed) {
+        const QString message =
+            tr("%1: %2 is not a value in %3 to %4; it stays %5")
+                .arg(withoutMnemonic(m_spec.label),
+                     typed.isEmpty() ? tr("an empty box")
+                                     : QStringLiteral("\u201c%1\u201d").arg(typed),
+                     m_spinBox->textFromValue(m_spinBox->minimum()),
+                     m_spinBox->textFromValue(m_spinBox->maximum()),
+                     m_spinBox->textFromValue(m_value));
+        QToolTip::showText(m_spinBox->mapToGlobal(QPoint(0, m_spinBox->height())), message,
+                           m_spinBox, {}, 6000);
+        emit inputRefused(message);
+    });
 }
 
 std::int64_t ParameterControl::wholeValue() const

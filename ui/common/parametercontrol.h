@@ -63,8 +63,19 @@ public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
+signals:
+    /// Typed text that Enter or leaving the box could not take (out of range, finer than the
+    /// decimals, not a number): the previous value stays, and this says so.
+    void refused(const QString& typed);
+
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
+    void focusOutEvent(QFocusEvent* event) override;
+
 private:
     int extraWidth() const;
+    /// Emits refused() when the text being committed is not acceptable.
+    void checkTypedText();
 
     bool m_suffixes = false;
     std::function<double(double, int)> m_stepper;
@@ -120,6 +131,9 @@ signals:
     /// Emitted once per actual change, whether from setValue(), setRange(), the slider or the
     /// spin box. The spin box commits typed text on Enter or when it loses focus.
     void valueChanged(double value);
+    /// Typed text was refused; `message` names the control, the range and the value kept. It
+    /// is also shown beside the spin box.
+    void inputRefused(const QString& message);
 
 private:
     enum class Mapping { ExactSteps, EvenSteps, Log };

@@ -181,6 +181,7 @@ ParameterControl* Tab::addControl(QVBoxLayout* group, const ParameterSpec& spec,
     m_controls << c;
     group->addWidget(c);
     connect(c, &ParameterControl::valueChanged, this, &Tab::inputEdited);
+    connect(c, &ParameterControl::inputRefused, this, &Tab::inputRefused);
     ParameterControl::alignColumns(m_controls);
     // The column is as wide as its widest row, never squeezed by the charts.
     m_scroll->setMinimumWidth(m_scroll->widget()->sizeHint().width() + 24);

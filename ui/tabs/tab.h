@@ -91,6 +91,8 @@ public:
 signals:
     /// The user changed an input (after the tab's own section has been updated).
     void scenarioChanged();
+    /// A control refused typed text; `message` says which, why, and the value kept.
+    void inputRefused(const QString& message);
     /// Charts and figures now show the current inputs.
     void refreshed();
 
