@@ -197,6 +197,14 @@ const std::string kRowsExpected = "a whole number >= 1";
 const std::string kSizeExpected =
     "at most " + std::to_string(kMaxFp8Elements) + " values in all (rows x cols)";
 
+/// rows x cols / blockSize scales at most kMaxFp8Scales (blockSize divides cols).
+void requireFewEnoughScales(std::int64_t rows, std::int64_t cols, std::int64_t blockSize)
+{
+    require(rows <= kMaxFp8Scales / (cols / blockSize), "fp8.block_size",
+            "large enough that the matrix has at most " + std::to_string(kMaxFp8Scales)
+                + " scales (rows x cols / block_size)");
+}
+
 /// Checks the keys the generator uses; `cols` is the width block_size must divide.
 void validateGeneratorKeys(const Fp8Inputs& in, bool checkBlockAgainstCols)
 {
@@ -210,6 +218,7 @@ void validateGeneratorKeys(const Fp8Inputs& in, bool checkBlockAgainstCols)
     if (checkBlockAgainstCols) {
         require(in.blockSize >= 1 && in.cols % in.blockSize == 0, "fp8.block_size",
                 "a whole number >= 1 that divides the columns (" + std::to_string(in.cols) + ")");
+        requireFewEnoughScales(in.rows, in.cols, in.blockSize);
     }
 }
 
@@ -449,6 +458,7 @@ void validate(const Fp8Inputs& in)
     require(in.blockSize >= 1 && v.cols() % in.blockSize == 0, "fp8.block_size",
             "a whole number >= 1 that divides the columns of fp8.values ("
                 + std::to_string(v.cols()) + ")");
+    requireFewEnoughScales(v.rows(), v.cols(), in.blockSize);
     for (Eigen::Index i = 0; i < v.rows(); ++i)
         for (Eigen::Index j = 0; j < v.cols(); ++j)
             require(std::isfinite(v(i, j)), valueField(i, j), "a finite number");

@@ -1063,10 +1063,19 @@ void TstFp8::goodInputsPass()
 {
     Fp8Inputs in;
     validate(in); // the defaults
-    in.rows = 8192;
-    in.cols = 8192; // exactly kMaxFp8Elements
+    in.rows = 4096;
+    in.cols = 4096; // exactly kMaxFp8Elements
+    in.blockSize = 16; // exactly kMaxFp8Scales
     validate(in);
     QCOMPARE(in.rows * in.cols, kMaxFp8Elements);
+    QCOMPARE(in.rows * in.cols / in.blockSize, kMaxFp8Scales);
+    // One more row, or smaller blocks, is refused. (8192 x 8192 in blocks of 1 once took 45 s
+    // and printed a 2.6 GB report.)
+    in.rows += 1;
+    SCALELAB_VERIFY_INPUT_ERROR(validate(in), "fp8.rows");
+    in.rows = 4096;
+    in.blockSize = 8;
+    SCALELAB_VERIFY_INPUT_ERROR(validate(in), "fp8.block_size");
     // With explicit values block_size must divide their columns, not `cols`.
     Fp8Inputs explicitValues;
     explicitValues.cols = 3;

@@ -60,8 +60,11 @@ struct Fp8Inputs {
     Fp8Overflow overflow = Fp8Overflow::Saturate;
 };
 
-/// Largest rows * cols accepted (a 4096 x 4096 matrix and then some).
-inline constexpr std::int64_t kMaxFp8Elements = 4096LL * 4096LL * 4;
+/// Largest rows * cols accepted: a 4096 x 4096 matrix, the largest the tab redraws live.
+inline constexpr std::int64_t kMaxFp8Elements = 4096LL * 4096LL;
+/// Most scales a matrix may have (rows * cols / block_size): the report prints every one, and
+/// 2^20 of them is already 4096 x 4096 in blocks of 16.
+inline constexpr std::int64_t kMaxFp8Scales = 1LL << 20;
 
 /// In a generated matrix each block is an outlier with probability 1 / kFp8OutlierOdds.
 inline constexpr std::int64_t kFp8OutlierOdds = 16;
