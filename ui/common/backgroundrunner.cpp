@@ -1,45 +1,77 @@
 #include "backgroundrunner.h"
 
-#include <QCoreApplication>
 #include <QMetaObject>
-#include <QRunnable>
 
 namespace scalelab::ui {
 
 BackgroundRunner::BackgroundRunner(QObject* parent)
     : QObject(parent)
 {
-    // One worker: requests run in order, and stale ones are skipped rather than run in
-    // parallel with the newest.
-    m_pool.setMaxThreadCount(1);
 }
 
 BackgroundRunner::~BackgroundRunner()
 {
-    m_latest = ~quint64(0); // whatever still runs is stale now
-    m_pool.waitForDone();
+    {
+        const std::lock_guard lock(m_mutex);
+        m_latest = ~quint64(0); // whatever still runs is stale now
+        m_stopping = true;
+        m_pending.reset();
+    }
+    m_changed.notify_all();
+    if (m_worker.joinable())
+        m_worker.join();
 }
 
 void BackgroundRunner::run(Work work)
 {
-    const quint64 ticket = ++m_latest;
-    m_pool.start(QRunnable::create([this, ticket, work = std::move(work)] {
-        if (ticket != m_latest)
-            return; // superseded before it started
-        std::function<void()> apply = work();
-        QMetaObject::invokeMethod(
-            this, [this, ticket, apply = std::move(apply)] { deliver(ticket, apply); },
-            Qt::QueuedConnection);
-    }));
+    {
+        const std::lock_guard lock(m_mutex);
+        // Only the newest request waits: one asked for earlier and not started is dropped.
+        m_pending = Job{++m_latest, std::move(work)};
+        if (!m_worker.joinable())
+            m_worker = std::thread([this] { workLoop(); });
+    }
+    m_changed.notify_all();
 }
 
-void BackgroundRunner::deliver(quint64 ticket, const std::function<void()>& apply)
+void BackgroundRunner::workLoop()
 {
-    if (ticket != m_latest)
-        return; // a newer request is on its way
-    m_delivered = ticket;
-    if (apply)
-        apply();
+    std::unique_lock lock(m_mutex);
+    for (;;) {
+        m_changed.wait(lock, [this] { return m_stopping || m_pending.has_value(); });
+        if (m_stopping)
+            return;
+        Job job = std::move(*m_pending);
+        m_pending.reset();
+        m_working = true;
+        lock.unlock();
+        std::function<void()> apply;
+        if (job.ticket == m_latest) // else superseded while it waited
+            apply = job.work();
+        lock.lock();
+        m_working = false;
+        if (job.ticket == m_latest) {
+            m_finished = Result{job.ticket, std::move(apply)};
+            // Wakes the GUI thread; the result itself is taken under the mutex there.
+            QMetaObject::invokeMethod(this, &BackgroundRunner::deliverFinished,
+                                      Qt::QueuedConnection);
+        }
+        m_changed.notify_all();
+    }
+}
+
+void BackgroundRunner::deliverFinished()
+{
+    std::optional<Result> result;
+    {
+        const std::lock_guard lock(m_mutex);
+        result.swap(m_finished);
+    }
+    if (!result || result->ticket != m_latest)
+        return; // delivered already (waitForIdle), or a newer request is on its way
+    m_delivered = result->ticket;
+    if (result->apply)
+        result->apply();
     emit delivered();
 }
 
@@ -50,8 +82,11 @@ bool BackgroundRunner::busy() const
 
 void BackgroundRunner::waitForIdle()
 {
-    m_pool.waitForDone();
-    QCoreApplication::sendPostedEvents(this, QEvent::MetaCall);
+    {
+        std::unique_lock lock(m_mutex);
+        m_changed.wait(lock, [this] { return !m_pending && !m_working; });
+    }
+    deliverFinished();
 }
 
 } // namespace scalelab::ui

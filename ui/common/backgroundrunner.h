@@ -1,15 +1,22 @@
 #pragma once
 
 #include <QObject>
-#include <QThreadPool>
 #include <atomic>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 namespace scalelab::ui {
 
 /// Runs heavy computations off the GUI thread and delivers only the newest result. A slider
 /// dragged across a slow computation never blocks: each request supersedes the previous one,
-/// a superseded job that has not started is skipped, and a superseded result is dropped.
+/// a superseded job that has not started is never run, and a superseded result is dropped.
+///
+/// One worker thread of its own, started on the first request. Requests and results pass
+/// between the threads under one std::mutex, so every hand-off is visible to ThreadSanitizer;
+/// the Qt event that wakes the GUI thread carries no data.
 class BackgroundRunner : public QObject {
     Q_OBJECT
 
@@ -32,11 +39,29 @@ signals:
     void delivered();
 
 private:
-    void deliver(quint64 ticket, const std::function<void()>& apply);
+    struct Job {
+        quint64 ticket = 0;
+        Work work;
+    };
+    struct Result {
+        quint64 ticket = 0;
+        std::function<void()> apply;
+    };
 
-    QThreadPool m_pool;
+    void workLoop();
+    /// On the GUI thread: applies the finished result, if it is still the newest.
+    void deliverFinished();
+
     std::atomic<quint64> m_latest{0};
-    quint64 m_delivered = 0;
+    quint64 m_delivered = 0; ///< GUI thread only
+
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::optional<Job> m_pending; ///< asked for, not started
+    std::optional<Result> m_finished; ///< computed, not delivered
+    bool m_working = false;
+    bool m_stopping = false;
+    std::thread m_worker;
 };
 
 } // namespace scalelab::ui

@@ -388,6 +388,9 @@ void Tab::refreshNow()
         showError(QString::fromStdString(e.what()));
     } catch (const std::bad_alloc&) {
         showError(tr("Not enough memory for these inputs."), Failure::OutOfResources);
+    } catch (const std::exception& e) {
+        showError(tr("Cannot compute these inputs: %1").arg(QString::fromUtf8(e.what())),
+                  Failure::OutOfResources);
     }
     // A background computation announces itself when its result is shown.
     if (!m_runner || !m_runner->busy())
@@ -414,6 +417,12 @@ void Tab::computeInBackground(std::function<std::function<void()>()> work)
         } catch (const std::bad_alloc&) {
             return [this] {
                 showError(tr("Not enough memory for these inputs."), Failure::OutOfResources);
+            };
+        } catch (const std::exception& e) {
+            // Any other failure (a length_error from a container, say) is shown, never lost.
+            return [this, message = QString::fromUtf8(e.what())] {
+                showError(tr("Cannot compute these inputs: %1").arg(message),
+                          Failure::OutOfResources);
             };
         }
     });
