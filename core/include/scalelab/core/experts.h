@@ -63,7 +63,8 @@ struct ExpertsResult {
 
 /// Largest ranks * tokensPerRank * topK the router simulation accepts (more is refused with an
 /// InputError naming `experts.tokens_per_rank`).
-inline constexpr std::int64_t kMaxRoutedSlots = 67'108'864; // 2^26: within 30 s at any skew
+inline constexpr std::int64_t kMaxRoutedSlots =
+    33'554'432; // 2^25: within 30 s at any skew, with room
 /// Largest ranks * tokensPerRank * topK routerAssignments() lists (8 bytes a slot).
 inline constexpr std::int64_t kMaxListedSlots = 10'000'000;
 /// Largest `ranks`: the ranks x ranks count matrices stay within a few hundred MB.

@@ -44,10 +44,10 @@ struct TensorParallelResult {
     Ratio allReduceBytesPerRank; ///< ring all-reduce of the tokens x d_model partial outputs
 };
 
-/// Largest tokens x d_ff, d_model x d_ff and tokens x d_model accepted (2^22: 32 MB a matrix in
+/// Largest tokens x d_ff, d_model x d_ff and tokens x d_model accepted (2^21: 16 MB a matrix in
 /// float64), largest tokens x d_model x d_ff (the multiply-adds of one layer), and most ranks: the
 /// sizes whose report and export finish within 30 s and 2 GB (docs/CLI.md, Limits).
-inline constexpr std::int64_t kMaxTensorParallelValues = 4'194'304;
+inline constexpr std::int64_t kMaxTensorParallelValues = 2'097'152;
 inline constexpr std::int64_t kMaxTensorParallelMultiplyAdds = 268'435'456; // 2^28
 inline constexpr std::int64_t kMaxTensorParallelRanks = 1024;
 
