@@ -607,6 +607,32 @@ QJsonObject scenarioToJson(const core::Scenario& s)
     return out;
 }
 
+namespace {
+
+/// The line with every control character written as its JSON escape: a key may hold a newline
+/// or a tab (the parser takes them), and an error line must stay one line whatever it quotes.
+QString oneLine(const QString& line)
+{
+    QString out;
+    out.reserve(line.size());
+    for (const QChar c : line) {
+        if (c == '\n')
+            out += QStringLiteral("\\n");
+        else if (c == '\t')
+            out += QStringLiteral("\\t");
+        else if (c == '\r')
+            out += QStringLiteral("\\r");
+        else if (c.unicode() < 0x20 || c.unicode() == 0x7f || c == QChar::LineSeparator
+                 || c == QChar::ParagraphSeparator)
+            out += QStringLiteral("\\u%1").arg(c.unicode(), 4, 16, QLatin1Char('0'));
+        else
+            out += c;
+    }
+    return out;
+}
+
+} // namespace
+
 QString describeInputError(const QString& file, const core::InputError& error,
                            const QJsonObject& object)
 {
@@ -622,7 +648,7 @@ QString describeInputError(const QString& file, const core::InputError& error,
             line += (error.isExpectation() ? ", found " : " (found ") + shortJson(found)
                 + (error.isExpectation() ? "" : ")");
     }
-    return line;
+    return oneLine(line);
 }
 
 } // namespace scalelab::app

@@ -145,6 +145,12 @@ private slots:
             << QByteArray(R"({"memory": {"tokens": 4e15, "hidden": 1e5}})") << "memory.tokens"
             << "f.json: memory.tokens: too large: the byte count it gives passes 2^63 (found "
                "4000000000000000)";
+        // A key with a newline in it (found by the fuzzer): the line stays one line.
+        QTest::newRow("key with a newline")
+            << QByteArray("{\"memory\": {\"h\n idden\": 16}}") << "memory.h\n idden"
+            << "f.json: memory.h\\n idden: expected one of the keys memory knows (parameters, "
+               "weight_bytes, grad_bytes, master_bytes, moment_bytes, tokens, hidden, layers, "
+               "bytes_per_value, tensors_per_layer, segments), found 16";
         QTest::newRow("wrong count of lists")
             << QByteArray(R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0]]}})")
             << "experts.assignments"
