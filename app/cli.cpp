@@ -154,8 +154,7 @@ int runReport(const CommandLine& cl)
             object = readScenarioObject(cl.scenarioFile);
             scenario = scenarioFromJson(object);
         }
-        const QByteArray json =
-            QJsonDocument(buildReport(scenario)).toJson(QJsonDocument::Indented);
+        const QByteArray json = reportJson(scenario);
         std::fwrite(json.constData(), 1, static_cast<std::size_t>(json.size()), stdout);
         return std::fflush(stdout) == 0 ? ExitOk : ExitFailure;
     } catch (const core::InputError& e) {

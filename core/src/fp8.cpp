@@ -7,8 +7,11 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace scalelab::core {
 
@@ -188,6 +191,108 @@ template <Fp8Format F> inline float quantizeFast(float value, Fp8Overflow overfl
     return decode(encode(value, s, overflow), s);
 }
 
+/// Marsaglia and Tsang's ziggurat for the standard normal, 256 layers of equal area. Layer 0 is
+/// the base strip [0, r] x [0, f(r)] plus the tail beyond r; layer i >= 1 is the rectangle
+/// [0, x[i]] x [f(x[i]), f(x[i+1])], with f(x) = exp(-x^2 / 2) and x[256] = 0. A point drawn
+/// uniformly in a layer that lies left of the layer above is accepted at once (about 99 % of
+/// draws); the rest are settled by one exp() against the curve, or by the tail's two logs.
+class Ziggurat {
+public:
+    Ziggurat()
+    {
+        // r and the layer area v for 256 layers (Marsaglia & Tsang, 2000).
+        constexpr double r = 3.6541528853610088;
+        constexpr double v = 4.92867323399e-3;
+        m_x[0] = v / f(r); // the base strip's width if it were a rectangle of area v
+        m_x[1] = r;
+        for (int i = 1; i < 255; ++i)
+            m_x[i + 1] = std::sqrt(-2.0 * std::log(v / m_x[i] + f(m_x[i])));
+        m_x[256] = 0.0;
+        for (int i = 0; i < 256; ++i) {
+            m_f[i] = f(m_x[i]);
+            m_width[i] = m_x[i] * 0x1.0p-53;
+            // u * x[i] < x[i+1] is u < x[i+1] / x[i], compared on the 53-bit integer u.
+            m_inner[i] = static_cast<std::uint64_t>(m_x[i + 1] / m_x[i] * 0x1.0p53);
+        }
+        m_f[256] = 1.0;
+    }
+
+    /// One standard-normal value; the fast path uses one 64-bit draw: bits 0-7 pick the layer,
+    /// bit 8 the sign, the top 53 bits the position across the layer.
+    double operator()(Rng& rng) const
+    {
+        for (;;) {
+            const std::uint64_t bits = rng.next();
+            const auto i = static_cast<int>(bits & 0xFF);
+            const bool negative = (bits & 0x100) != 0;
+            const std::uint64_t u = bits >> 11;
+            const double x = static_cast<double>(u) * m_width[i];
+            if (u < m_inner[i])
+                return negative ? -x : x;
+            if (i == 0) {
+                // The tail beyond r (Marsaglia, 1964): r + a with a exponential, accepted when
+                // a second exponential b passes a^2 / 2.
+                constexpr double r = 3.6541528853610088;
+                double a = 0.0, b = 0.0;
+                do {
+                    a = -std::log(1.0 - rng.uniform()) / r;
+                    b = -std::log(1.0 - rng.uniform());
+                } while (b + b < a * a);
+                return negative ? -(r + a) : r + a;
+            }
+            // Between x[i+1] and x[i]: under the curve with probability (f(x) - f(x[i])) /
+            // (f(x[i+1]) - f(x[i])).
+            const double y = m_f[i] + rng.uniform() * (m_f[i + 1] - m_f[i]);
+            if (y < f(x))
+                return negative ? -x : x;
+        }
+    }
+
+private:
+    static double f(double x) { return std::exp(-0.5 * x * x); }
+
+    double m_x[257]{};
+    double m_f[257]{};
+    double m_width[256]{};
+    std::uint64_t m_inner[256]{};
+};
+
+/// Values per stream of the normal generator: each chunk of a matrix draws from its own Rng, so
+/// chunks can be filled on several threads and the matrix does not depend on how many there are.
+constexpr std::int64_t kNormalChunk = 1 << 16;
+
+/// Threads worth starting for `work` values: one per core, none for small matrices.
+int threadsFor(std::int64_t work)
+{
+    constexpr std::int64_t kMinPerThread = 1 << 18;
+    const auto cores = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    return static_cast<int>(
+        std::clamp<std::int64_t>(work / kMinPerThread, 1, std::min<std::int64_t>(cores, 8)));
+}
+
+/// Runs task(i) for i in [0, count) on `threads` threads (the calling one included), each
+/// taking every threads-th index. Exceptions must not escape task.
+template <typename Task> void runSpread(std::int64_t count, int threads, const Task& task)
+{
+    threads = static_cast<int>(std::min<std::int64_t>(threads, count));
+    if (threads <= 1) {
+        for (std::int64_t i = 0; i < count; ++i)
+            task(i);
+        return;
+    }
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(threads - 1));
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back([&task, count, threads, t] {
+            for (std::int64_t i = t; i < count; i += threads)
+                task(i);
+        });
+    for (std::int64_t i = 0; i < count; i += threads)
+        task(i);
+    for (std::thread& th : pool)
+        th.join();
+}
+
 std::string valueField(std::int64_t row, std::int64_t col)
 {
     return "fp8.values[" + std::to_string(row) + "][" + std::to_string(col) + "]";
@@ -305,15 +410,36 @@ struct ErrorSums {
     }
 };
 
+/// The blocks left out of a "small blocks" figure, for accumulating it during a round trip.
+struct SmallBlocks {
+    const std::uint8_t* skip = nullptr; ///< one flag per 1 x blockSize block, row-major
+    std::int64_t blockSize = 0;
+    ErrorSums* sums = nullptr; ///< where the values of the blocks not skipped are added
+    std::int64_t count = 0; ///< values added
+};
+
+/// Whether tiles of this shape are visited in row-major order of the values (one row per tile,
+/// or whole rows): then a running block counter follows the 1 x blockSize blocks.
+bool visitsRowMajor(const TileShape& t)
+{
+    return t.tileRows == 1 || t.tileCols == t.cols;
+}
+
 /// The block-scaling loop: one scale per tile, then the chapter's round trip in float32.
-/// `scalesOut` and `dequantizedOut` may be null when only the stats are wanted.
+/// `scalesOut` and `dequantizedOut` may be null when only the stats are wanted; `small`, when not
+/// null, needs visitsRowMajor(t) and collects the sums of fp8StatsExcludingBlocks on the way.
 template <Fp8Format F>
 Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, ScaleRule rule,
-                       Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
+                       Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut,
+                       SmallBlocks* small = nullptr)
 {
     constexpr const Spec& s = specOf(F);
     const float maxValue = std::bit_cast<float>(maxFiniteBits(s));
     ErrorSums sums;
+    // The running position in the 1 x blockSize blocks, valid because the visit is row-major.
+    std::int64_t block = 0;
+    std::int64_t inBlock = 0;
+    bool skipped = small && small->skip[0] != 0;
     for (std::int64_t gi = 0; gi < t.gridRows; ++gi) {
         const std::int64_t r0 = gi * t.tileRows;
         const std::int64_t r1 = std::min(t.rows, r0 + t.tileRows);
@@ -358,19 +484,38 @@ Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, ScaleRule rule
                     if (out)
                         out[c] = d;
                     sums.add(in[c], d);
+                    if (small) {
+                        if (!skipped)
+                            small->sums->add(in[c], d);
+                        if (++inBlock == small->blockSize) {
+                            inBlock = 0;
+                            ++block;
+                            skipped = block < t.rows * t.cols / small->blockSize
+                                && small->skip[block] != 0;
+                        }
+                    }
                 }
             }
         }
     }
+    if (small)
+        small->count =
+            (t.rows * t.cols / small->blockSize
+             - std::count_if(small->skip, small->skip + t.rows * t.cols / small->blockSize,
+                             [](std::uint8_t f) { return f != 0; }))
+            * small->blockSize;
     return sums.stats(t.rows * t.cols);
 }
 
 Fp8Stats runTiles(const MatrixF& values, Fp8Format format, const TileShape& t, ScaleRule rule,
-                  Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
+                  Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut,
+                  SmallBlocks* small = nullptr)
 {
     if (format == Fp8Format::E4M3)
-        return quantizeTiles<Fp8Format::E4M3>(values, t, rule, overflow, scalesOut, dequantizedOut);
-    return quantizeTiles<Fp8Format::E5M2>(values, t, rule, overflow, scalesOut, dequantizedOut);
+        return quantizeTiles<Fp8Format::E4M3>(values, t, rule, overflow, scalesOut, dequantizedOut,
+                                              small);
+    return quantizeTiles<Fp8Format::E5M2>(values, t, rule, overflow, scalesOut, dequantizedOut,
+                                          small);
 }
 
 ScaleRule ruleOf(const Fp8Scaling& scaling)
@@ -486,12 +631,20 @@ MatrixF fp8ValuesFromRows(const std::vector<std::vector<double>>& rows)
 MatrixF fp8NormalMatrix(const Fp8Inputs& in)
 {
     validateGeneratorKeys(in, false);
-    Rng rng(static_cast<std::uint64_t>(in.seed));
+    static const Ziggurat ziggurat;
+    // Chunk c draws from Rng(key + c); Rng's constructor mixes its seed, so neighbouring keys
+    // give unrelated streams.
+    const std::uint64_t key = Rng(static_cast<std::uint64_t>(in.seed)).next();
     MatrixF out(in.rows, in.cols);
     float* data = out.data();
     const std::int64_t count = in.rows * in.cols;
-    for (std::int64_t i = 0; i < count; ++i)
-        data[i] = static_cast<float>(rng.normal()); // nearest float32, ties to even
+    const std::int64_t chunks = (count + kNormalChunk - 1) / kNormalChunk;
+    runSpread(chunks, threadsFor(count), [&](std::int64_t c) {
+        Rng rng(key + static_cast<std::uint64_t>(c));
+        const std::int64_t end = std::min(count, (c + 1) * kNormalChunk);
+        for (std::int64_t i = c * kNormalChunk; i < end; ++i)
+            data[i] = static_cast<float>(ziggurat(rng)); // nearest float32, ties to even
+    });
     return out;
 }
 
@@ -578,6 +731,73 @@ Fp8Result fp8Cast(const MatrixF& values, Fp8Format format, Fp8Overflow overflow)
     return out;
 }
 
+std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8Format format,
+                                                   Fp8Overflow overflow,
+                                                   const std::vector<Fp8ScalingJob>& jobs,
+                                                   std::int64_t blockSize,
+                                                   const std::vector<std::int64_t>& excludedBlocks)
+{
+    // Every check before any work, in the order the one-at-a-time calls would make them.
+    std::vector<TileShape> shapes;
+    for (const Fp8ScalingJob& job : jobs)
+        shapes.push_back(
+            tileShapeOf(values, job.plainCast ? Fp8Scaling{0, 0, false} : job.scaling));
+    std::vector<std::uint8_t> skip;
+    if (blockSize != 0) {
+        requireSameShape(values, values);
+        const std::int64_t blocks = blockCountOf(values, blockSize);
+        skip.assign(static_cast<std::size_t>(blocks), 0);
+        for (std::int64_t b : excludedBlocks) {
+            require(b >= 0 && b < blocks, "fp8.outlier_blocks",
+                    "block indices in 0.." + std::to_string(blocks - 1));
+            skip[static_cast<std::size_t>(b)] = 1;
+        }
+    }
+
+    // Each round trip is one sequential pass, so its sums are added in the very order of
+    // fp8BlockQuantize and fp8StatsExcludingBlocks; the passes themselves run side by side.
+    std::vector<Fp8ScalingOutcome> out(jobs.size());
+    std::vector<std::exception_ptr> failures(jobs.size());
+    const auto run = [&](std::int64_t j) {
+        const auto i = static_cast<std::size_t>(j);
+        const Fp8ScalingJob& job = jobs[i];
+        const TileShape& t = shapes[i];
+        Fp8ScalingOutcome& o = out[i];
+        try {
+            const ScaleRule rule = job.plainCast ? ScaleRule::Unit : ruleOf(job.scaling);
+            o.scaleCount = job.plainCast ? 1 : t.gridRows * t.gridCols;
+            if (job.keepScales)
+                o.scales.resize(job.plainCast ? 1 : t.gridRows, job.plainCast ? 1 : t.gridCols);
+            const bool fused = skip.empty() || visitsRowMajor(t);
+            MatrixF dequantized;
+            if (job.keepDequantized || !fused)
+                dequantized.resize(t.rows, t.cols);
+            ErrorSums smallSums;
+            SmallBlocks small{skip.data(), blockSize, &smallSums, 0};
+            o.all =
+                runTiles(values, format, t, rule, overflow, job.keepScales ? &o.scales : nullptr,
+                         dequantized.size() != 0 ? &dequantized : nullptr,
+                         (!skip.empty() && fused) ? &small : nullptr);
+            if (!skip.empty()) {
+                o.small = fused
+                    ? smallSums.stats(small.count)
+                    : fp8StatsExcludingBlocks(values, dequantized, blockSize, excludedBlocks);
+            }
+            if (job.keepDequantized)
+                o.dequantized = std::move(dequantized);
+        } catch (...) {
+            failures[i] = std::current_exception();
+        }
+    };
+    const auto count = static_cast<std::int64_t>(jobs.size());
+    runSpread(count, threadsFor(values.size() * count), run);
+    // The first failure in job order is the one a sequential caller would have met.
+    for (const std::exception_ptr& e : failures)
+        if (e)
+            std::rethrow_exception(e);
+    return out;
+}
+
 std::vector<float> fp8ScaledGrid(Fp8Format format, float scale, float lo, float hi)
 {
     require(std::isfinite(scale) && scale > 0.0f, "fp8.grid", "a finite scale > 0");
@@ -635,13 +855,40 @@ std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& 
 std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& blocks)
 {
     std::vector<std::int64_t> order(blocks.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = static_cast<std::int64_t>(i);
-    std::stable_sort(order.begin(), order.end(), [&blocks](std::int64_t a, std::int64_t b) {
-        return blocks[static_cast<std::size_t>(a)].maxAbs
-            < blocks[static_cast<std::size_t>(b)].maxAbs;
-    });
-    return order;
+    const bool anyNaN = std::any_of(blocks.begin(), blocks.end(),
+                                    [](const Fp8BlockError& e) { return std::isnan(e.maxAbs); });
+    if (anyNaN || blocks.size() < 2) {
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = static_cast<std::int64_t>(i);
+        std::stable_sort(order.begin(), order.end(), [&blocks](std::int64_t a, std::int64_t b) {
+            return blocks[static_cast<std::size_t>(a)].maxAbs
+                < blocks[static_cast<std::size_t>(b)].maxAbs;
+        });
+        return order;
+    }
+    // A stable radix sort on keys that order like the floats: two passes of 16 bits each, the
+    // low half first. -0 counts as +0, as the float comparison has it.
+    std::vector<std::uint32_t> keys(blocks.size());
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const float m = blocks[i].maxAbs == 0.0f ? 0.0f : blocks[i].maxAbs;
+        const auto bits = std::bit_cast<std::uint32_t>(m);
+        keys[i] = (bits & kSignBit) ? ~bits : (bits | kSignBit);
+    }
+    std::vector<std::int64_t> scratch(blocks.size());
+    for (std::size_t i = 0; i < scratch.size(); ++i)
+        scratch[i] = static_cast<std::int64_t>(i);
+    std::vector<std::size_t> start(65537);
+    for (int shift : {0, 16}) {
+        std::fill(start.begin(), start.end(), 0);
+        for (std::uint32_t k : keys)
+            ++start[((k >> shift) & 0xFFFFu) + 1];
+        for (std::size_t d = 1; d < start.size(); ++d)
+            start[d] += start[d - 1];
+        for (std::int64_t i : scratch)
+            order[start[(keys[static_cast<std::size_t>(i)] >> shift) & 0xFFFFu]++] = i;
+        std::swap(order, scratch);
+    }
+    return scratch; // after the second swap the sorted indices are here
 }
 
 Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantized,

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 using namespace scalelab::core;
@@ -211,6 +212,9 @@ private slots:
     void tinyAndZeroTiles();
     void statsMatchDefinition();
     void generatedMatrix();
+    void normalChunksDoNotDependOnShape();
+    void severalScalingsAtOnce();
+    void orderByMagnitudeOfManyBlocks();
     void generatedAlwaysHasAnOutlier();
     void perTensorVsPerBlock_data();
     void perTensorVsPerBlock();
@@ -1301,6 +1305,96 @@ void TstFp8::absErrorMap()
 
     SCALELAB_VERIFY_INPUT_ERROR(fp8AbsErrorMap(x, d, 0, 2), "fp8.map");
     SCALELAB_VERIFY_INPUT_ERROR(fp8AbsErrorMap(x, MatrixF::Zero(3, 4), 2, 2), "fp8.values");
+}
+
+void TstFp8::normalChunksDoNotDependOnShape()
+{
+    // The normals come in chunks of 65536 by row-major position: a small matrix (one thread) is
+    // the start of a large one (filled on every core), whatever the shape.
+    Fp8Inputs small;
+    small.rows = 3;
+    small.cols = 1000;
+    Fp8Inputs large = small;
+    large.rows = 1024;
+    large.cols = 1024;
+    const MatrixF a = fp8NormalMatrix(small);
+    const MatrixF b = fp8NormalMatrix(large);
+    for (Eigen::Index k = 0; k < a.size(); ++k)
+        QCOMPARE(bitsOf(a.data()[k]), bitsOf(b.data()[k]));
+    // Mean 0 and variance 1 within 5 standard errors over a million values.
+    const double n = static_cast<double>(b.size());
+    const double mean = b.cast<double>().sum() / n;
+    const double var = b.cast<double>().array().square().sum() / n - mean * mean;
+    QVERIFY(std::fabs(mean) < 5.0 / std::sqrt(n));
+    QVERIFY(std::fabs(var - 1.0) < 5.0 * std::sqrt(2.0 / n));
+    // The tails: about 0.27 % beyond 3 (the ziggurat's layers and its tail both show here).
+    const auto beyond3 = (b.array().abs() > 3.0f).count();
+    QVERIFY(std::fabs(static_cast<double>(beyond3) / n - 0.0026998) < 0.0003);
+}
+
+void TstFp8::severalScalingsAtOnce()
+{
+    // Big enough to run on several threads; 128 x 128 tiles are not visited row by row.
+    Fp8Inputs in;
+    in.rows = 300;
+    in.cols = 1024;
+    in.blockSize = 16;
+    in.outlierScale = 1e5;
+    in.seed = 3;
+    const Fp8Generated g = fp8Generate(in);
+    const std::vector<Fp8ScalingJob> jobs = {
+        {{0, 0, false}, true, false, false}, // the plain cast
+        {{0, 0, false}, false, true, true},   {{1, 0, false}, false, false, false},
+        {{1, 16, false}, false, true, true},  {{128, 128, false}, false, true, false},
+        {{1, 32, true}, false, false, false},
+    };
+    for (Fp8Format f : {Fp8Format::E4M3, Fp8Format::E5M2}) {
+        const auto got =
+            fp8QuantizeScalings(g.values, f, Fp8Overflow::NaN, jobs, 16, g.outlierBlocks);
+        QCOMPARE(got.size(), jobs.size());
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            const Fp8Result r = jobs[j].plainCast
+                ? fp8Cast(g.values, f, Fp8Overflow::NaN)
+                : fp8BlockQuantize(g.values, f, jobs[j].scaling, Fp8Overflow::NaN);
+            const Fp8Stats small =
+                fp8StatsExcludingBlocks(g.values, r.dequantized, 16, g.outlierBlocks);
+            for (const auto& [a, b] :
+                 {std::pair{got[j].all, r.stats}, std::pair{got[j].small, small}}) {
+                VERIFY_SAME_DOUBLE(a.rmse, b.rmse);
+                VERIFY_SAME_DOUBLE(a.maxAbsError, b.maxAbsError);
+                VERIFY_SAME_DOUBLE(a.snrDb, b.snrDb);
+                VERIFY_SAME_DOUBLE(a.relativeError, b.relativeError);
+                QCOMPARE(a.underflowCount, b.underflowCount);
+            }
+            QCOMPARE(got[j].scaleCount, static_cast<std::int64_t>(r.scales.size()));
+            QCOMPARE(got[j].scales.size() != 0, jobs[j].keepScales);
+            if (jobs[j].keepScales)
+                QVERIFY(sameMatrix(got[j].scales, r.scales));
+            QCOMPARE(got[j].dequantized.size() != 0, jobs[j].keepDequantized);
+            if (jobs[j].keepDequantized)
+                QVERIFY(sameMatrix(got[j].dequantized, r.dequantized));
+        }
+    }
+}
+
+void TstFp8::orderByMagnitudeOfManyBlocks()
+{
+    // The radix sort agrees with a stable sort, ties (and -0 against +0) in index order.
+    Rng rng(9);
+    std::vector<Fp8BlockError> blocks(5000);
+    for (Fp8BlockError& b : blocks) {
+        const auto pick = rng.below(5);
+        b.maxAbs = pick == 0 ? 0.0f : pick == 1 ? -0.0f : static_cast<float>(rng.below(40)) * 0.25f;
+    }
+    blocks[7].maxAbs = std::numeric_limits<float>::denorm_min();
+    blocks[8].maxAbs = std::numeric_limits<float>::max();
+    std::vector<std::int64_t> expected(blocks.size());
+    std::iota(expected.begin(), expected.end(), 0);
+    std::stable_sort(expected.begin(), expected.end(), [&](std::int64_t a, std::int64_t b) {
+        return blocks[static_cast<std::size_t>(a)].maxAbs
+            < blocks[static_cast<std::size_t>(b)].maxAbs;
+    });
+    QCOMPARE(fp8OrderByMagnitude(blocks), expected);
 }
 
 QTEST_GUILESS_MAIN(TstFp8)
