@@ -388,11 +388,16 @@ struct ErrorSums {
     {
         const double v = value;
         const double diff = static_cast<double>(dequantized) - v;
-        signal += v * v;
-        error += diff * diff;
-        maxAbs = std::max(maxAbs, std::abs(diff));
-        if (value != 0.0f && dequantized == 0.0f)
-            ++underflow;
+        addTerms(v * v, diff * diff, std::abs(diff), value != 0.0f && dequantized == 0.0f);
+    }
+
+    /// add() with its terms worked out by the caller, who may add them to two sums.
+    void addTerms(double valueSquared, double errorSquared, double absError, bool underflowed)
+    {
+        signal += valueSquared;
+        error += errorSquared;
+        maxAbs = std::max(maxAbs, absError);
+        underflow += underflowed ? 1 : 0;
     }
 
     Fp8Stats stats(std::int64_t count) const
@@ -483,10 +488,14 @@ Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, ScaleRule rule
                     const float d = quantizeFast<F>(in[c] / scale, overflow) * scale;
                     if (out)
                         out[c] = d;
-                    sums.add(in[c], d);
+                    const double v = in[c];
+                    const double diff = static_cast<double>(d) - v;
+                    const double v2 = v * v, e2 = diff * diff, ae = std::abs(diff);
+                    const bool under = in[c] != 0.0f && d == 0.0f;
+                    sums.addTerms(v2, e2, ae, under);
                     if (small) {
                         if (!skipped)
-                            small->sums->add(in[c], d);
+                            small->sums->addTerms(v2, e2, ae, under);
                         if (++inBlock == small->blockSize) {
                             inBlock = 0;
                             ++block;
