@@ -94,6 +94,31 @@ static void BM_Fp8BlockQuantize(benchmark::State& state)
 }
 BENCHMARK(BM_Fp8BlockQuantize)->Arg(16)->Arg(128)->Unit(benchmark::kMillisecond);
 
+static void BM_Fp8NormalMatrix(benchmark::State& state)
+{
+    // The generator alone: 4096 x 4096 standard normals (ziggurat, chunked streams, all cores).
+    Fp8Inputs in;
+    in.rows = 4096;
+    in.cols = 4096;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(fp8NormalMatrix(in));
+}
+BENCHMARK(BM_Fp8NormalMatrix)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+static void BM_Fp8ReportRoundTrips(benchmark::State& state)
+{
+    // What `scalelab report` computes: per 1 x 16 block (scales kept) and per tensor, side by side.
+    const MatrixF m = fp8Matrix();
+    const std::vector<Fp8ScalingJob> jobs = {{{1, 16, false}, false, true, false},
+                                             {{0, 0, false}, false, true, false}};
+    for (auto _ : state)
+        benchmark::DoNotOptimize(
+            fp8QuantizeScalings(m, Fp8Format::E4M3, Fp8Overflow::Saturate, jobs));
+    state.SetBytesProcessed(state.iterations() * m.size()
+                            * static_cast<std::int64_t>(sizeof(float)));
+}
+BENCHMARK(BM_Fp8ReportRoundTrips)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 static void BM_Fp8Memcpy(benchmark::State& state)
 {
     // The floor the quantizer is compared with: one plain copy of the same matrix.
