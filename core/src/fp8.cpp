@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
-#include <exception>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace scalelab::core {
@@ -377,27 +379,20 @@ enum class ScaleRule {
     Unit, ///< no scaling at all: the plain cast
 };
 
-/// Running error sums of a round trip.
+/// Error sums of a round trip, or of one chunk of it.
 struct ErrorSums {
     double signal = 0.0;
     double error = 0.0;
     double maxAbs = 0.0;
     std::int64_t underflow = 0;
 
-    void add(float value, float dequantized)
+    /// A later chunk's sums, added after this one's.
+    void append(const ErrorSums& later)
     {
-        const double v = value;
-        const double diff = static_cast<double>(dequantized) - v;
-        addTerms(v * v, diff * diff, std::abs(diff), value != 0.0f && dequantized == 0.0f);
-    }
-
-    /// add() with its terms worked out by the caller, who may add them to two sums.
-    void addTerms(double valueSquared, double errorSquared, double absError, bool underflowed)
-    {
-        signal += valueSquared;
-        error += errorSquared;
-        maxAbs = std::max(maxAbs, absError);
-        underflow += underflowed ? 1 : 0;
+        signal += later.signal;
+        error += later.error;
+        maxAbs = std::max(maxAbs, later.maxAbs);
+        underflow += later.underflow;
     }
 
     Fp8Stats stats(std::int64_t count) const
@@ -415,121 +410,328 @@ struct ErrorSums {
     }
 };
 
-/// The blocks left out of a "small blocks" figure, for accumulating it during a round trip.
-struct SmallBlocks {
-    const std::uint8_t* skip = nullptr; ///< one flag per 1 x blockSize block, row-major
-    std::int64_t blockSize = 0;
-    ErrorSums* sums = nullptr; ///< where the values of the blocks not skipped are added
-    std::int64_t count = 0; ///< values added
+// How a round trip adds up its error terms (docs/CLI.md describes it for readers): the values are
+// cut, row-major, into chunks of kSumChunk; inside a chunk the value at offset j goes to lane
+// j mod kSumLanes, each lane a float64 sum in index order; the lanes are added lane 0 first, and
+// the chunks in chunk order. Each term is the same float64 number as ever; only the order of the
+// additions is fixed this way, so that the compiler can keep the lanes in vector registers and
+// the chunks can be shared among threads without the figures depending on how many there are.
+constexpr std::int64_t kSumChunk = 4096;
+constexpr int kSumLanes = 8;
+
+// The eight lanes as vectors (GCC and Clang vector extensions): the compiler maps them onto the
+// target's vector registers, and every float64 lane is still its own sum in index order. The
+// float64 lanes are kept as two halves of four, each the size of one AVX register, which the
+// compiler keeps in registers (one vector of eight it would keep in memory).
+using FloatLanes = float __attribute__((vector_size(kSumLanes * sizeof(float))));
+using IntLanes = std::int32_t __attribute__((vector_size(kSumLanes * sizeof(std::int32_t))));
+using ByteLanes = std::uint8_t __attribute__((vector_size(kSumLanes)));
+constexpr int kHalf = kSumLanes / 2;
+using FloatHalf = float __attribute__((vector_size(kHalf * sizeof(float))));
+using DoubleHalf = double __attribute__((vector_size(kHalf * sizeof(double))));
+using WideHalf = std::int64_t __attribute__((vector_size(kHalf * sizeof(std::int64_t))));
+using ByteHalf = std::uint8_t __attribute__((vector_size(kHalf)));
+
+/// One chunk of one round trip for the kernels below. Without `scale` the dequantized values
+/// are read from `out` instead of computed.
+struct ChunkWork {
+    const float* values = nullptr;
+    const float* scale = nullptr; ///< the scale of every value, or null
+    float* out = nullptr; ///< where the dequantized values go (or come from); may be null
+    std::int64_t n = 0; ///< values, at most kSumChunk
+    std::int32_t overflowBits = 0; ///< overflowBitsOf(format, overflow)
+    const std::uint8_t* keep = nullptr; ///< per value 1 = counts for `small`; null: no `small`
+    ErrorSums* all = nullptr;
+    ErrorSums* small = nullptr;
 };
 
-/// Whether tiles of this shape are visited in row-major order of the values (one row per tile,
-/// or whole rows): then a running block counter follows the 1 x blockSize blocks.
-bool visitsRowMajor(const TileShape& t)
+/// The eight lanes of a chunk, lanes 0-3 in lo and 4-7 in hi, added in the documented order.
+inline double addLanes(const DoubleHalf& lo, const DoubleHalf& hi)
 {
-    return t.tileRows == 1 || t.tileCols == t.cols;
+    double total = 0.0;
+    for (int l = 0; l < kHalf; ++l)
+        total += lo[l];
+    for (int l = 0; l < kHalf; ++l)
+        total += hi[l];
+    return total;
 }
 
-/// The block-scaling loop: one scale per tile, then the chapter's round trip in float32.
-/// `scalesOut` and `dequantizedOut` may be null when only the stats are wanted; `small`, when not
-/// null, needs visitsRowMajor(t) and collects the sums of fp8StatsExcludingBlocks on the way.
+/// The halves of eight lanes: lanes 0-3 and 4-7.
+template <typename Half, typename Lanes>
+[[gnu::always_inline]] inline void splitLanes(const Lanes& x, Half& lo, Half& hi)
+{
+    lo = __builtin_shufflevector(x, x, 0, 1, 2, 3);
+    hi = __builtin_shufflevector(x, x, 4, 5, 6, 7);
+}
+
+/// Rounds eight values, each divided by its scale, to the FP8 grid and multiplies them back:
+/// roundMagnitude and the overflow rule of fp8Quantize on all lanes at once, without a branch.
+/// Every lane comes out bit for bit as fp8Quantize(x / scale) * scale; non-finite values are the
+/// caller's to refuse first.
 template <Fp8Format F>
-Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, ScaleRule rule,
-                       Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut,
-                       SmallBlocks* small = nullptr)
+[[gnu::always_inline]] inline void roundLanes(const FloatLanes& x, const FloatLanes& scale,
+                                              std::int32_t overflowBits, FloatLanes& out)
 {
     constexpr const Spec& s = specOf(F);
-    const float maxValue = std::bit_cast<float>(maxFiniteBits(s));
-    ErrorSums sums;
-    // The running position in the 1 x blockSize blocks, valid because the visit is row-major.
-    std::int64_t block = 0;
-    std::int64_t inBlock = 0;
-    bool skipped = small && small->skip[0] != 0;
-    for (std::int64_t gi = 0; gi < t.gridRows; ++gi) {
-        const std::int64_t r0 = gi * t.tileRows;
-        const std::int64_t r1 = std::min(t.rows, r0 + t.tileRows);
-        for (std::int64_t gj = 0; gj < t.gridCols; ++gj) {
-            const std::int64_t c0 = gj * t.tileCols;
-            const std::int64_t c1 = std::min(t.cols, c0 + t.tileCols);
+    // Biased float32 exponents of the format's smallest normal and smallest subnormal.
+    constexpr std::int32_t normalExp = s.minNormalExp() + kFloatBias;
+    constexpr std::int32_t subnormalExp = s.minSubnormalExp() + kFloatBias;
+    constexpr auto maxBits = static_cast<std::int32_t>(maxFiniteBits(s));
+    constexpr auto halfSmallest =
+        static_cast<std::int32_t>(powerOfTwoBits(s.minSubnormalExp() - 1));
+    constexpr auto smallest = static_cast<std::int32_t>(powerOfTwoBits(s.minSubnormalExp()));
+    const IntLanes zero = {};
+    const auto bits = reinterpret_cast<IntLanes>(x / scale);
+    const IntLanes sign = bits & static_cast<std::int32_t>(kSignBit);
+    const IntLanes a = bits & static_cast<std::int32_t>(kAbsMask);
+    const IntLanes exp = a >> kFloatMantBits;
+    // The step as in roundMagnitude, capped at 2^23: only values that become 0 or the smallest
+    // subnormal pass the cap, and they are settled apart below.
+    const IntLanes below = normalExp - exp;
+    IntLanes shift = (kFloatMantBits - s.mantBits) + (below > 0 ? below : zero);
+    shift = shift < kFloatMantBits ? shift : zero + kFloatMantBits;
+    // 2^shift without a per-lane shift, which SSE2 lacks: the float 2^shift made an integer.
+    const IntLanes step = __builtin_convertvector(
+        reinterpret_cast<FloatLanes>((shift + kFloatBias) << kFloatMantBits), IntLanes);
+    const IntLanes significand = (a & 0x7FFFFF) | 0x800000;
+    const IntLanes lsb = ((significand & step) != 0) & 1;
+    IntLanes r = (a + (step >> 1) - 1 + lsb) & -step;
+    // The exceptions are all-ones masks, so that choosing costs no branch.
+    const IntLanes tiny = (a > halfSmallest) & smallest;
+    const IntLanes isTiny = exp == subnormalExp - 1;
+    const IntLanes isZero = exp < subnormalExp - 1;
+    r = ((r & ~isTiny) | (tiny & isTiny)) & ~isZero;
+    const IntLanes over = r > maxBits;
+    r = (r & ~over) | (overflowBits & over);
+    out = reinterpret_cast<FloatLanes>(sign | r) * scale;
+}
 
-            // Non-negative floats order like their bits, so max|tile| is a max over integers;
-            // any bits at or past infinity's mean a non-finite input.
-            std::uint32_t maxBits = 0;
-            for (std::int64_t r = r0; r < r1; ++r) {
-                const float* row = values.data() + r * t.cols;
-                for (std::int64_t c = c0; c < c1; ++c)
-                    maxBits = std::max(maxBits, std::bit_cast<std::uint32_t>(row[c]) & kAbsMask);
-            }
-            if (maxBits >= kFloatInf) {
-                for (std::int64_t r = r0; r < r1; ++r)
-                    for (std::int64_t c = c0; c < c1; ++c)
-                        require(std::isfinite(values(r, c)), valueField(r, c), "a finite number");
-            }
+/// The running lanes of a chunk's sums.
+struct ErrorLanes {
+    DoubleHalf errLo = {}, errHi = {};
+    DoubleHalf topLo = {}, topHi = {};
+    IntLanes under = {};
 
-            float scale = 1.0f;
-            if (maxBits != 0 && rule != ScaleRule::Unit) {
-                if (rule == ScaleRule::PowerOfTwo) {
-                    scale = std::bit_cast<float>(powerOfTwoScaleBits(maxBits, s));
-                } else {
-                    // The chapter: scale = max|block| / max_value in float32, 1 where that is 0.
-                    scale = std::bit_cast<float>(maxBits) / maxValue;
-                    if (scale == 0.0f)
-                        scale = 1.0f;
-                }
-            }
-            if (scalesOut)
-                (*scalesOut)(gi, gj) = scale;
+    void finish(ErrorSums& out) const
+    {
+        out.error = addLanes(errLo, errHi);
+        out.maxAbs = 0.0;
+        out.underflow = 0;
+        for (int l = 0; l < kHalf; ++l)
+            out.maxAbs = std::max({out.maxAbs, topLo[l], topHi[l]});
+        for (int l = 0; l < kSumLanes; ++l)
+            out.underflow += under[l];
+    }
+};
 
-            for (std::int64_t r = r0; r < r1; ++r) {
-                const float* in = values.data() + r * t.cols;
-                float* out = dequantizedOut ? dequantizedOut->data() + r * t.cols : nullptr;
-                for (std::int64_t c = c0; c < c1; ++c) {
-                    // quantize(block / scale) * scale, each step one float32 operation.
-                    const float d = quantizeFast<F>(in[c] / scale, overflow) * scale;
-                    if (out)
-                        out[c] = d;
-                    const double v = in[c];
-                    const double diff = static_cast<double>(d) - v;
-                    const double v2 = v * v, e2 = diff * diff, ae = std::abs(diff);
-                    const bool under = in[c] != 0.0f && d == 0.0f;
-                    sums.addTerms(v2, e2, ae, under);
-                    if (small) {
-                        if (!skipped)
-                            small->sums->addTerms(v2, e2, ae, under);
-                        if (++inBlock == small->blockSize) {
-                            inBlock = 0;
-                            ++block;
-                            skipped = block < t.rows * t.cols / small->blockSize
-                                && small->skip[block] != 0;
-                        }
-                    }
-                }
+/// Adds the error terms of four values to four lanes.
+[[gnu::always_inline]] inline void addErrorHalf(const FloatHalf& v, const FloatHalf& d,
+                                                const WideHalf& counts, DoubleHalf& err,
+                                                DoubleHalf& top)
+{
+    const DoubleHalf zero = {};
+    const DoubleHalf x = __builtin_convertvector(v, DoubleHalf);
+    const DoubleHalf diff = __builtin_convertvector(d, DoubleHalf) - x;
+    const auto ae = reinterpret_cast<DoubleHalf>(reinterpret_cast<WideHalf>(diff)
+                                                 & std::numeric_limits<std::int64_t>::max());
+    err += counts ? diff * diff : zero;
+    // std::max's rule: a NaN error never replaces the running maximum.
+    top = (counts & (top < ae)) ? ae : top;
+}
+
+/// Adds the error terms of eight values and their dequantized values to the lanes; `keep` (eight
+/// flags) chooses the values that count, or null for all of them.
+[[gnu::always_inline]] inline void addErrorLanes(const FloatLanes& v, const FloatLanes& d,
+                                                 const std::uint8_t* keep, ErrorLanes& lanes)
+{
+    FloatHalf vLo, vHi, dLo, dHi;
+    splitLanes(v, vLo, vHi);
+    splitLanes(d, dLo, dHi);
+    IntLanes underflowed = (v != 0.0f) & (d == 0.0f);
+    WideHalf countsLo = WideHalf{} - 1, countsHi = WideHalf{} - 1;
+    if (keep) {
+        ByteLanes k;
+        std::memcpy(&k, keep, sizeof k);
+        underflowed &= __builtin_convertvector(k, IntLanes) != 0;
+        ByteHalf kLo, kHi;
+        splitLanes(k, kLo, kHi);
+        countsLo = __builtin_convertvector(kLo, WideHalf) != 0;
+        countsHi = __builtin_convertvector(kHi, WideHalf) != 0;
+    }
+    addErrorHalf(vLo, dLo, countsLo, lanes.errLo, lanes.topLo);
+    addErrorHalf(vHi, dHi, countsHi, lanes.errHi, lanes.topHi);
+    lanes.under -= underflowed;
+}
+
+/// The kernel of every round trip: one chunk, eight values at a time, the dequantized values
+/// computed (or read), stored when asked, and their error terms added to the lanes of `all` and,
+/// with `keep`, of `small`. A short last group is padded with zeros (scale 1, not kept), which
+/// add +0 and count as nothing.
+template <Fp8Format F> [[gnu::always_inline]] inline void roundTripBody(const ChunkWork& w)
+{
+    ErrorLanes all, small;
+    for (std::int64_t i = 0; i < w.n; i += kSumLanes) {
+        FloatLanes v, d, scale;
+        std::uint8_t keep[kSumLanes];
+        const std::uint8_t* k = w.keep ? w.keep + i : nullptr;
+        if (i + kSumLanes <= w.n) {
+            std::memcpy(&v, w.values + i, sizeof v);
+            if (w.scale)
+                std::memcpy(&scale, w.scale + i, sizeof scale);
+            else
+                std::memcpy(&d, w.out + i, sizeof d);
+        } else {
+            // The short last group, through zero-filled copies.
+            const auto m = static_cast<std::size_t>(w.n - i);
+            float pv[kSumLanes] = {}, pd[kSumLanes] = {};
+            float ps[kSumLanes] = {1, 1, 1, 1, 1, 1, 1, 1};
+            std::memcpy(pv, w.values + i, m * sizeof(float));
+            if (w.scale)
+                std::memcpy(ps, w.scale + i, m * sizeof(float));
+            else
+                std::memcpy(pd, w.out + i, m * sizeof(float));
+            std::memcpy(&v, pv, sizeof v);
+            std::memcpy(&scale, ps, sizeof scale);
+            std::memcpy(&d, pd, sizeof d);
+            if (k) {
+                std::fill_n(keep, kSumLanes, std::uint8_t{0});
+                std::memcpy(keep, k, m);
+                k = keep;
             }
         }
+        if (w.scale) {
+            roundLanes<F>(v, scale, w.overflowBits, d);
+            if (w.out) {
+                if (i + kSumLanes <= w.n)
+                    std::memcpy(w.out + i, &d, sizeof d); // one vector store
+                else
+                    std::memcpy(w.out + i, &d, static_cast<std::size_t>(w.n - i) * sizeof(float));
+            }
+        }
+        addErrorLanes(v, d, nullptr, all);
+        if (k)
+            addErrorLanes(v, d, k, small);
     }
-    if (small)
-        small->count =
-            (t.rows * t.cols / small->blockSize
-             - std::count_if(small->skip, small->skip + t.rows * t.cols / small->blockSize,
-                             [](std::uint8_t f) { return f != 0; }))
-            * small->blockSize;
-    return sums.stats(t.rows * t.cols);
+    all.finish(*w.all);
+    if (w.keep)
+        small.finish(*w.small);
 }
 
-Fp8Stats runTiles(const MatrixF& values, Fp8Format format, const TileShape& t, ScaleRule rule,
-                  Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut,
-                  SmallBlocks* small = nullptr)
+/// Sums of the squares of a chunk's values, over all of them and over those kept (when `keep`
+/// is not null), in the lanes of the error sums.
+[[gnu::always_inline]] inline void signalBody(const float* values, std::int64_t n,
+                                              const std::uint8_t* keep, double& all, double& kept)
 {
-    if (format == Fp8Format::E4M3)
-        return quantizeTiles<Fp8Format::E4M3>(values, t, rule, overflow, scalesOut, dequantizedOut,
-                                              small);
-    return quantizeTiles<Fp8Format::E5M2>(values, t, rule, overflow, scalesOut, dequantizedOut,
-                                          small);
+    DoubleHalf lo = {}, hi = {}, keptLo = {}, keptHi = {};
+    const DoubleHalf zero = {};
+    for (std::int64_t i = 0; i < n; i += kSumLanes) {
+        float pv[kSumLanes] = {};
+        std::uint8_t pk[kSumLanes] = {};
+        if (i + kSumLanes <= n) {
+            std::memcpy(pv, values + i, sizeof pv); // one vector load
+            if (keep)
+                std::memcpy(pk, keep + i, sizeof pk);
+        } else {
+            // The short last group, zero-filled (zeros add +0).
+            const auto m = static_cast<std::size_t>(n - i);
+            std::memcpy(pv, values + i, m * sizeof(float));
+            if (keep)
+                std::memcpy(pk, keep + i, m);
+        }
+        FloatHalf vLo, vHi;
+        std::memcpy(&vLo, pv, sizeof vLo);
+        std::memcpy(&vHi, pv + kHalf, sizeof vHi);
+        const DoubleHalf xLo = __builtin_convertvector(vLo, DoubleHalf);
+        const DoubleHalf xHi = __builtin_convertvector(vHi, DoubleHalf);
+        lo += xLo * xLo;
+        hi += xHi * xHi;
+        if (keep) {
+            ByteHalf kLo, kHi;
+            std::memcpy(&kLo, pk, sizeof kLo);
+            std::memcpy(&kHi, pk + kHalf, sizeof kHi);
+            keptLo += (__builtin_convertvector(kLo, WideHalf) != 0) ? xLo * xLo : zero;
+            keptHi += (__builtin_convertvector(kHi, WideHalf) != 0) ? xHi * xHi : zero;
+        }
+    }
+    all = addLanes(lo, hi);
+    kept = addLanes(keptLo, keptHi);
 }
 
-ScaleRule ruleOf(const Fp8Scaling& scaling)
+// Each kernel twice: for the baseline instruction set, and for AVX2 where the processor has it
+// (chosen once at run time). Both give the same bits: the same IEEE operations, lane for lane.
+// SCALELAB_NO_AVX2_KERNELS builds the baseline kernels only (to test them on an AVX2 machine).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))                               \
+    && !defined(SCALELAB_NO_AVX2_KERNELS)
+#define SCALELAB_HAVE_AVX2_KERNELS 1
+template <Fp8Format F> [[gnu::target("avx2")]] void roundTripAvx2(const ChunkWork& w)
 {
-    return scaling.powerOfTwoScale ? ScaleRule::PowerOfTwo : ScaleRule::MaxOverFormat;
+    roundTripBody<F>(w);
+}
+[[gnu::target("avx2")]] void signalAvx2(const float* values, std::int64_t n,
+                                        const std::uint8_t* keep, double& all, double& kept)
+{
+    signalBody(values, n, keep, all, kept);
+}
+bool useAvx2()
+{
+    static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
+    return yes;
+}
+#endif
+
+template <Fp8Format F> void roundTripPlain(const ChunkWork& w)
+{
+    roundTripBody<F>(w);
+}
+
+template <Fp8Format F> void roundTripChunk(const ChunkWork& w)
+{
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+    if (useAvx2())
+        return roundTripAvx2<F>(w);
+#endif
+    roundTripPlain<F>(w);
+}
+
+void signalChunk(const float* values, std::int64_t n, const std::uint8_t* keep, double& all,
+                 double& kept)
+{
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+    if (useAvx2())
+        return signalAvx2(values, n, keep, all, kept);
+#endif
+    signalBody(values, n, keep, all, kept);
+}
+
+/// float32 magnitude bits of what a finite value past the largest finite one becomes.
+std::int32_t overflowBitsOf(const Spec& s, Fp8Overflow overflow)
+{
+    if (overflow == Fp8Overflow::Saturate)
+        return static_cast<std::int32_t>(maxFiniteBits(s));
+    // NaN mode: E4M3's NaN code decodes to the quiet NaN, E5M2's overflow code to infinity.
+    return static_cast<std::int32_t>(s.hasInfinity ? kFloatInf : kFloatQuietNaN);
+}
+
+/// The scale of a tile whose largest magnitude has float32 bits maxBits (finite).
+float scaleOf(std::uint32_t maxBits, ScaleRule rule, const Spec& s)
+{
+    if (maxBits == 0 || rule == ScaleRule::Unit)
+        return 1.0f;
+    if (rule == ScaleRule::PowerOfTwo)
+        return std::bit_cast<float>(powerOfTwoScaleBits(maxBits, s));
+    // The chapter: scale = max|block| / max_value in float32, 1 where that is 0.
+    const float scale = std::bit_cast<float>(maxBits) / std::bit_cast<float>(maxFiniteBits(s));
+    return scale == 0.0f ? 1.0f : scale;
+}
+
+/// Largest magnitude bits of n floats; any at or past infinity's mean a non-finite value.
+std::uint32_t maxMagnitudeBits(const float* p, std::int64_t n)
+{
+    // Magnitudes fit in 31 bits, so a signed maximum orders them as well.
+    std::int32_t m = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+        m = std::max(m, std::bit_cast<std::int32_t>(p[i]) & static_cast<std::int32_t>(kAbsMask));
+    return static_cast<std::uint32_t>(m);
 }
 
 /// Checks that a round trip's two matrices match and are not empty.
@@ -547,6 +749,264 @@ std::int64_t blockCountOf(const MatrixF& values, std::int64_t blockSize)
     require(blockSize >= 1 && values.cols() % blockSize == 0, "fp8.block_size",
             "a whole number >= 1 that divides the columns (" + std::to_string(values.cols()) + ")");
     return values.size() / blockSize;
+}
+
+/// One round trip of a matrix: its tiles and their scales, where the dequantized values go (if
+/// anywhere), and its sums per chunk.
+struct RoundTrip {
+    TileShape t{};
+    ScaleRule rule = ScaleRule::MaxOverFormat;
+    std::vector<float> scales; ///< gridRows x gridCols, row-major
+    float* dequantized = nullptr; ///< rows x cols, or null when only the stats are wanted
+    std::vector<ErrorSums> all; ///< per chunk, every value
+    std::vector<ErrorSums> small; ///< per chunk, the values of blocks not excluded
+};
+
+/// Whether a round trip's scales are found chunk by chunk during the round trip itself (tiles of
+/// one row, several of them): the values are then read once, while in cache.
+bool scalesInLoop(const TileShape& t)
+{
+    return t.tileRows == 1 && t.gridRows * t.gridCols > 1;
+}
+
+/// Throws InputError naming the first non-finite value, looking tile by tile (row-major over the
+/// tiles) and row-major inside the tile, as the quantizer always has.
+void requireFiniteTiles(const MatrixF& values, const TileShape& t)
+{
+    for (std::int64_t gi = 0; gi < t.gridRows; ++gi)
+        for (std::int64_t gj = 0; gj < t.gridCols; ++gj)
+            for (std::int64_t r = gi * t.tileRows; r < std::min(t.rows, (gi + 1) * t.tileRows); ++r)
+                for (std::int64_t c = gj * t.tileCols; c < std::min(t.cols, (gj + 1) * t.tileCols);
+                     ++c)
+                    require(std::isfinite(values(r, c)), valueField(r, c), "a finite number");
+}
+
+/// Finds every tile's scale before the round trip (for tiles of several rows, or one tile for
+/// the whole matrix, whose largest magnitude is globalMax). Returns false when a tile holds a
+/// value that is not finite; its scale is then meaningless.
+bool findScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::uint32_t globalMax)
+{
+    const TileShape& t = job.t;
+    job.scales.assign(static_cast<std::size_t>(t.gridRows * t.gridCols), 1.0f);
+    if (scalesInLoop(t))
+        return true;
+    if (t.gridRows * t.gridCols == 1) {
+        job.scales[0] = globalMax < kFloatInf ? scaleOf(globalMax, job.rule, s) : 1.0f;
+        return globalMax < kFloatInf;
+    }
+    // Tile rows are independent: one per task, each finishing its row of scales.
+    std::vector<std::uint8_t> finite(static_cast<std::size_t>(t.gridRows), 1);
+    runSpread(t.gridRows, threadsFor(values.size()), [&](std::int64_t gi) {
+        std::vector<std::uint32_t> grid(static_cast<std::size_t>(t.gridCols), 0);
+        for (std::int64_t r = gi * t.tileRows; r < std::min(t.rows, (gi + 1) * t.tileRows); ++r) {
+            const float* row = values.data() + r * t.cols;
+            for (std::int64_t gj = 0; gj < t.gridCols; ++gj) {
+                const std::int64_t c0 = gj * t.tileCols;
+                const std::int64_t c1 = std::min(t.cols, c0 + t.tileCols);
+                auto& m = grid[static_cast<std::size_t>(gj)];
+                m = std::max(m, maxMagnitudeBits(row + c0, c1 - c0));
+            }
+        }
+        for (std::int64_t gj = 0; gj < t.gridCols; ++gj) {
+            const std::uint32_t m = grid[static_cast<std::size_t>(gj)];
+            if (m >= kFloatInf)
+                finite[static_cast<std::size_t>(gi)] = 0;
+            else
+                job.scales[static_cast<std::size_t>(gi * t.gridCols + gj)] =
+                    scaleOf(m, job.rule, s);
+        }
+    });
+    return std::all_of(finite.begin(), finite.end(), [](std::uint8_t f) { return f != 0; });
+}
+
+/// Largest magnitude bits of the whole matrix, found by all cores.
+std::uint32_t globalMaxBits(const MatrixF& values)
+{
+    const std::int64_t n = values.size();
+    const std::int64_t chunks = (n + kNormalChunk - 1) / kNormalChunk;
+    std::vector<std::uint32_t> part(static_cast<std::size_t>(chunks), 0);
+    runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
+        const std::int64_t k0 = c * kNormalChunk;
+        part[static_cast<std::size_t>(c)] =
+            maxMagnitudeBits(values.data() + k0, std::min(n, k0 + kNormalChunk) - k0);
+    });
+    return part.empty() ? 0 : *std::max_element(part.begin(), part.end());
+}
+
+/// The scale of each value of the chunk [k0, k1) of a round trip, spread into `scale`, so that
+/// the kernel is one long loop however small the tiles are. When the scales are found in the
+/// loop (scalesInLoop), each tile touching the chunk is measured whole here, and the chunk that
+/// holds a tile's first value records its scale. Returns false for a tile with a value that is
+/// not finite.
+bool spreadScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int64_t k0,
+                  std::int64_t k1, float* scale)
+{
+    const TileShape& t = job.t;
+    const bool inLoop = scalesInLoop(t);
+    bool finite = true;
+    std::int64_t r = k0 / t.cols;
+    std::int64_t c = k0 % t.cols;
+    for (std::int64_t k = k0; k < k1;) {
+        // A piece: the rest of this tile in this row, or of the chunk.
+        const std::int64_t gj = c / t.tileCols;
+        const std::int64_t tileEnd = std::min(t.cols, (gj + 1) * t.tileCols);
+        const std::int64_t piece = std::min(tileEnd - c, k1 - k);
+        const auto g = static_cast<std::size_t>((r / t.tileRows) * t.gridCols + gj);
+        float sc = 1.0f;
+        if (inLoop) {
+            const std::int64_t tileStart = gj * t.tileCols;
+            const std::uint32_t m =
+                maxMagnitudeBits(values.data() + r * t.cols + tileStart, tileEnd - tileStart);
+            finite = finite && m < kFloatInf;
+            sc = m < kFloatInf ? scaleOf(m, job.rule, s) : 1.0f;
+            if (c == tileStart)
+                job.scales[g] = sc;
+        } else {
+            sc = job.scales[g];
+        }
+        std::fill_n(scale + (k - k0), piece, sc);
+        k += piece;
+        c += piece;
+        if (c == t.cols) {
+            c = 0;
+            ++r;
+        }
+    }
+    return finite;
+}
+
+/// Runs round trips of one matrix, all chunks on all cores: scales first, then per chunk every
+/// job. `skip` (one flag per 1 x blockSize block, or empty) asks for the small-block sums too.
+/// Fills each job's sums over every value and over the small blocks; returns false when a value
+/// that is not finite was met (the sums are then meaningless).
+template <Fp8Format F>
+bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overflow overflow,
+                   const std::vector<std::uint8_t>& skip, std::int64_t blockSize,
+                   std::vector<ErrorSums>& signal)
+{
+    std::atomic<bool> nonFinite{false};
+    constexpr const Spec& s = specOf(F);
+    const std::int32_t overflowBits = overflowBitsOf(s, overflow);
+    const std::int64_t n = values.size();
+    const std::int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
+    const bool masked = !skip.empty();
+    signal.assign(static_cast<std::size_t>(chunks) * (masked ? 2 : 1), ErrorSums{});
+    for (RoundTrip& job : jobs) {
+        job.all.assign(static_cast<std::size_t>(chunks), ErrorSums{});
+        job.small.assign(masked ? static_cast<std::size_t>(chunks) : 0, ErrorSums{});
+    }
+    const auto work = n * static_cast<std::int64_t>(std::max<std::size_t>(1, jobs.size()));
+    runSpread(chunks, threadsFor(work), [&](std::int64_t c) {
+        const std::int64_t k0 = c * kSumChunk;
+        const std::int64_t k1 = std::min(n, k0 + kSumChunk);
+        const auto ci = static_cast<std::size_t>(c);
+        std::array<float, kSumChunk> scale;
+        std::array<std::uint8_t, kSumChunk> keep;
+        if (masked) {
+            for (std::int64_t k = k0; k < k1; ++k)
+                keep[static_cast<std::size_t>(k - k0)] =
+                    skip[static_cast<std::size_t>(k / blockSize)] == 0 ? 1 : 0;
+        }
+        double kept = 0.0;
+        signalChunk(values.data() + k0, k1 - k0, masked ? keep.data() : nullptr, signal[ci].signal,
+                    kept);
+        if (masked)
+            signal[static_cast<std::size_t>(chunks) + ci].signal = kept;
+        // Every job on this chunk while it is in cache.
+        for (RoundTrip& job : jobs) {
+            if (!spreadScales(values, job, s, k0, k1, scale.data()))
+                nonFinite.store(true, std::memory_order_relaxed);
+            ChunkWork w;
+            w.values = values.data() + k0;
+            w.scale = scale.data();
+            w.out = job.dequantized ? job.dequantized + k0 : nullptr;
+            w.n = k1 - k0;
+            w.overflowBits = overflowBits;
+            w.keep = masked ? keep.data() : nullptr;
+            w.all = &job.all[ci];
+            w.small = masked ? &job.small[ci] : nullptr;
+            roundTripChunk<F>(w);
+        }
+    });
+    return !nonFinite.load();
+}
+
+/// Adds a job's chunk sums, chunk by chunk, with the signal's.
+ErrorSums totalOf(const std::vector<ErrorSums>& errors, const std::vector<ErrorSums>& signal,
+                  std::size_t signalOffset)
+{
+    ErrorSums total;
+    for (std::size_t c = 0; c < errors.size(); ++c) {
+        ErrorSums chunk = errors[c];
+        chunk.signal = signal[signalOffset + c].signal;
+        total.append(chunk);
+    }
+    return total;
+}
+
+/// The round trips of `jobs` (shapes already checked): stats over every value, and over the
+/// blocks not skipped when `skip` is not empty. Throws for a non-finite value, for the first job.
+std::vector<std::pair<Fp8Stats, Fp8Stats>> roundTrips(const MatrixF& values, Fp8Format format,
+                                                      Fp8Overflow overflow,
+                                                      std::vector<RoundTrip>& jobs,
+                                                      const std::vector<std::uint8_t>& skip,
+                                                      std::int64_t blockSize)
+{
+    const Spec& s = specOf(format);
+    const bool wholeMatrixTile = std::any_of(jobs.begin(), jobs.end(), [](const RoundTrip& j) {
+        return j.t.gridRows * j.t.gridCols == 1;
+    });
+    const std::uint32_t globalMax = wholeMatrixTile ? globalMaxBits(values) : 0;
+    bool finite = true;
+    for (RoundTrip& job : jobs)
+        finite = findScales(values, job, s, globalMax) && finite;
+    std::vector<ErrorSums> signal;
+    if (finite) {
+        finite = (format == Fp8Format::E4M3)
+            ? runRoundTrips<Fp8Format::E4M3>(values, jobs, overflow, skip, blockSize, signal)
+            : runRoundTrips<Fp8Format::E5M2>(values, jobs, overflow, skip, blockSize, signal);
+    }
+    // A value that is not finite spoils every round trip; the first job names it, as a caller
+    // running the jobs one at a time would have been told.
+    if (!finite) {
+        requireFiniteTiles(values, jobs.front().t);
+        require(false, "fp8.values", "finite numbers"); // not reached: some value failed
+    }
+    std::int64_t smallCount = 0;
+    for (std::uint8_t f : skip)
+        smallCount += f == 0 ? blockSize : 0;
+    const std::size_t chunks = jobs.empty() ? 0 : jobs.front().all.size();
+    std::vector<std::pair<Fp8Stats, Fp8Stats>> out;
+    for (const RoundTrip& job : jobs) {
+        out.emplace_back(totalOf(job.all, signal, 0).stats(values.size()), Fp8Stats{});
+        if (!skip.empty())
+            out.back().second = totalOf(job.small, signal, chunks).stats(smallCount);
+    }
+    return out;
+}
+
+/// A round trip of one scaling, its scales and dequantized values written where asked.
+Fp8Stats roundTripOne(const MatrixF& values, Fp8Format format, const TileShape& t, ScaleRule rule,
+                      Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
+{
+    std::vector<RoundTrip> jobs(1);
+    jobs[0].t = t;
+    jobs[0].rule = rule;
+    if (dequantizedOut) {
+        dequantizedOut->resize(t.rows, t.cols); // a no-op when the shape is already right
+        jobs[0].dequantized = dequantizedOut->data();
+    }
+    const Fp8Stats stats = roundTrips(values, format, overflow, jobs, {}, 0).front().first;
+    if (scalesOut) {
+        scalesOut->resize(t.gridRows, t.gridCols);
+        std::copy(jobs[0].scales.begin(), jobs[0].scales.end(), scalesOut->data());
+    }
+    return stats;
+}
+
+ScaleRule ruleOf(const Fp8Scaling& scaling)
+{
+    return scaling.powerOfTwoScale ? ScaleRule::PowerOfTwo : ScaleRule::MaxOverFormat;
 }
 
 /// A double rounded to the nearest float32, clamped to +-FLT_MAX first (out-of-range
@@ -711,31 +1171,33 @@ MatrixF fp8InputMatrix(const Fp8Inputs& in)
 Fp8Result fp8BlockQuantize(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
                            Fp8Overflow overflow)
 {
-    const TileShape t = tileShapeOf(values, scaling);
     Fp8Result out;
-    out.scales.resize(t.gridRows, t.gridCols);
-    out.dequantized.resize(t.rows, t.cols);
     out.stats =
-        runTiles(values, format, t, ruleOf(scaling), overflow, &out.scales, &out.dequantized);
+        fp8BlockQuantizeInto(values, format, scaling, overflow, out.scales, out.dequantized);
     out.values = values;
     return out;
+}
+
+Fp8Stats fp8BlockQuantizeInto(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
+                              Fp8Overflow overflow, MatrixF& scales, MatrixF& dequantized)
+{
+    const TileShape t = tileShapeOf(values, scaling);
+    return roundTripOne(values, format, t, ruleOf(scaling), overflow, &scales, &dequantized);
 }
 
 Fp8Stats fp8BlockQuantizeStats(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
                                Fp8Overflow overflow)
 {
     const TileShape t = tileShapeOf(values, scaling);
-    return runTiles(values, format, t, ruleOf(scaling), overflow, nullptr, nullptr);
+    return roundTripOne(values, format, t, ruleOf(scaling), overflow, nullptr, nullptr);
 }
 
 Fp8Result fp8Cast(const MatrixF& values, Fp8Format format, Fp8Overflow overflow)
 {
     const TileShape t = tileShapeOf(values, Fp8Scaling{0, 0, false});
     Fp8Result out;
-    out.scales.resize(1, 1);
-    out.dequantized.resize(t.rows, t.cols);
     out.stats =
-        runTiles(values, format, t, ScaleRule::Unit, overflow, &out.scales, &out.dequantized);
+        roundTripOne(values, format, t, ScaleRule::Unit, overflow, &out.scales, &out.dequantized);
     out.values = values;
     return out;
 }
@@ -747,10 +1209,12 @@ std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8For
                                                    const std::vector<std::int64_t>& excludedBlocks)
 {
     // Every check before any work, in the order the one-at-a-time calls would make them.
-    std::vector<TileShape> shapes;
-    for (const Fp8ScalingJob& job : jobs)
-        shapes.push_back(
-            tileShapeOf(values, job.plainCast ? Fp8Scaling{0, 0, false} : job.scaling));
+    std::vector<RoundTrip> trips(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        trips[i].t =
+            tileShapeOf(values, jobs[i].plainCast ? Fp8Scaling{0, 0, false} : jobs[i].scaling);
+        trips[i].rule = jobs[i].plainCast ? ScaleRule::Unit : ruleOf(jobs[i].scaling);
+    }
     std::vector<std::uint8_t> skip;
     if (blockSize != 0) {
         requireSameShape(values, values);
@@ -763,47 +1227,26 @@ std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8For
         }
     }
 
-    // Each round trip is one sequential pass, so its sums are added in the very order of
-    // fp8BlockQuantize and fp8StatsExcludingBlocks; the passes themselves run side by side.
+    // Only the matrices asked for are allocated; the others are rounded chunk by chunk into a
+    // small buffer. Every job visits each chunk while it is in cache.
     std::vector<Fp8ScalingOutcome> out(jobs.size());
-    std::vector<std::exception_ptr> failures(jobs.size());
-    const auto run = [&](std::int64_t j) {
-        const auto i = static_cast<std::size_t>(j);
-        const Fp8ScalingJob& job = jobs[i];
-        const TileShape& t = shapes[i];
-        Fp8ScalingOutcome& o = out[i];
-        try {
-            const ScaleRule rule = job.plainCast ? ScaleRule::Unit : ruleOf(job.scaling);
-            o.scaleCount = job.plainCast ? 1 : t.gridRows * t.gridCols;
-            if (job.keepScales)
-                o.scales.resize(job.plainCast ? 1 : t.gridRows, job.plainCast ? 1 : t.gridCols);
-            const bool fused = skip.empty() || visitsRowMajor(t);
-            MatrixF dequantized;
-            if (job.keepDequantized || !fused)
-                dequantized.resize(t.rows, t.cols);
-            ErrorSums smallSums;
-            SmallBlocks small{skip.data(), blockSize, &smallSums, 0};
-            o.all =
-                runTiles(values, format, t, rule, overflow, job.keepScales ? &o.scales : nullptr,
-                         dequantized.size() != 0 ? &dequantized : nullptr,
-                         (!skip.empty() && fused) ? &small : nullptr);
-            if (!skip.empty()) {
-                o.small = fused
-                    ? smallSums.stats(small.count)
-                    : fp8StatsExcludingBlocks(values, dequantized, blockSize, excludedBlocks);
-            }
-            if (job.keepDequantized)
-                o.dequantized = std::move(dequantized);
-        } catch (...) {
-            failures[i] = std::current_exception();
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        if (jobs[i].keepDequantized) {
+            out[i].dequantized.resize(trips[i].t.rows, trips[i].t.cols);
+            trips[i].dequantized = out[i].dequantized.data();
         }
-    };
-    const auto count = static_cast<std::int64_t>(jobs.size());
-    runSpread(count, threadsFor(values.size() * count), run);
-    // The first failure in job order is the one a sequential caller would have met.
-    for (const std::exception_ptr& e : failures)
-        if (e)
-            std::rethrow_exception(e);
+    }
+    const auto stats = roundTrips(values, format, overflow, trips, skip, blockSize);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const TileShape& t = trips[i].t;
+        out[i].all = stats[i].first;
+        out[i].small = stats[i].second;
+        out[i].scaleCount = t.gridRows * t.gridCols;
+        if (jobs[i].keepScales) {
+            out[i].scales.resize(t.gridRows, t.gridCols);
+            std::copy(trips[i].scales.begin(), trips[i].scales.end(), out[i].scales.data());
+        }
+    }
     return out;
 }
 
@@ -906,24 +1349,44 @@ Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantiz
 {
     requireSameShape(values, dequantized);
     const std::int64_t blocks = blockCountOf(values, blockSize);
-    std::vector<bool> skip(static_cast<std::size_t>(blocks), false);
+    std::vector<std::uint8_t> keep(static_cast<std::size_t>(blocks), 1);
     for (std::int64_t b : excludedBlocks) {
         require(b >= 0 && b < blocks, "fp8.outlier_blocks",
                 "block indices in 0.." + std::to_string(blocks - 1));
-        skip[static_cast<std::size_t>(b)] = true;
+        keep[static_cast<std::size_t>(b)] = 0;
     }
-    ErrorSums sums;
+    // The chunks and lanes of the quantizer's own sums, so that with nothing excluded the figures
+    // are its figures bit for bit.
+    const std::int64_t n = values.size();
+    const std::int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
+    std::vector<ErrorSums> sums(static_cast<std::size_t>(chunks));
+    runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
+        const std::int64_t k0 = c * kSumChunk;
+        const std::int64_t k1 = std::min(n, k0 + kSumChunk);
+        std::array<std::uint8_t, kSumChunk> flags;
+        for (std::int64_t k = k0; k < k1; ++k)
+            flags[static_cast<std::size_t>(k - k0)] = keep[static_cast<std::size_t>(k / blockSize)];
+        // The kernel reads the dequantized values (no scale) and keeps only the small sums.
+        ErrorSums everything;
+        ErrorSums& s = sums[static_cast<std::size_t>(c)];
+        ChunkWork w;
+        w.values = values.data() + k0;
+        w.out = const_cast<float*>(dequantized.data() + k0); // read, never written
+        w.n = k1 - k0;
+        w.keep = flags.data();
+        w.all = &everything;
+        w.small = &s;
+        roundTripChunk<Fp8Format::E4M3>(w); // the format plays no part without a scale
+        double all = 0.0;
+        signalChunk(w.values, w.n, flags.data(), all, s.signal);
+    });
+    ErrorSums total;
+    for (const ErrorSums& s : sums)
+        total.append(s);
     std::int64_t count = 0;
-    const float* v = values.data();
-    const float* d = dequantized.data();
-    for (std::int64_t b = 0; b < blocks; ++b) {
-        if (skip[static_cast<std::size_t>(b)])
-            continue;
-        for (std::int64_t k = b * blockSize; k < (b + 1) * blockSize; ++k)
-            sums.add(v[k], d[k]);
-        count += blockSize;
-    }
-    return sums.stats(count);
+    for (std::uint8_t f : keep)
+        count += f != 0 ? blockSize : 0;
+    return total.stats(count);
 }
 
 Eigen::MatrixXd fp8AbsErrorMap(const MatrixF& values, const MatrixF& dequantized,

@@ -57,6 +57,24 @@ bool sameMatrix(const MatrixF& a, const MatrixF& b)
     return true;
 }
 
+/// A sum of float64 terms in the order the quantizer documents (Fp8Stats): chunks of 4096
+/// terms, inside a chunk 8 lanes (term j in lane j mod 8) each added in index order, the lanes
+/// added lane 0 first, then the chunks in order.
+double documentedSum(const std::vector<double>& terms)
+{
+    double total = 0.0;
+    for (std::size_t c = 0; c < terms.size(); c += 4096) {
+        double lanes[8] = {};
+        for (std::size_t j = c; j < std::min(terms.size(), c + 4096); ++j)
+            lanes[(j - c) % 8] += terms[j];
+        double chunk = 0.0;
+        for (double lane : lanes)
+            chunk += lane;
+        total += chunk;
+    }
+    return total;
+}
+
 constexpr float kFloatMax = std::numeric_limits<float>::max();
 constexpr float kInf = std::numeric_limits<float>::infinity();
 
@@ -206,6 +224,9 @@ private slots:
     void nanEncoding();
     void encodeMatchesBruteForce_data() { addFormatRows(); }
     void encodeMatchesBruteForce();
+    void matrixRoundTripMatchesScalar_data() { addFormatRows(); }
+    void matrixRoundTripMatchesScalar();
+    void quantizeIntoReusesBuffers();
 
     void chapterExample();
     void outlierBlockUnderflowsPerTensor();
@@ -522,6 +543,71 @@ void TstFp8::encodeMatchesBruteForce()
         else if (bitsOf(q) != bitsOf(viaCode))
             QFAIL(qPrintable(QStringLiteral("quantize of bits %1").arg(bitsOf(x), 8, 16)));
     }
+}
+
+void TstFp8::matrixRoundTripMatchesScalar()
+{
+    // The matrix round trips round many values at once without branches; each value must come
+    // out as the one-value fp8Quantize gives it, bit for bit, around every rounding threshold.
+    QFETCH(Fp8Format, format);
+    Rng rng(77);
+    std::vector<float> xs;
+    // Every exponent from float32 subnormals to the largest, with mantissas on, just below and
+    // just above the halfway points of both formats' steps.
+    for (std::uint32_t e = 0; e < 255; ++e)
+        for (std::uint32_t top = 0; top < 8; ++top)
+            for (std::uint32_t low : {0x0u, 0x1u, 0x7FFFFu, 0x80000u, 0x80001u, 0xFFFFFu, 0x3FFFFFu,
+                                      0x400000u, 0x400001u})
+                for (std::uint32_t sign : {0u, 0x80000000u})
+                    xs.push_back(floatOf(sign | (e << 23) | (top << 20) | (low & 0x7FFFFFu)));
+    while (xs.size() % 16 != 0 || xs.size() < 60000) {
+        const float x = floatOf(static_cast<std::uint32_t>(rng.next()));
+        if (std::isfinite(x))
+            xs.push_back(x);
+    }
+    MatrixF m(static_cast<Eigen::Index>(xs.size() / 16), 16);
+    std::copy(xs.begin(), xs.end(), m.data());
+    for (Fp8Overflow mode : {Fp8Overflow::Saturate, Fp8Overflow::NaN}) {
+        const Fp8Result cast = fp8Cast(m, format, mode);
+        const Fp8Result rows = fp8BlockQuantize(m, format, {1, 0, false}, mode);
+        for (Eigen::Index k = 0; k < m.size(); ++k) {
+            const float x = m.data()[k];
+            const float scale = rows.scales(k / 16, 0);
+            const float wantCast = fp8Quantize(x, format, mode);
+            const float wantRow = fp8Quantize(x / scale, format, mode) * scale;
+            const bool castOk = bitsOf(cast.dequantized.data()[k]) == bitsOf(wantCast);
+            const bool rowOk = bitsOf(rows.dequantized.data()[k]) == bitsOf(wantRow);
+            if (!castOk || !rowOk)
+                QFAIL(qPrintable(QStringLiteral("value bits %1 (%2)")
+                                     .arg(bitsOf(x), 8, 16)
+                                     .arg(castOk ? "scaled per row" : "plain cast")));
+        }
+    }
+}
+
+void TstFp8::quantizeIntoReusesBuffers()
+{
+    Fp8Inputs in;
+    in.rows = 64;
+    in.cols = 256;
+    const MatrixF x = fp8Generate(in).values;
+    MatrixF scales, dequantized;
+    for (const Fp8Scaling scaling : {Fp8Scaling{1, 16, false}, Fp8Scaling{128, 128, false}}) {
+        const Fp8Result r = fp8BlockQuantize(x, Fp8Format::E4M3, scaling);
+        const Fp8Stats s = fp8BlockQuantizeInto(x, Fp8Format::E4M3, scaling, Fp8Overflow::Saturate,
+                                                scales, dequantized);
+        QVERIFY(sameMatrix(scales, r.scales));
+        QVERIFY(sameMatrix(dequantized, r.dequantized));
+        VERIFY_SAME_DOUBLE(s.rmse, r.stats.rmse);
+        VERIFY_SAME_DOUBLE(s.snrDb, r.stats.snrDb);
+        VERIFY_SAME_DOUBLE(s.maxAbsError, r.stats.maxAbsError);
+        QCOMPARE(s.underflowCount, r.stats.underflowCount);
+    }
+    // The same shape again: the matrices are reused, not allocated anew.
+    const float* before = dequantized.data();
+    fp8BlockQuantizeInto(x, Fp8Format::E5M2, {1, 16, false}, Fp8Overflow::Saturate, scales,
+                         dequantized);
+    QCOMPARE(dequantized.data(), before);
 }
 
 void TstFp8::chapterExample()
@@ -1236,23 +1322,27 @@ void TstFp8::statsExcludingBlocks()
     std::vector<bool> outlier(static_cast<std::size_t>(g.values.size() / in.blockSize), false);
     for (std::int64_t b : g.outlierBlocks)
         outlier[static_cast<std::size_t>(b)] = true;
-    double error = 0.0;
-    double signal = 0.0;
+    // The sums in the documented order, an excluded value adding +0: exact, so compared exactly.
+    std::vector<double> errorTerms, signalTerms;
     double maxAbs = 0.0;
     std::int64_t count = 0;
     std::int64_t underflow = 0;
     for (Eigen::Index k = 0; k < g.values.size(); ++k) {
-        if (outlier[static_cast<std::size_t>(k / in.blockSize)])
-            continue;
+        const bool excluded = outlier[static_cast<std::size_t>(k / in.blockSize)];
         const float v = g.values.data()[k];
         const float d = t.dequantized.data()[k];
         const double e = static_cast<double>(d) - v;
-        error += e * e;
-        signal += static_cast<double>(v) * v;
+        errorTerms.push_back(excluded ? 0.0 : e * e);
+        signalTerms.push_back(excluded ? 0.0 : static_cast<double>(v) * v);
+        if (excluded)
+            continue;
         maxAbs = std::max(maxAbs, std::fabs(e));
         underflow += (v != 0.0f && d == 0.0f) ? 1 : 0;
         ++count;
     }
+    QVERIFY(g.values.size() > 4096); // more than one chunk
+    const double error = documentedSum(errorTerms);
+    const double signal = documentedSum(signalTerms);
     VERIFY_SAME_DOUBLE(small.rmse, std::sqrt(error / static_cast<double>(count)));
     VERIFY_SAME_DOUBLE(small.relativeError, std::sqrt(error / signal));
     VERIFY_SAME_DOUBLE(small.snrDb, 10.0 * std::log10(signal / error));

@@ -83,8 +83,10 @@ struct Fp8Scaling {
     bool powerOfTwoScale = false;
 };
 
-/// Error of a quantize-dequantize round trip. Sums are taken in float64, tile by tile in the
-/// order fp8BlockQuantize visits them.
+/// Error of a quantize-dequantize round trip. Each term is computed in float64; the sums are
+/// taken row-major over the values in a fixed order that does not depend on the tiles or on the
+/// number of threads: chunks of 4096 values, inside a chunk 8 interleaved float64 lanes (value j
+/// of the chunk in lane j mod 8), lanes added lane 0 first, then the chunks in order.
 struct Fp8Stats {
     double maxAbsError = 0.0; ///< max |dequantized - values|, in float64
     double rmse = 0.0; ///< sqrt(mean (dequantized - values)^2), in float64
@@ -171,6 +173,12 @@ MatrixF fp8InputMatrix(const Fp8Inputs& in);
 Fp8Result fp8BlockQuantize(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
                            Fp8Overflow overflow = Fp8Overflow::Saturate);
 
+/// fp8BlockQuantize into the caller's matrices (identical figures): `scales` and `dequantized`
+/// are resized only when their shape differs, and the input is not copied, so calls that reuse
+/// the same matrices allocate nothing large.
+Fp8Stats fp8BlockQuantizeInto(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
+                              Fp8Overflow overflow, MatrixF& scales, MatrixF& dequantized);
+
 /// The stats of fp8BlockQuantize (identical figures) without keeping the matrices: what a
 /// per-tensor comparison needs.
 Fp8Stats fp8BlockQuantizeStats(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
@@ -201,10 +209,11 @@ struct Fp8ScalingOutcome {
 };
 
 /// Several round trips of one matrix at once: every job's figures are exactly those of the
-/// one-at-a-time calls (each job is one pass that adds its sums in their order), but the jobs run
-/// side by side on the machine's cores and no matrix is copied or kept unless asked. With
-/// blockSize >= 1 each job also measures the 1 x blockSize blocks not in excludedBlocks
-/// (Fp8ScalingOutcome::small). Throws as those calls would, for the first failing job.
+/// one-at-a-time calls (the sums are added in the same fixed order, see Fp8Stats), but all jobs
+/// share the cores chunk by chunk, the sum of the values' squares is taken once, and no matrix
+/// is copied or kept unless asked. With blockSize >= 1 each job also measures the 1 x blockSize
+/// blocks not in excludedBlocks (Fp8ScalingOutcome::small). Throws as those calls would, for the
+/// first failing job.
 std::vector<Fp8ScalingOutcome>
 fp8QuantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
                     const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
@@ -237,9 +246,10 @@ std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& 
 
 /// Fp8Stats of a round trip over the 1 x blockSize blocks not listed in `excludedBlocks` (any
 /// order, duplicates allowed; e.g. Fp8Generated::outlierBlocks): how the small blocks fare.
-/// Sums run row-major, so with nothing excluded they match fp8BlockQuantize's with 1 x blockSize
-/// tiles bit for bit. With every block excluded: all figures 0 and snrDb +inf. Throws as
-/// fp8BlockErrors, and InputError naming `fp8.outlier_blocks` for an index out of range.
+/// Sums run in the chunks and lanes of Fp8Stats (an excluded value adds +0), so with nothing
+/// excluded they match fp8BlockQuantize's bit for bit. With every block excluded: all figures 0 and
+/// snrDb +inf. Throws as fp8BlockErrors, and InputError naming `fp8.outlier_blocks` for an index
+/// out of range.
 Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantized,
                                  std::int64_t blockSize,
                                  const std::vector<std::int64_t>& excludedBlocks);
