@@ -136,6 +136,40 @@ static void BM_Fp8ReportRoundTrips(benchmark::State& state)
 }
 BENCHMARK(BM_Fp8ReportRoundTrips)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+static void BM_Fp8TabRoundTrips(benchmark::State& state)
+{
+    // What the FP8 tab computes on a change: seven granularities, each with its small-block
+    // figures, two of them keeping their dequantized matrices.
+    Fp8Inputs in;
+    in.rows = 4096;
+    in.cols = 4096;
+    const Fp8Generated g = fp8Generate(in);
+    const std::vector<Fp8ScalingJob> jobs = {
+        {{0, 0, false}, true, false, false},      {{0, 0, false}, false, true, true},
+        {{1, 0, false}, false, false, false},     {{1, 128, false}, false, false, false},
+        {{128, 128, false}, false, false, false}, {{1, 16, false}, false, true, true},
+        {{1, 32, true}, false, false, false},
+    };
+    for (auto _ : state)
+        benchmark::DoNotOptimize(fp8QuantizeScalings(
+            g.values, Fp8Format::E4M3, Fp8Overflow::Saturate, jobs, 16, g.outlierBlocks));
+    state.SetBytesProcessed(state.iterations() * g.values.size()
+                            * static_cast<std::int64_t>(sizeof(float)));
+}
+BENCHMARK(BM_Fp8TabRoundTrips)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+static void BM_Fp8BlockErrorsAndMap(benchmark::State& state)
+{
+    // The tab's per-block errors and error map of one round trip.
+    const MatrixF m = fp8Matrix();
+    const Fp8Result r = fp8BlockQuantize(m, Fp8Format::E4M3, {1, 16, false});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(fp8BlockErrors(m, r.dequantized, 16));
+        benchmark::DoNotOptimize(fp8AbsErrorMap(m, r.dequantized, 1024, 1024));
+    }
+}
+BENCHMARK(BM_Fp8BlockErrorsAndMap)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 static void BM_Fp8Memcpy(benchmark::State& state)
 {
     // The floor the quantizer is compared with: one plain copy of the same matrix.

@@ -15,6 +15,10 @@
 #include <utility>
 #include <vector>
 
+#if defined(__x86_64__)
+#include <immintrin.h> // the AVX kernels' widening
+#endif
+
 namespace scalelab::core {
 
 namespace {
@@ -419,19 +423,6 @@ struct ErrorSums {
 constexpr std::int64_t kSumChunk = 4096;
 constexpr int kSumLanes = 8;
 
-// The eight lanes as vectors (GCC and Clang vector extensions): the compiler maps them onto the
-// target's vector registers, and every float64 lane is still its own sum in index order. The
-// float64 lanes are kept as two halves of four, each the size of one AVX register, which the
-// compiler keeps in registers (one vector of eight it would keep in memory).
-using FloatLanes = float __attribute__((vector_size(kSumLanes * sizeof(float))));
-using IntLanes = std::int32_t __attribute__((vector_size(kSumLanes * sizeof(std::int32_t))));
-using ByteLanes = std::uint8_t __attribute__((vector_size(kSumLanes)));
-constexpr int kHalf = kSumLanes / 2;
-using FloatHalf = float __attribute__((vector_size(kHalf * sizeof(float))));
-using DoubleHalf = double __attribute__((vector_size(kHalf * sizeof(double))));
-using WideHalf = std::int64_t __attribute__((vector_size(kHalf * sizeof(std::int64_t))));
-using ByteHalf = std::uint8_t __attribute__((vector_size(kHalf)));
-
 /// One chunk of one round trip for the kernels below. Without `scale` the dequantized values
 /// are read from `out` instead of computed.
 struct ChunkWork {
@@ -440,238 +431,32 @@ struct ChunkWork {
     float* out = nullptr; ///< where the dequantized values go (or come from); may be null
     std::int64_t n = 0; ///< values, at most kSumChunk
     std::int32_t overflowBits = 0; ///< overflowBitsOf(format, overflow)
-    const std::uint8_t* keep = nullptr; ///< per value 1 = counts for `small`; null: no `small`
+    /// Per value all ones (-1) when it counts for `small`, else 0; null: no `small`.
+    const std::int64_t* keep = nullptr;
     ErrorSums* all = nullptr;
     ErrorSums* small = nullptr;
 };
 
-/// The eight lanes of a chunk, lanes 0-3 in lo and 4-7 in hi, added in the documented order.
-inline double addLanes(const DoubleHalf& lo, const DoubleHalf& hi)
-{
-    double total = 0.0;
-    for (int l = 0; l < kHalf; ++l)
-        total += lo[l];
-    for (int l = 0; l < kHalf; ++l)
-        total += hi[l];
-    return total;
-}
+namespace baseline {
+#define SCALELAB_KERNELS_AVX2 0
+#include "fp8_kernels.inc"
+#undef SCALELAB_KERNELS_AVX2
+} // namespace baseline
 
-/// The halves of eight lanes: lanes 0-3 and 4-7.
-template <typename Half, typename Lanes>
-[[gnu::always_inline]] inline void splitLanes(const Lanes& x, Half& lo, Half& hi)
-{
-    lo = __builtin_shufflevector(x, x, 0, 1, 2, 3);
-    hi = __builtin_shufflevector(x, x, 4, 5, 6, 7);
-}
-
-/// Rounds eight values, each divided by its scale, to the FP8 grid and multiplies them back:
-/// roundMagnitude and the overflow rule of fp8Quantize on all lanes at once, without a branch.
-/// Every lane comes out bit for bit as fp8Quantize(x / scale) * scale; non-finite values are the
-/// caller's to refuse first.
-template <Fp8Format F>
-[[gnu::always_inline]] inline void roundLanes(const FloatLanes& x, const FloatLanes& scale,
-                                              std::int32_t overflowBits, FloatLanes& out)
-{
-    constexpr const Spec& s = specOf(F);
-    // Biased float32 exponents of the format's smallest normal and smallest subnormal.
-    constexpr std::int32_t normalExp = s.minNormalExp() + kFloatBias;
-    constexpr std::int32_t subnormalExp = s.minSubnormalExp() + kFloatBias;
-    constexpr auto maxBits = static_cast<std::int32_t>(maxFiniteBits(s));
-    constexpr auto halfSmallest =
-        static_cast<std::int32_t>(powerOfTwoBits(s.minSubnormalExp() - 1));
-    constexpr auto smallest = static_cast<std::int32_t>(powerOfTwoBits(s.minSubnormalExp()));
-    const IntLanes zero = {};
-    const auto bits = reinterpret_cast<IntLanes>(x / scale);
-    const IntLanes sign = bits & static_cast<std::int32_t>(kSignBit);
-    const IntLanes a = bits & static_cast<std::int32_t>(kAbsMask);
-    const IntLanes exp = a >> kFloatMantBits;
-    // The step as in roundMagnitude, capped at 2^23: only values that become 0 or the smallest
-    // subnormal pass the cap, and they are settled apart below.
-    const IntLanes below = normalExp - exp;
-    IntLanes shift = (kFloatMantBits - s.mantBits) + (below > 0 ? below : zero);
-    shift = shift < kFloatMantBits ? shift : zero + kFloatMantBits;
-    // 2^shift without a per-lane shift, which SSE2 lacks: the float 2^shift made an integer.
-    const IntLanes step = __builtin_convertvector(
-        reinterpret_cast<FloatLanes>((shift + kFloatBias) << kFloatMantBits), IntLanes);
-    const IntLanes significand = (a & 0x7FFFFF) | 0x800000;
-    const IntLanes lsb = ((significand & step) != 0) & 1;
-    IntLanes r = (a + (step >> 1) - 1 + lsb) & -step;
-    // The exceptions are all-ones masks, so that choosing costs no branch.
-    const IntLanes tiny = (a > halfSmallest) & smallest;
-    const IntLanes isTiny = exp == subnormalExp - 1;
-    const IntLanes isZero = exp < subnormalExp - 1;
-    r = ((r & ~isTiny) | (tiny & isTiny)) & ~isZero;
-    const IntLanes over = r > maxBits;
-    r = (r & ~over) | (overflowBits & over);
-    out = reinterpret_cast<FloatLanes>(sign | r) * scale;
-}
-
-/// The running lanes of a chunk's sums.
-struct ErrorLanes {
-    DoubleHalf errLo = {}, errHi = {};
-    DoubleHalf topLo = {}, topHi = {};
-    IntLanes under = {};
-
-    void finish(ErrorSums& out) const
-    {
-        out.error = addLanes(errLo, errHi);
-        out.maxAbs = 0.0;
-        out.underflow = 0;
-        for (int l = 0; l < kHalf; ++l)
-            out.maxAbs = std::max({out.maxAbs, topLo[l], topHi[l]});
-        for (int l = 0; l < kSumLanes; ++l)
-            out.underflow += under[l];
-    }
-};
-
-/// Adds the error terms of four values to four lanes.
-[[gnu::always_inline]] inline void addErrorHalf(const FloatHalf& v, const FloatHalf& d,
-                                                const WideHalf& counts, DoubleHalf& err,
-                                                DoubleHalf& top)
-{
-    const DoubleHalf zero = {};
-    const DoubleHalf x = __builtin_convertvector(v, DoubleHalf);
-    const DoubleHalf diff = __builtin_convertvector(d, DoubleHalf) - x;
-    const auto ae = reinterpret_cast<DoubleHalf>(reinterpret_cast<WideHalf>(diff)
-                                                 & std::numeric_limits<std::int64_t>::max());
-    err += counts ? diff * diff : zero;
-    // std::max's rule: a NaN error never replaces the running maximum.
-    top = (counts & (top < ae)) ? ae : top;
-}
-
-/// Adds the error terms of eight values and their dequantized values to the lanes; `keep` (eight
-/// flags) chooses the values that count, or null for all of them.
-[[gnu::always_inline]] inline void addErrorLanes(const FloatLanes& v, const FloatLanes& d,
-                                                 const std::uint8_t* keep, ErrorLanes& lanes)
-{
-    FloatHalf vLo, vHi, dLo, dHi;
-    splitLanes(v, vLo, vHi);
-    splitLanes(d, dLo, dHi);
-    IntLanes underflowed = (v != 0.0f) & (d == 0.0f);
-    WideHalf countsLo = WideHalf{} - 1, countsHi = WideHalf{} - 1;
-    if (keep) {
-        ByteLanes k;
-        std::memcpy(&k, keep, sizeof k);
-        underflowed &= __builtin_convertvector(k, IntLanes) != 0;
-        ByteHalf kLo, kHi;
-        splitLanes(k, kLo, kHi);
-        countsLo = __builtin_convertvector(kLo, WideHalf) != 0;
-        countsHi = __builtin_convertvector(kHi, WideHalf) != 0;
-    }
-    addErrorHalf(vLo, dLo, countsLo, lanes.errLo, lanes.topLo);
-    addErrorHalf(vHi, dHi, countsHi, lanes.errHi, lanes.topHi);
-    lanes.under -= underflowed;
-}
-
-/// The kernel of every round trip: one chunk, eight values at a time, the dequantized values
-/// computed (or read), stored when asked, and their error terms added to the lanes of `all` and,
-/// with `keep`, of `small`. A short last group is padded with zeros (scale 1, not kept), which
-/// add +0 and count as nothing.
-template <Fp8Format F> [[gnu::always_inline]] inline void roundTripBody(const ChunkWork& w)
-{
-    ErrorLanes all, small;
-    for (std::int64_t i = 0; i < w.n; i += kSumLanes) {
-        FloatLanes v, d, scale;
-        std::uint8_t keep[kSumLanes];
-        const std::uint8_t* k = w.keep ? w.keep + i : nullptr;
-        if (i + kSumLanes <= w.n) {
-            std::memcpy(&v, w.values + i, sizeof v);
-            if (w.scale)
-                std::memcpy(&scale, w.scale + i, sizeof scale);
-            else
-                std::memcpy(&d, w.out + i, sizeof d);
-        } else {
-            // The short last group, through zero-filled copies.
-            const auto m = static_cast<std::size_t>(w.n - i);
-            float pv[kSumLanes] = {}, pd[kSumLanes] = {};
-            float ps[kSumLanes] = {1, 1, 1, 1, 1, 1, 1, 1};
-            std::memcpy(pv, w.values + i, m * sizeof(float));
-            if (w.scale)
-                std::memcpy(ps, w.scale + i, m * sizeof(float));
-            else
-                std::memcpy(pd, w.out + i, m * sizeof(float));
-            std::memcpy(&v, pv, sizeof v);
-            std::memcpy(&scale, ps, sizeof scale);
-            std::memcpy(&d, pd, sizeof d);
-            if (k) {
-                std::fill_n(keep, kSumLanes, std::uint8_t{0});
-                std::memcpy(keep, k, m);
-                k = keep;
-            }
-        }
-        if (w.scale) {
-            roundLanes<F>(v, scale, w.overflowBits, d);
-            if (w.out) {
-                if (i + kSumLanes <= w.n)
-                    std::memcpy(w.out + i, &d, sizeof d); // one vector store
-                else
-                    std::memcpy(w.out + i, &d, static_cast<std::size_t>(w.n - i) * sizeof(float));
-            }
-        }
-        addErrorLanes(v, d, nullptr, all);
-        if (k)
-            addErrorLanes(v, d, k, small);
-    }
-    all.finish(*w.all);
-    if (w.keep)
-        small.finish(*w.small);
-}
-
-/// Sums of the squares of a chunk's values, over all of them and over those kept (when `keep`
-/// is not null), in the lanes of the error sums.
-[[gnu::always_inline]] inline void signalBody(const float* values, std::int64_t n,
-                                              const std::uint8_t* keep, double& all, double& kept)
-{
-    DoubleHalf lo = {}, hi = {}, keptLo = {}, keptHi = {};
-    const DoubleHalf zero = {};
-    for (std::int64_t i = 0; i < n; i += kSumLanes) {
-        float pv[kSumLanes] = {};
-        std::uint8_t pk[kSumLanes] = {};
-        if (i + kSumLanes <= n) {
-            std::memcpy(pv, values + i, sizeof pv); // one vector load
-            if (keep)
-                std::memcpy(pk, keep + i, sizeof pk);
-        } else {
-            // The short last group, zero-filled (zeros add +0).
-            const auto m = static_cast<std::size_t>(n - i);
-            std::memcpy(pv, values + i, m * sizeof(float));
-            if (keep)
-                std::memcpy(pk, keep + i, m);
-        }
-        FloatHalf vLo, vHi;
-        std::memcpy(&vLo, pv, sizeof vLo);
-        std::memcpy(&vHi, pv + kHalf, sizeof vHi);
-        const DoubleHalf xLo = __builtin_convertvector(vLo, DoubleHalf);
-        const DoubleHalf xHi = __builtin_convertvector(vHi, DoubleHalf);
-        lo += xLo * xLo;
-        hi += xHi * xHi;
-        if (keep) {
-            ByteHalf kLo, kHi;
-            std::memcpy(&kLo, pk, sizeof kLo);
-            std::memcpy(&kHi, pk + kHalf, sizeof kHi);
-            keptLo += (__builtin_convertvector(kLo, WideHalf) != 0) ? xLo * xLo : zero;
-            keptHi += (__builtin_convertvector(kHi, WideHalf) != 0) ? xHi * xHi : zero;
-        }
-    }
-    all = addLanes(lo, hi);
-    kept = addLanes(keptLo, keptHi);
-}
-
-// Each kernel twice: for the baseline instruction set, and for AVX2 where the processor has it
-// (chosen once at run time). Both give the same bits: the same IEEE operations, lane for lane.
+// The kernels again for AVX2, chosen once at run time where the processor has it.
 // SCALELAB_NO_AVX2_KERNELS builds the baseline kernels only (to test them on an AVX2 machine).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))                               \
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)                                \
     && !defined(SCALELAB_NO_AVX2_KERNELS)
 #define SCALELAB_HAVE_AVX2_KERNELS 1
-template <Fp8Format F> [[gnu::target("avx2")]] void roundTripAvx2(const ChunkWork& w)
-{
-    roundTripBody<F>(w);
-}
-[[gnu::target("avx2")]] void signalAvx2(const float* values, std::int64_t n,
-                                        const std::uint8_t* keep, double& all, double& kept)
-{
-    signalBody(values, n, keep, all, kept);
-}
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#define SCALELAB_KERNELS_AVX2 1
+#include "fp8_kernels.inc"
+#undef SCALELAB_KERNELS_AVX2
+} // namespace avx2
+#pragma GCC pop_options
+
 bool useAvx2()
 {
     static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
@@ -679,28 +464,23 @@ bool useAvx2()
 }
 #endif
 
-template <Fp8Format F> void roundTripPlain(const ChunkWork& w)
-{
-    roundTripBody<F>(w);
-}
-
 template <Fp8Format F> void roundTripChunk(const ChunkWork& w)
 {
 #ifdef SCALELAB_HAVE_AVX2_KERNELS
     if (useAvx2())
-        return roundTripAvx2<F>(w);
+        return avx2::roundTrip<F>(w);
 #endif
-    roundTripPlain<F>(w);
+    baseline::roundTrip<F>(w);
 }
 
-void signalChunk(const float* values, std::int64_t n, const std::uint8_t* keep, double& all,
+void signalChunk(const float* values, std::int64_t n, const std::int64_t* keep, double& all,
                  double& kept)
 {
 #ifdef SCALELAB_HAVE_AVX2_KERNELS
     if (useAvx2())
-        return signalAvx2(values, n, keep, all, kept);
+        return avx2::signal(values, n, keep, all, kept);
 #endif
-    signalBody(values, n, keep, all, kept);
+    baseline::signal(values, n, keep, all, kept);
 }
 
 /// float32 magnitude bits of what a finite value past the largest finite one becomes.
@@ -901,11 +681,11 @@ bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overf
         const std::int64_t k1 = std::min(n, k0 + kSumChunk);
         const auto ci = static_cast<std::size_t>(c);
         std::array<float, kSumChunk> scale;
-        std::array<std::uint8_t, kSumChunk> keep;
+        std::array<std::int64_t, kSumChunk> keep; // the kernels' mask: all ones = counts
         if (masked) {
             for (std::int64_t k = k0; k < k1; ++k)
                 keep[static_cast<std::size_t>(k - k0)] =
-                    skip[static_cast<std::size_t>(k / blockSize)] == 0 ? 1 : 0;
+                    skip[static_cast<std::size_t>(k / blockSize)] == 0 ? -1 : 0;
         }
         double kept = 0.0;
         signalChunk(values.data() + k0, k1 - k0, masked ? keep.data() : nullptr, signal[ci].signal,
@@ -1281,26 +1061,45 @@ std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& 
 {
     requireSameShape(values, dequantized);
     const std::int64_t blocks = blockCountOf(values, blockSize);
+    // A NaN magnitude would leave no order to sort the blocks by. One vectorised look at the
+    // whole matrix; only when it fails, a search for the first culprit.
+    if (globalMaxBits(values) >= kFloatInf) {
+        for (Eigen::Index k = 0; k < values.size(); ++k)
+            require(std::isfinite(values.data()[k]),
+                    valueField(k / values.cols(), k % values.cols()), "a finite number");
+    }
     std::vector<Fp8BlockError> out(static_cast<std::size_t>(blocks));
     const float* v = values.data();
     const float* d = dequantized.data();
-    for (std::int64_t b = 0; b < blocks; ++b) {
-        float maxAbs = 0.0f;
-        double signal = 0.0;
-        double error = 0.0;
-        for (std::int64_t k = b * blockSize; k < (b + 1) * blockSize; ++k) {
-            // A NaN magnitude would leave no order to sort the blocks by.
-            if (!std::isfinite(v[k]))
-                require(false, valueField(k / values.cols(), k % values.cols()), "a finite number");
-            const double diff = static_cast<double>(d[k]) - static_cast<double>(v[k]);
-            maxAbs = std::max(maxAbs, std::abs(v[k]));
-            signal += static_cast<double>(v[k]) * static_cast<double>(v[k]);
-            error += diff * diff;
+    // Each block's sums run in index order. Four blocks go side by side, so that the processor
+    // has four independent chains of additions instead of one.
+    constexpr std::int64_t kSide = 4;
+    constexpr std::int64_t kPerTask = 1 << 14;
+    const std::int64_t tasks = (blocks + kPerTask - 1) / kPerTask;
+    runSpread(tasks, threadsFor(values.size()), [&](std::int64_t task) {
+        const std::int64_t b1 = std::min(blocks, (task + 1) * kPerTask);
+        for (std::int64_t b0 = task * kPerTask; b0 < b1; b0 += kSide) {
+            const std::int64_t side = std::min(kSide, b1 - b0);
+            float maxAbs[kSide] = {};
+            double signal[kSide] = {};
+            double error[kSide] = {};
+            for (std::int64_t k = 0; k < blockSize; ++k) {
+                for (std::int64_t j = 0; j < side; ++j) {
+                    const std::int64_t i = (b0 + j) * blockSize + k;
+                    const double x = v[i];
+                    const double diff = static_cast<double>(d[i]) - x;
+                    maxAbs[j] = std::max(maxAbs[j], std::abs(v[i]));
+                    signal[j] += x * x;
+                    error[j] += diff * diff;
+                }
+            }
+            for (std::int64_t j = 0; j < side; ++j) {
+                Fp8BlockError& e = out[static_cast<std::size_t>(b0 + j)];
+                e.maxAbs = maxAbs[j];
+                e.relativeError = (error[j] == 0.0) ? 0.0 : std::sqrt(error[j] / signal[j]);
+            }
         }
-        Fp8BlockError& e = out[static_cast<std::size_t>(b)];
-        e.maxAbs = maxAbs;
-        e.relativeError = (error == 0.0) ? 0.0 : std::sqrt(error / signal);
-    }
+    });
     return out;
 }
 
@@ -1363,9 +1162,10 @@ Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantiz
     runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
         const std::int64_t k0 = c * kSumChunk;
         const std::int64_t k1 = std::min(n, k0 + kSumChunk);
-        std::array<std::uint8_t, kSumChunk> flags;
+        std::array<std::int64_t, kSumChunk> flags; // the kernels' mask: all ones = counts
         for (std::int64_t k = k0; k < k1; ++k)
-            flags[static_cast<std::size_t>(k - k0)] = keep[static_cast<std::size_t>(k / blockSize)];
+            flags[static_cast<std::size_t>(k - k0)] =
+                keep[static_cast<std::size_t>(k / blockSize)] != 0 ? -1 : 0;
         // The kernel reads the dequantized values (no scale) and keeps only the small sums.
         ErrorSums everything;
         ErrorSums& s = sums[static_cast<std::size_t>(c)];
@@ -1398,18 +1198,33 @@ Eigen::MatrixXd fp8AbsErrorMap(const MatrixF& values, const MatrixF& dequantized
     const std::int64_t cols = values.cols();
     const std::int64_t pr = (rows + maxRows - 1) / maxRows;
     const std::int64_t pc = (cols + maxCols - 1) / maxCols;
-    Eigen::MatrixXd out = Eigen::MatrixXd::Zero((rows + pr - 1) / pr, (cols + pc - 1) / pc);
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const float* v = values.data() + r * cols;
-        const float* d = dequantized.data() + r * cols;
-        for (std::int64_t c = 0; c < cols; ++c) {
-            double e = std::abs(static_cast<double>(d[c]) - static_cast<double>(v[c]));
-            if (std::isnan(e))
-                e = std::numeric_limits<double>::infinity();
-            double& cell = out(r / pr, c / pc);
-            cell = std::max(cell, e);
+    const std::int64_t cellRows = (rows + pr - 1) / pr;
+    const std::int64_t cellCols = (cols + pc - 1) / pc;
+    Eigen::MatrixXd out(cellRows, cellCols);
+    // Errors are >= 0 (a NaN counts as +infinity), and such doubles order like their bits, so the
+    // maxima are taken on integers, which the compiler vectorises without fuss.
+    constexpr auto kInfBits = std::bit_cast<std::int64_t>(std::numeric_limits<double>::infinity());
+    runSpread(cellRows, threadsFor(values.size()), [&](std::int64_t i) {
+        std::vector<std::int64_t> errorBits(static_cast<std::size_t>(cols));
+        std::vector<std::int64_t> cellBits(static_cast<std::size_t>(cellCols), 0);
+        for (std::int64_t r = i * pr; r < std::min(rows, (i + 1) * pr); ++r) {
+            const float* v = values.data() + r * cols;
+            const float* d = dequantized.data() + r * cols;
+            for (std::int64_t c = 0; c < cols; ++c) {
+                const double e = std::abs(static_cast<double>(d[c]) - static_cast<double>(v[c]));
+                const auto bits = std::bit_cast<std::int64_t>(e);
+                errorBits[static_cast<std::size_t>(c)] = bits > kInfBits ? kInfBits : bits;
+            }
+            for (std::int64_t j = 0; j < cellCols; ++j) {
+                std::int64_t m = cellBits[static_cast<std::size_t>(j)];
+                for (std::int64_t c = j * pc; c < std::min(cols, (j + 1) * pc); ++c)
+                    m = std::max(m, errorBits[static_cast<std::size_t>(c)]);
+                cellBits[static_cast<std::size_t>(j)] = m;
+            }
         }
-    }
+        for (std::int64_t j = 0; j < cellCols; ++j)
+            out(i, j) = std::bit_cast<double>(cellBits[static_cast<std::size_t>(j)]);
+    });
     return out;
 }
 
