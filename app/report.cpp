@@ -282,15 +282,21 @@ QByteArray reportJson(const core::Scenario& scenario)
     std::string first = formatRows(scales, 0, half, indent);
     if (helper.joinable())
         helper.join();
-    QByteArray text;
-    text.reserve(static_cast<qsizetype>(first.size() + second.size() + indent.size() + 4));
-    text += "[\n";
-    text.append(first.data(), static_cast<qsizetype>(first.size()));
-    text.append(second.data(), static_cast<qsizetype>(second.size()));
-    text.append(indent.data(), static_cast<qsizetype>(indent.size()));
-    text += ']';
-    json.replace(at, marker.size(), text);
-    return json;
+    // The finished text in one go: what Qt wrote before the marker, the scales, what it wrote
+    // after. (Replacing the marker in place would copy the 30-odd MB of scales twice more.)
+    QByteArray out;
+    out.reserve(json.size() - marker.size()
+                + static_cast<qsizetype>(first.size() + second.size() + indent.size() + 3));
+    out.append(json.constData(), at);
+    out += "[\n";
+    out.append(first.data(), static_cast<qsizetype>(first.size()));
+    std::string().swap(first); // give the memory back before the next copy
+    out.append(second.data(), static_cast<qsizetype>(second.size()));
+    std::string().swap(second);
+    out.append(indent.data(), static_cast<qsizetype>(indent.size()));
+    out += ']';
+    out.append(json.constData() + at + marker.size(), json.size() - at - marker.size());
+    return out;
 }
 
 } // namespace scalelab::app
