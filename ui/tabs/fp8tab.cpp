@@ -30,7 +30,6 @@
 #include <algorithm>
 #include <cmath>
 #include <future>
-#include <set>
 #include <utility>
 
 namespace scalelab::ui {
@@ -258,22 +257,34 @@ std::int64_t Fp8Tab::rankAtPercentile(std::int64_t blocks, double percentile)
 }
 
 Fp8View Fp8Tab::computeView(const core::Fp8Inputs& in, double percentile,
-                            std::shared_ptr<const core::MatrixF> normals)
+                            std::shared_ptr<const core::MatrixF> normals,
+                            const std::shared_ptr<const Fp8View>& previous)
 {
     core::validate(in);
     Fp8View v;
     v.inputs = in;
-    core::MatrixF values;
+    std::shared_ptr<const core::MatrixF> kept;
     if (in.values) {
-        values = *in.values;
+        kept = std::make_shared<const core::MatrixF>(*in.values);
+    } else if (previous && previous->generated && previous->inputs.rows == in.rows
+               && previous->inputs.cols == in.cols && previous->inputs.seed == in.seed
+               && previous->inputs.blockSize == in.blockSize
+               && previous->inputs.outlierScale == in.outlierScale) {
+        // Only the format, the overflow rule or the shown block changed: the same matrix.
+        kept = previous->generated;
+        v.excluded = previous->excluded;
+        v.normals = previous->normals;
+        v.generated = kept;
     } else {
         if (!normals)
             normals = std::make_shared<const core::MatrixF>(core::fp8NormalMatrix(in));
         core::Fp8Generated g = core::fp8ApplyOutliers(*normals, in);
-        values = std::move(g.values);
+        kept = std::make_shared<const core::MatrixF>(std::move(g.values));
         v.excluded = std::move(g.outlierBlocks);
         v.normals = normals;
+        v.generated = kept;
     }
+    const core::MatrixF& values = *kept;
     const std::int64_t b = in.blockSize;
     const std::int64_t cols = values.cols();
     const std::int64_t rows = values.rows();
@@ -325,11 +336,13 @@ Fp8View Fp8Tab::computeView(const core::Fp8Inputs& in, double percentile,
     v.tensorScale = outcomes[kTensorRow].scales(0, 0);
     if (!in.values) {
         // The generator's outliers are the big blocks; are they exactly the top ranks?
-        const std::set<std::int64_t> outliers(v.excluded.begin(), v.excluded.end());
+        // The generator lists its outliers ascending, each once: a binary search finds them.
+        const std::vector<std::int64_t>& outliers = v.excluded;
         const auto k = static_cast<std::int64_t>(outliers.size());
         v.outliersOnTop = k > 0 && k < v.blockCount;
         for (std::int64_t r = v.blockCount - k; r < v.blockCount && v.outliersOnTop; ++r)
-            v.outliersOnTop = outliers.count(order[static_cast<std::size_t>(r)]) > 0;
+            v.outliersOnTop = std::binary_search(outliers.begin(), outliers.end(),
+                                                 order[static_cast<std::size_t>(r)]);
     } else {
         v.outliersOnTop = static_cast<std::int64_t>(v.excluded.size()) < v.blockCount;
     }
@@ -830,13 +843,13 @@ void Fp8Tab::recompute()
     // Even a 4096 x 4096 matrix is generated and quantized off the GUI thread; only the newest
     // result is shown. Bad input is refused there too (computeView validates first), so a
     // refusal also supersedes any result still on its way.
-    computeInBackground(
-        [this, in = m_inputs, percentile = m_percentile, normals]() -> std::function<void()> {
-            auto view = std::make_shared<const Fp8View>(computeView(in, percentile, normals));
-            return [this, view] {
-                showView(view);
-            };
-        });
+    computeInBackground([this, in = m_inputs, percentile = m_percentile, normals,
+                         previous = m_view]() -> std::function<void()> {
+        auto view = std::make_shared<const Fp8View>(computeView(in, percentile, normals, previous));
+        return [this, view] {
+            showView(view);
+        };
+    });
 }
 
 void Fp8Tab::showView(const std::shared_ptr<const Fp8View>& view)
