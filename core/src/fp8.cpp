@@ -492,6 +492,15 @@ template <Fp8Format F> void roundTripChunk(const ChunkWork& w)
     baseline::roundTrip<F>(w);
 }
 
+void absErrorRow(const float* v, const float* d, std::int64_t n, std::int64_t* out)
+{
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+    if (useAvx2())
+        return avx2::absErrorBits(v, d, n, out);
+#endif
+    baseline::absErrorBits(v, d, n, out);
+}
+
 void signalChunk(const float* values, std::int64_t n, const std::int64_t* keep, double& all,
                  double& kept)
 {
@@ -1226,23 +1235,24 @@ Eigen::MatrixXd fp8AbsErrorMap(const MatrixF& values, const MatrixF& dequantized
     const std::int64_t cellCols = (cols + pc - 1) / pc;
     Eigen::MatrixXd out(cellRows, cellCols);
     // Errors are >= 0 (a NaN counts as +infinity), and such doubles order like their bits, so the
-    // maxima are taken on integers, which the compiler vectorises without fuss.
-    constexpr auto kInfBits = std::bit_cast<std::int64_t>(std::numeric_limits<double>::infinity());
+    // maxima are taken on integers.
     runSpread(cellRows, threadsFor(values.size()), [&](std::int64_t i) {
         std::vector<std::int64_t> errorBits(static_cast<std::size_t>(cols));
         std::vector<std::int64_t> cellBits(static_cast<std::size_t>(cellCols), 0);
+        // Local copies: the stores below are of the same type as these sizes, and the compiler
+        // would otherwise have to assume that they might change them.
+        const std::int64_t n = cols;
+        const std::int64_t perCell = pc;
+        std::int64_t* err = errorBits.data();
         for (std::int64_t r = i * pr; r < std::min(rows, (i + 1) * pr); ++r) {
-            const float* v = values.data() + r * cols;
-            const float* d = dequantized.data() + r * cols;
-            for (std::int64_t c = 0; c < cols; ++c) {
-                const double e = std::abs(static_cast<double>(d[c]) - static_cast<double>(v[c]));
-                const auto bits = std::bit_cast<std::int64_t>(e);
-                errorBits[static_cast<std::size_t>(c)] = bits > kInfBits ? kInfBits : bits;
-            }
+            const float* v = values.data() + r * n;
+            const float* d = dequantized.data() + r * n;
+            absErrorRow(v, d, n, err);
             for (std::int64_t j = 0; j < cellCols; ++j) {
                 std::int64_t m = cellBits[static_cast<std::size_t>(j)];
-                for (std::int64_t c = j * pc; c < std::min(cols, (j + 1) * pc); ++c)
-                    m = std::max(m, errorBits[static_cast<std::size_t>(c)]);
+                const std::int64_t end = std::min(n, (j + 1) * perCell);
+                for (std::int64_t c = j * perCell; c < end; ++c)
+                    m = std::max(m, err[c]);
                 cellBits[static_cast<std::size_t>(j)] = m;
             }
         }
