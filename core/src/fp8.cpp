@@ -492,6 +492,16 @@ template <Fp8Format F> void roundTripChunk(const ChunkWork& w)
     baseline::roundTrip<F>(w);
 }
 
+void blockSumsOfFour(const float* v, const float* d, std::int64_t bs, std::int32_t* maxAbs,
+                     double* signal, double* error)
+{
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+    if (useAvx2())
+        return avx2::blockSums4(v, d, bs, maxAbs, signal, error);
+#endif
+    baseline::blockSums4(v, d, bs, maxAbs, signal, error);
+}
+
 void absErrorRow(const float* v, const float* d, std::int64_t n, std::int64_t* out)
 {
 #ifdef SCALELAB_HAVE_AVX2_KERNELS
@@ -1104,31 +1114,36 @@ std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& 
     std::vector<Fp8BlockError> out(static_cast<std::size_t>(blocks));
     const float* v = values.data();
     const float* d = dequantized.data();
-    // Each block's sums run in index order. Four blocks go side by side, so that the processor
-    // has four independent chains of additions instead of one.
+    // Each block's sums run in index order; four blocks go side by side, one per vector lane.
     constexpr std::int64_t kSide = 4;
     constexpr std::int64_t kPerTask = 1 << 14;
     const std::int64_t tasks = (blocks + kPerTask - 1) / kPerTask;
+    const std::int64_t bs = blockSize;
     runSpread(tasks, threadsFor(values.size()), [&](std::int64_t task) {
         const std::int64_t b1 = std::min(blocks, (task + 1) * kPerTask);
         for (std::int64_t b0 = task * kPerTask; b0 < b1; b0 += kSide) {
-            const std::int64_t side = std::min(kSide, b1 - b0);
-            float maxAbs[kSide] = {};
+            std::int32_t maxAbs[kSide] = {};
             double signal[kSide] = {};
             double error[kSide] = {};
-            for (std::int64_t k = 0; k < blockSize; ++k) {
+            const std::int64_t side = std::min(kSide, b1 - b0);
+            if (side == kSide) {
+                blockSumsOfFour(v + b0 * bs, d + b0 * bs, bs, maxAbs, signal, error);
+            } else {
                 for (std::int64_t j = 0; j < side; ++j) {
-                    const std::int64_t i = (b0 + j) * blockSize + k;
-                    const double x = v[i];
-                    const double diff = static_cast<double>(d[i]) - x;
-                    maxAbs[j] = std::max(maxAbs[j], std::abs(v[i]));
-                    signal[j] += x * x;
-                    error[j] += diff * diff;
+                    for (std::int64_t k = (b0 + j) * bs; k < (b0 + j + 1) * bs; ++k) {
+                        const double x = v[k];
+                        const double diff = static_cast<double>(d[k]) - x;
+                        maxAbs[j] = std::max(maxAbs[j],
+                                             std::bit_cast<std::int32_t>(v[k])
+                                                 & static_cast<std::int32_t>(kAbsMask));
+                        signal[j] += x * x;
+                        error[j] += diff * diff;
+                    }
                 }
             }
             for (std::int64_t j = 0; j < side; ++j) {
                 Fp8BlockError& e = out[static_cast<std::size_t>(b0 + j)];
-                e.maxAbs = maxAbs[j];
+                e.maxAbs = std::bit_cast<float>(maxAbs[j]);
                 e.relativeError = (error[j] == 0.0) ? 0.0 : std::sqrt(error[j] / signal[j]);
             }
         }

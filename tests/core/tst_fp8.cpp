@@ -227,6 +227,7 @@ private slots:
     void matrixRoundTripMatchesScalar_data() { addFormatRows(); }
     void matrixRoundTripMatchesScalar();
     void quantizeIntoReusesBuffers();
+    void blockErrorsOfManyBlocks();
 
     void chapterExample();
     void outlierBlockUnderflowsPerTensor();
@@ -608,6 +609,34 @@ void TstFp8::quantizeIntoReusesBuffers()
     fp8BlockQuantizeInto(x, Fp8Format::E5M2, {1, 16, false}, Fp8Overflow::Saturate, scales,
                          dequantized);
     QCOMPARE(dequantized.data(), before);
+}
+
+void TstFp8::blockErrorsOfManyBlocks()
+{
+    // Enough blocks for the four-at-a-time path and a ragged end (1001 blocks of 8); each block's
+    // figures are its own sums in index order, so they are compared exactly.
+    Fp8Inputs in;
+    in.rows = 7;
+    in.cols = 1144;
+    in.blockSize = 8;
+    in.outlierScale = 1e5;
+    const MatrixF x = fp8Generate(in).values;
+    const Fp8Result r = fp8BlockQuantize(x, Fp8Format::E4M3, {0, 0, false});
+    const std::vector<Fp8BlockError> e = fp8BlockErrors(x, r.dequantized, 8);
+    QCOMPARE(e.size(), std::size_t(1001));
+    for (std::size_t b = 0; b < e.size(); ++b) {
+        float maxAbs = 0.0f;
+        double error = 0.0;
+        double signal = 0.0;
+        for (std::size_t k = 8 * b; k < 8 * b + 8; ++k) {
+            const double d = static_cast<double>(r.dequantized.data()[k]) - x.data()[k];
+            maxAbs = std::max(maxAbs, std::fabs(x.data()[k]));
+            error += d * d;
+            signal += static_cast<double>(x.data()[k]) * x.data()[k];
+        }
+        QCOMPARE(bitsOf(e[b].maxAbs), bitsOf(maxAbs));
+        VERIFY_SAME_DOUBLE(e[b].relativeError, error == 0.0 ? 0.0 : std::sqrt(error / signal));
+    }
 }
 
 void TstFp8::chapterExample()
