@@ -4,6 +4,7 @@
 #include <QJsonDocument>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <thread>
 
@@ -256,47 +257,84 @@ QJsonObject buildReport(const core::Scenario& scenario)
     return reportObject(scenario, nullptr);
 }
 
-QByteArray reportJson(const core::Scenario& scenario)
+namespace {
+
+/// The report text in pieces: Qt's text, in which [at, at + cut) is the marker's place, and what
+/// goes there (empty pieces when there is no marker: Qt's text is all).
+struct ReportPieces {
+    QByteArray json;
+    qsizetype at = -1;
+    qsizetype cut = 0;
+    std::string open, first, second, close;
+};
+
+ReportPieces reportPieces(const core::Scenario& scenario)
 {
+    ReportPieces p;
     core::MatrixF scales;
-    QByteArray json =
-        QJsonDocument(reportObject(scenario, &scales)).toJson(QJsonDocument::Indented);
+    p.json = QJsonDocument(reportObject(scenario, &scales)).toJson(QJsonDocument::Indented);
     // A million scales through QJsonArray cost more than the whole computation: Qt writes the
     // rest, the scales are formatted here (two halves side by side) and put in the marker's place.
     const QByteArray marker = QByteArray("\"") + kScalesMarker + '"';
-    const qsizetype at = json.indexOf(marker);
+    const qsizetype at = p.json.indexOf(marker);
     if (at < 0 || scales.size() == 0)
-        return json;
-    const qsizetype lineStart = json.lastIndexOf('\n', at) + 1;
+        return p;
+    const qsizetype lineStart = p.json.lastIndexOf('\n', at) + 1;
     qsizetype keyIndent = 0;
-    while (json.at(lineStart + keyIndent) == ' ')
+    while (p.json.at(lineStart + keyIndent) == ' ')
         ++keyIndent;
     const std::string indent(static_cast<std::size_t>(keyIndent), ' ');
     const Eigen::Index half = scales.rows() / 2;
-    std::string second;
     std::thread helper;
     if (scales.size() >= 4096)
-        helper = std::thread([&] { second = formatRows(scales, half, scales.rows(), indent); });
+        helper = std::thread([&] { p.second = formatRows(scales, half, scales.rows(), indent); });
     else
-        second = formatRows(scales, half, scales.rows(), indent);
-    std::string first = formatRows(scales, 0, half, indent);
+        p.second = formatRows(scales, half, scales.rows(), indent);
+    p.first = formatRows(scales, 0, half, indent);
     if (helper.joinable())
         helper.join();
-    // The finished text in one go: what Qt wrote before the marker, the scales, what it wrote
-    // after. (Replacing the marker in place would copy the 30-odd MB of scales twice more.)
+    p.at = at;
+    p.cut = marker.size();
+    p.open = "[\n";
+    p.close = indent + "]";
+    return p;
+}
+
+} // namespace
+
+QByteArray reportJson(const core::Scenario& scenario)
+{
+    ReportPieces p = reportPieces(scenario);
+    if (p.at < 0)
+        return p.json;
+    // The finished text in one go: Qt's text up to the marker, the scales, the rest.
     QByteArray out;
-    out.reserve(json.size() - marker.size()
-                + static_cast<qsizetype>(first.size() + second.size() + indent.size() + 3));
-    out.append(json.constData(), at);
-    out += "[\n";
-    out.append(first.data(), static_cast<qsizetype>(first.size()));
-    std::string().swap(first); // give the memory back before the next copy
-    out.append(second.data(), static_cast<qsizetype>(second.size()));
-    std::string().swap(second);
-    out.append(indent.data(), static_cast<qsizetype>(indent.size()));
-    out += ']';
-    out.append(json.constData() + at + marker.size(), json.size() - at - marker.size());
+    out.reserve(p.json.size() - p.cut
+                + static_cast<qsizetype>(p.open.size() + p.first.size() + p.second.size()
+                                         + p.close.size()));
+    out.append(p.json.constData(), p.at);
+    for (std::string* piece : {&p.open, &p.first, &p.second, &p.close}) {
+        out.append(piece->data(), static_cast<qsizetype>(piece->size()));
+        std::string().swap(*piece); // give the memory back before the next copy
+    }
+    out.append(p.json.constData() + p.at + p.cut, p.json.size() - p.at - p.cut);
     return out;
+}
+
+bool writeReportJson(const core::Scenario& scenario, std::FILE* out)
+{
+    const ReportPieces p = reportPieces(scenario);
+    const auto put = [out](const char* data, std::size_t size) {
+        return std::fwrite(data, 1, size, out) == size;
+    };
+    if (p.at < 0)
+        return put(p.json.constData(), static_cast<std::size_t>(p.json.size()));
+    // The pieces one after the other: the 30-odd MB of scales are never copied into one text.
+    bool ok = put(p.json.constData(), static_cast<std::size_t>(p.at));
+    for (const std::string* piece : {&p.open, &p.first, &p.second, &p.close})
+        ok = ok && put(piece->data(), piece->size());
+    const qsizetype rest = p.at + p.cut;
+    return ok && put(p.json.constData() + rest, static_cast<std::size_t>(p.json.size() - rest));
 }
 
 } // namespace scalelab::app

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QJsonObject>
+#include <cstdio>
 
 namespace scalelab::app {
 
@@ -14,5 +15,9 @@ QJsonObject buildReport(const core::Scenario& scenario);
 /// large fp8.scales matrix is formatted without going through QJsonArray. Throws
 /// core::InputError.
 QByteArray reportJson(const core::Scenario& scenario);
+
+/// Writes reportJson's text to `out` piece by piece, so that a large fp8.scales matrix is not
+/// copied into one text first. Returns false when a write fails. Throws core::InputError.
+bool writeReportJson(const core::Scenario& scenario, std::FILE* out);
 
 } // namespace scalelab::app
