@@ -154,10 +154,8 @@ int runReport(const CommandLine& cl)
             object = readScenarioObject(cl.scenarioFile);
             scenario = scenarioFromJson(object);
         }
-        const QByteArray json =
-            QJsonDocument(buildReport(scenario)).toJson(QJsonDocument::Indented);
-        std::fwrite(json.constData(), 1, static_cast<std::size_t>(json.size()), stdout);
-        return std::fflush(stdout) == 0 ? ExitOk : ExitFailure;
+        const bool written = writeReportJson(scenario, stdout);
+        return std::fflush(stdout) == 0 && written ? ExitOk : ExitFailure;
     } catch (const core::InputError& e) {
         printError(describeInputError(cl.scenarioFile, e, object));
         return ExitBadInput;

@@ -1,7 +1,12 @@
 #include "report.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <string>
+#include <thread>
 
 namespace scalelab::app {
 
@@ -119,27 +124,76 @@ QJsonObject expertsSection(const core::ExpertsInputs& in)
     };
 }
 
-QJsonObject fp8Section(const core::Fp8Inputs& in)
+/// What stands in the report object for fp8.scales when reportJson prints them itself.
+constexpr char kScalesMarker[] = "@scalelab:fp8.scales@";
+
+/// The fp8 section. With `scalesOut` the scales are left to the caller: moved there, with a
+/// marker string in their place.
+QJsonObject fp8Section(const core::Fp8Inputs& in, core::MatrixF* scalesOut)
 {
     const core::MatrixF values = core::fp8InputMatrix(in);
-    const core::Fp8Result block = core::fp8BlockQuantize(
-        values, in.format, core::Fp8Scaling{1, in.blockSize, false}, in.overflow);
-    const core::Fp8Result tensor =
-        core::fp8BlockQuantize(values, in.format, core::Fp8Scaling{0, 0, false}, in.overflow);
+    // Both round trips at once, keeping only what is printed.
+    std::vector<core::Fp8ScalingOutcome> r = core::fp8QuantizeScalings(
+        values, in.format, in.overflow,
+        {{core::Fp8Scaling{1, in.blockSize, false}, false, true, in.values.has_value()},
+         {core::Fp8Scaling{0, 0, false}, false, true, false}});
+    const core::Fp8ScalingOutcome& block = r[0];
+    const core::Fp8ScalingOutcome& tensor = r[1];
     QJsonObject out{
-        {"scales", floatMatrix(block.scales)},
-        {"max_abs_error", real(block.stats.maxAbsError)},
-        {"rmse", real(block.stats.rmse)},
-        {"snr_db", real(block.stats.snrDb)},
-        {"underflow_count", whole(block.stats.underflowCount)},
+        {"max_abs_error", real(block.all.maxAbsError)},
+        {"rmse", real(block.all.rmse)},
+        {"snr_db", real(block.all.snrDb)},
+        {"underflow_count", whole(block.all.underflowCount)},
         {"per_tensor_scale", real(static_cast<double>(tensor.scales(0, 0)))},
-        {"per_tensor_max_abs_error", real(tensor.stats.maxAbsError)},
-        {"per_tensor_rmse", real(tensor.stats.rmse)},
-        {"per_tensor_snr_db", real(tensor.stats.snrDb)},
-        {"per_tensor_underflow_count", whole(tensor.stats.underflowCount)},
+        {"per_tensor_max_abs_error", real(tensor.all.maxAbsError)},
+        {"per_tensor_rmse", real(tensor.all.rmse)},
+        {"per_tensor_snr_db", real(tensor.all.snrDb)},
+        {"per_tensor_underflow_count", whole(tensor.all.underflowCount)},
     };
+    if (scalesOut) {
+        out.insert("scales", QLatin1String(kScalesMarker));
+        *scalesOut = std::move(r[0].scales);
+    } else {
+        out.insert("scales", floatMatrix(block.scales));
+    }
     if (in.values)
         out.insert("dequantized", floatMatrix(block.dequantized));
+    return out;
+}
+
+/// Appends one number as Qt's JSON writer would read it back: the shortest text that gives the
+/// same double, null for a non-finite one.
+void appendNumber(std::string& out, double v)
+{
+    if (!std::isfinite(v)) {
+        out += "null";
+        return;
+    }
+    char buffer[32];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
+    out.append(buffer, end);
+}
+
+/// Rows [first, last) of a float matrix as indented JSON array elements, each row followed by a
+/// comma except the matrix's last.
+std::string formatRows(const core::MatrixF& m, Eigen::Index first, Eigen::Index last,
+                       const std::string& indent)
+{
+    std::string out;
+    out.reserve(static_cast<std::size_t>((last - first) * (m.cols() * 26 + 40)));
+    const std::string rowIndent = indent + "    ";
+    const std::string valueIndent = indent + "        ";
+    for (Eigen::Index i = first; i < last; ++i) {
+        out += rowIndent;
+        out += "[\n";
+        for (Eigen::Index j = 0; j < m.cols(); ++j) {
+            out += valueIndent;
+            appendNumber(out, static_cast<double>(m(i, j)));
+            out += j + 1 < m.cols() ? ",\n" : "\n";
+        }
+        out += rowIndent;
+        out += i + 1 < m.rows() ? "],\n" : "]\n";
+    }
     return out;
 }
 
@@ -180,9 +234,8 @@ QJsonObject planSection(const core::PlanInputs& in)
     };
 }
 
-} // namespace
-
-QJsonObject buildReport(const core::Scenario& scenario)
+/// The report object; see fp8Section for `scalesOut`.
+QJsonObject reportObject(const core::Scenario& scenario, core::MatrixF* scalesOut)
 {
     core::validate(scenario);
     return {
@@ -192,9 +245,96 @@ QJsonObject buildReport(const core::Scenario& scenario)
         {"tensor_parallel", tensorParallelSection(scenario.tensorParallel)},
         {"pipeline", pipelineSection(scenario.pipeline)},
         {"experts", expertsSection(scenario.experts)},
-        {"fp8", fp8Section(scenario.fp8)},
+        {"fp8", fp8Section(scenario.fp8, scalesOut)},
         {"plan", planSection(scenario.plan)},
     };
+}
+
+} // namespace
+
+QJsonObject buildReport(const core::Scenario& scenario)
+{
+    return reportObject(scenario, nullptr);
+}
+
+namespace {
+
+/// The report text in pieces: Qt's text, in which [at, at + cut) is the marker's place, and what
+/// goes there (empty pieces when there is no marker: Qt's text is all).
+struct ReportPieces {
+    QByteArray json;
+    qsizetype at = -1;
+    qsizetype cut = 0;
+    std::string open, first, second, close;
+};
+
+ReportPieces reportPieces(const core::Scenario& scenario)
+{
+    ReportPieces p;
+    core::MatrixF scales;
+    p.json = QJsonDocument(reportObject(scenario, &scales)).toJson(QJsonDocument::Indented);
+    // A million scales through QJsonArray cost more than the whole computation: Qt writes the
+    // rest, the scales are formatted here (two halves side by side) and put in the marker's place.
+    const QByteArray marker = QByteArray("\"") + kScalesMarker + '"';
+    const qsizetype at = p.json.indexOf(marker);
+    if (at < 0 || scales.size() == 0)
+        return p;
+    const qsizetype lineStart = p.json.lastIndexOf('\n', at) + 1;
+    qsizetype keyIndent = 0;
+    while (p.json.at(lineStart + keyIndent) == ' ')
+        ++keyIndent;
+    const std::string indent(static_cast<std::size_t>(keyIndent), ' ');
+    const Eigen::Index half = scales.rows() / 2;
+    std::thread helper;
+    if (scales.size() >= 4096)
+        helper = std::thread([&] { p.second = formatRows(scales, half, scales.rows(), indent); });
+    else
+        p.second = formatRows(scales, half, scales.rows(), indent);
+    p.first = formatRows(scales, 0, half, indent);
+    if (helper.joinable())
+        helper.join();
+    p.at = at;
+    p.cut = marker.size();
+    p.open = "[\n";
+    p.close = indent + "]";
+    return p;
+}
+
+} // namespace
+
+QByteArray reportJson(const core::Scenario& scenario)
+{
+    ReportPieces p = reportPieces(scenario);
+    if (p.at < 0)
+        return p.json;
+    // The finished text in one go: Qt's text up to the marker, the scales, the rest.
+    QByteArray out;
+    out.reserve(p.json.size() - p.cut
+                + static_cast<qsizetype>(p.open.size() + p.first.size() + p.second.size()
+                                         + p.close.size()));
+    out.append(p.json.constData(), p.at);
+    for (std::string* piece : {&p.open, &p.first, &p.second, &p.close}) {
+        out.append(piece->data(), static_cast<qsizetype>(piece->size()));
+        std::string().swap(*piece); // give the memory back before the next copy
+    }
+    out.append(p.json.constData() + p.at + p.cut, p.json.size() - p.at - p.cut);
+    return out;
+}
+
+bool writeReportJson(const core::Scenario& scenario, std::FILE* out)
+{
+    const ReportPieces p = reportPieces(scenario);
+    const auto put = [out](const char* data, std::size_t size) {
+        return std::fwrite(data, 1, size, out) == size;
+    };
+    if (p.at < 0)
+        return put(p.json.constData(), static_cast<std::size_t>(p.json.size()));
+    // The pieces one after the other: the 30-odd MB of scales are never copied into one text.
+    bool ok = put(p.json.constData(), static_cast<std::size_t>(p.at));
+    for (const std::string* piece : {&p.open, &p.first, &p.second, &p.close})
+        ok = ok && put(piece->data(), piece->size());
+    const qsizetype rest = p.at + p.cut;
+    return ok && put(p.json.constData() + rest, static_cast<std::size_t>(p.json.size() - rest));
 }
 
 } // namespace scalelab::app

@@ -5,10 +5,22 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h> // the AVX kernels' widening
+#endif
+#if defined(__linux__)
+#include <sys/mman.h> // madvise, for the large matrices' pages
+#endif
 
 namespace scalelab::core {
 
@@ -188,6 +200,124 @@ template <Fp8Format F> inline float quantizeFast(float value, Fp8Overflow overfl
     return decode(encode(value, s, overflow), s);
 }
 
+/// Marsaglia and Tsang's ziggurat for the standard normal, 256 layers of equal area. Layer 0 is
+/// the base strip [0, r] x [0, f(r)] plus the tail beyond r; layer i >= 1 is the rectangle
+/// [0, x[i]] x [f(x[i]), f(x[i+1])], with f(x) = exp(-x^2 / 2) and x[256] = 0. A point drawn
+/// uniformly in a layer that lies left of the layer above is accepted at once (about 99 % of
+/// draws); the rest are settled by one exp() against the curve, or by the tail's two logs.
+class Ziggurat {
+public:
+    Ziggurat()
+    {
+        // r and the layer area v for 256 layers (Marsaglia & Tsang, 2000).
+        constexpr double r = 3.6541528853610088;
+        constexpr double v = 4.92867323399e-3;
+        m_x[0] = v / f(r); // the base strip's width if it were a rectangle of area v
+        m_x[1] = r;
+        for (int i = 1; i < 255; ++i)
+            m_x[i + 1] = std::sqrt(-2.0 * std::log(v / m_x[i] + f(m_x[i])));
+        m_x[256] = 0.0;
+        for (int i = 0; i < 256; ++i) {
+            m_f[i] = f(m_x[i]);
+            m_width[i] = m_x[i] * 0x1.0p-53;
+            // u * x[i] < x[i+1] is u < x[i+1] / x[i], compared on the 53-bit integer u.
+            m_inner[i] = static_cast<std::uint64_t>(m_x[i + 1] / m_x[i] * 0x1.0p53);
+        }
+        m_f[256] = 1.0;
+    }
+
+    /// One standard-normal value; the fast path uses one 64-bit draw: bits 0-7 pick the layer,
+    /// bit 8 the sign, the top 53 bits the position across the layer.
+    double operator()(Rng& rng) const
+    {
+        for (;;) {
+            const std::uint64_t bits = rng.next();
+            const auto i = static_cast<int>(bits & 0xFF);
+            const bool negative = (bits & 0x100) != 0;
+            const std::uint64_t u = bits >> 11;
+            const double x = static_cast<double>(u) * m_width[i];
+            if (u < m_inner[i])
+                return negative ? -x : x;
+            if (i == 0) {
+                // The tail beyond r (Marsaglia, 1964): r + a with a exponential, accepted when
+                // a second exponential b passes a^2 / 2.
+                constexpr double r = 3.6541528853610088;
+                double a = 0.0, b = 0.0;
+                do {
+                    a = -std::log(1.0 - rng.uniform()) / r;
+                    b = -std::log(1.0 - rng.uniform());
+                } while (b + b < a * a);
+                return negative ? -(r + a) : r + a;
+            }
+            // Between x[i+1] and x[i]: under the curve with probability (f(x) - f(x[i])) /
+            // (f(x[i+1]) - f(x[i])).
+            const double y = m_f[i] + rng.uniform() * (m_f[i + 1] - m_f[i]);
+            if (y < f(x))
+                return negative ? -x : x;
+        }
+    }
+
+private:
+    static double f(double x) { return std::exp(-0.5 * x * x); }
+
+    double m_x[257]{};
+    double m_f[257]{};
+    double m_width[256]{};
+    std::uint64_t m_inner[256]{};
+};
+
+/// Asks the system to back a matrix just allocated, and not yet written, with large pages
+/// where it can (Linux's transparent huge pages): a 64 MB matrix then costs a few dozen page
+/// faults when first written instead of 16384. Only a hint; nothing changes where it is ignored.
+void adviseLargePages([[maybe_unused]] MatrixF& m)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t kLarge = std::uintptr_t{1} << 21; // 2 MB
+    const auto begin = reinterpret_cast<std::uintptr_t>(m.data());
+    const std::uintptr_t end = begin + static_cast<std::uintptr_t>(m.size()) * sizeof(float);
+    const std::uintptr_t first = (begin + kLarge - 1) & ~(kLarge - 1);
+    const std::uintptr_t last = end & ~(kLarge - 1);
+    if (last > first)
+        madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+#endif
+}
+
+/// Values per stream of the normal generator: each chunk of a matrix draws from its own Rng, so
+/// chunks can be filled on several threads and the matrix does not depend on how many there are.
+constexpr std::int64_t kNormalChunk = 1 << 16;
+
+/// Threads worth starting for `work` values: one per core, none for small matrices.
+int threadsFor(std::int64_t work)
+{
+    constexpr std::int64_t kMinPerThread = 1 << 18;
+    const auto cores = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    return static_cast<int>(
+        std::clamp<std::int64_t>(work / kMinPerThread, 1, std::min<std::int64_t>(cores, 8)));
+}
+
+/// Runs task(i) for i in [0, count) on `threads` threads (the calling one included), each
+/// taking every threads-th index. Exceptions must not escape task.
+template <typename Task> void runSpread(std::int64_t count, int threads, const Task& task)
+{
+    threads = static_cast<int>(std::min<std::int64_t>(threads, count));
+    if (threads <= 1) {
+        for (std::int64_t i = 0; i < count; ++i)
+            task(i);
+        return;
+    }
+    std::vector<std::thread> pool;
+    pool.reserve(static_cast<std::size_t>(threads - 1));
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back([&task, count, threads, t] {
+            for (std::int64_t i = t; i < count; i += threads)
+                task(i);
+        });
+    for (std::int64_t i = 0; i < count; i += threads)
+        task(i);
+    for (std::thread& th : pool)
+        th.join();
+}
+
 std::string valueField(std::int64_t row, std::int64_t col)
 {
     return "fp8.values[" + std::to_string(row) + "][" + std::to_string(col) + "]";
@@ -281,22 +411,20 @@ enum class ScaleRule {
     Unit, ///< no scaling at all: the plain cast
 };
 
-/// Running error sums of a round trip.
+/// Error sums of a round trip, or of one chunk of it.
 struct ErrorSums {
     double signal = 0.0;
     double error = 0.0;
     double maxAbs = 0.0;
     std::int64_t underflow = 0;
 
-    void add(float value, float dequantized)
+    /// A later chunk's sums, added after this one's.
+    void append(const ErrorSums& later)
     {
-        const double v = value;
-        const double diff = static_cast<double>(dequantized) - v;
-        signal += v * v;
-        error += diff * diff;
-        maxAbs = std::max(maxAbs, std::abs(diff));
-        if (value != 0.0f && dequantized == 0.0f)
-            ++underflow;
+        signal += later.signal;
+        error += later.error;
+        maxAbs = std::max(maxAbs, later.maxAbs);
+        underflow += later.underflow;
     }
 
     Fp8Stats stats(std::int64_t count) const
@@ -314,77 +442,123 @@ struct ErrorSums {
     }
 };
 
-/// The block-scaling loop: one scale per tile, then the chapter's round trip in float32.
-/// `scalesOut` and `dequantizedOut` may be null when only the stats are wanted.
-template <Fp8Format F>
-Fp8Stats quantizeTiles(const MatrixF& values, const TileShape& t, ScaleRule rule,
-                       Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
+// How a round trip adds up its error terms (docs/CLI.md describes it for readers): the values are
+// cut, row-major, into chunks of kSumChunk; inside a chunk the value at offset j goes to lane
+// j mod kSumLanes, each lane a float64 sum in index order; the lanes are added lane 0 first, and
+// the chunks in chunk order. Each term is the same float64 number as ever; only the order of the
+// additions is fixed this way, so that the compiler can keep the lanes in vector registers and
+// the chunks can be shared among threads without the figures depending on how many there are.
+constexpr std::int64_t kSumChunk = 4096;
+constexpr int kSumLanes = 8;
+
+/// One chunk of one round trip for the kernels below. Without `scale` the dequantized values
+/// are read from `out` instead of computed.
+struct ChunkWork {
+    const float* values = nullptr;
+    const float* scale = nullptr; ///< the scale of every value, or null
+    float* out = nullptr; ///< where the dequantized values go (or come from); may be null
+    std::int64_t n = 0; ///< values, at most kSumChunk
+    std::int32_t overflowBits = 0; ///< overflowBitsOf(format, overflow)
+    /// Per value all ones (-1) when it counts for `small`, else 0; null: no `small`.
+    const std::int64_t* keep = nullptr;
+    ErrorSums* all = nullptr;
+    ErrorSums* small = nullptr;
+};
+
+namespace baseline {
+#define SCALELAB_KERNELS_AVX2 0
+#include "fp8_kernels.inc"
+#undef SCALELAB_KERNELS_AVX2
+} // namespace baseline
+
+// The kernels again for AVX2, chosen once at run time where the processor has it.
+// SCALELAB_NO_AVX2_KERNELS builds the baseline kernels only (to test them on an AVX2 machine).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)                                \
+    && !defined(SCALELAB_NO_AVX2_KERNELS)
+#define SCALELAB_HAVE_AVX2_KERNELS 1
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#define SCALELAB_KERNELS_AVX2 1
+#include "fp8_kernels.inc"
+#undef SCALELAB_KERNELS_AVX2
+} // namespace avx2
+#pragma GCC pop_options
+
+bool useAvx2()
 {
-    constexpr const Spec& s = specOf(F);
-    const float maxValue = std::bit_cast<float>(maxFiniteBits(s));
-    ErrorSums sums;
-    for (std::int64_t gi = 0; gi < t.gridRows; ++gi) {
-        const std::int64_t r0 = gi * t.tileRows;
-        const std::int64_t r1 = std::min(t.rows, r0 + t.tileRows);
-        for (std::int64_t gj = 0; gj < t.gridCols; ++gj) {
-            const std::int64_t c0 = gj * t.tileCols;
-            const std::int64_t c1 = std::min(t.cols, c0 + t.tileCols);
+    static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
+    return yes;
+}
+#endif
 
-            // Non-negative floats order like their bits, so max|tile| is a max over integers;
-            // any bits at or past infinity's mean a non-finite input.
-            std::uint32_t maxBits = 0;
-            for (std::int64_t r = r0; r < r1; ++r) {
-                const float* row = values.data() + r * t.cols;
-                for (std::int64_t c = c0; c < c1; ++c)
-                    maxBits = std::max(maxBits, std::bit_cast<std::uint32_t>(row[c]) & kAbsMask);
-            }
-            if (maxBits >= kFloatInf) {
-                for (std::int64_t r = r0; r < r1; ++r)
-                    for (std::int64_t c = c0; c < c1; ++c)
-                        require(std::isfinite(values(r, c)), valueField(r, c), "a finite number");
-            }
-
-            float scale = 1.0f;
-            if (maxBits != 0 && rule != ScaleRule::Unit) {
-                if (rule == ScaleRule::PowerOfTwo) {
-                    scale = std::bit_cast<float>(powerOfTwoScaleBits(maxBits, s));
-                } else {
-                    // The chapter: scale = max|block| / max_value in float32, 1 where that is 0.
-                    scale = std::bit_cast<float>(maxBits) / maxValue;
-                    if (scale == 0.0f)
-                        scale = 1.0f;
-                }
-            }
-            if (scalesOut)
-                (*scalesOut)(gi, gj) = scale;
-
-            for (std::int64_t r = r0; r < r1; ++r) {
-                const float* in = values.data() + r * t.cols;
-                float* out = dequantizedOut ? dequantizedOut->data() + r * t.cols : nullptr;
-                for (std::int64_t c = c0; c < c1; ++c) {
-                    // quantize(block / scale) * scale, each step one float32 operation.
-                    const float d = quantizeFast<F>(in[c] / scale, overflow) * scale;
-                    if (out)
-                        out[c] = d;
-                    sums.add(in[c], d);
-                }
-            }
-        }
-    }
-    return sums.stats(t.rows * t.cols);
+template <Fp8Format F> void roundTripChunk(const ChunkWork& w)
+{
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+    if (useAvx2())
+        return avx2::roundTrip<F>(w);
+#endif
+    baseline::roundTrip<F>(w);
 }
 
-Fp8Stats runTiles(const MatrixF& values, Fp8Format format, const TileShape& t, ScaleRule rule,
-                  Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
+void blockSumsOfFour(const float* v, const float* d, std::int64_t bs, std::int32_t* maxAbs,
+                     double* signal, double* error)
 {
-    if (format == Fp8Format::E4M3)
-        return quantizeTiles<Fp8Format::E4M3>(values, t, rule, overflow, scalesOut, dequantizedOut);
-    return quantizeTiles<Fp8Format::E5M2>(values, t, rule, overflow, scalesOut, dequantizedOut);
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+    if (useAvx2())
+        return avx2::blockSums4(v, d, bs, maxAbs, signal, error);
+#endif
+    baseline::blockSums4(v, d, bs, maxAbs, signal, error);
 }
 
-ScaleRule ruleOf(const Fp8Scaling& scaling)
+void absErrorRow(const float* v, const float* d, std::int64_t n, std::int64_t* out)
 {
-    return scaling.powerOfTwoScale ? ScaleRule::PowerOfTwo : ScaleRule::MaxOverFormat;
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+    if (useAvx2())
+        return avx2::absErrorBits(v, d, n, out);
+#endif
+    baseline::absErrorBits(v, d, n, out);
+}
+
+void signalChunk(const float* values, std::int64_t n, const std::int64_t* keep, double& all,
+                 double& kept)
+{
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+    if (useAvx2())
+        return avx2::signal(values, n, keep, all, kept);
+#endif
+    baseline::signal(values, n, keep, all, kept);
+}
+
+/// float32 magnitude bits of what a finite value past the largest finite one becomes.
+std::int32_t overflowBitsOf(const Spec& s, Fp8Overflow overflow)
+{
+    if (overflow == Fp8Overflow::Saturate)
+        return static_cast<std::int32_t>(maxFiniteBits(s));
+    // NaN mode: E4M3's NaN code decodes to the quiet NaN, E5M2's overflow code to infinity.
+    return static_cast<std::int32_t>(s.hasInfinity ? kFloatInf : kFloatQuietNaN);
+}
+
+/// The scale of a tile whose largest magnitude has float32 bits maxBits (finite).
+float scaleOf(std::uint32_t maxBits, ScaleRule rule, const Spec& s)
+{
+    if (maxBits == 0 || rule == ScaleRule::Unit)
+        return 1.0f;
+    if (rule == ScaleRule::PowerOfTwo)
+        return std::bit_cast<float>(powerOfTwoScaleBits(maxBits, s));
+    // The chapter: scale = max|block| / max_value in float32, 1 where that is 0.
+    const float scale = std::bit_cast<float>(maxBits) / std::bit_cast<float>(maxFiniteBits(s));
+    return scale == 0.0f ? 1.0f : scale;
+}
+
+/// Largest magnitude bits of n floats; any at or past infinity's mean a non-finite value.
+std::uint32_t maxMagnitudeBits(const float* p, std::int64_t n)
+{
+    // Magnitudes fit in 31 bits, so a signed maximum orders them as well.
+    std::int32_t m = 0;
+    for (std::int64_t i = 0; i < n; ++i)
+        m = std::max(m, std::bit_cast<std::int32_t>(p[i]) & static_cast<std::int32_t>(kAbsMask));
+    return static_cast<std::uint32_t>(m);
 }
 
 /// Checks that a round trip's two matrices match and are not empty.
@@ -402,6 +576,267 @@ std::int64_t blockCountOf(const MatrixF& values, std::int64_t blockSize)
     require(blockSize >= 1 && values.cols() % blockSize == 0, "fp8.block_size",
             "a whole number >= 1 that divides the columns (" + std::to_string(values.cols()) + ")");
     return values.size() / blockSize;
+}
+
+/// One round trip of a matrix: its tiles and their scales, where the dequantized values go (if
+/// anywhere), and its sums per chunk.
+struct RoundTrip {
+    TileShape t{};
+    ScaleRule rule = ScaleRule::MaxOverFormat;
+    std::vector<float> scales; ///< gridRows x gridCols, row-major
+    float* dequantized = nullptr; ///< rows x cols, or null when only the stats are wanted
+    std::vector<ErrorSums> all; ///< per chunk, every value
+    std::vector<ErrorSums> small; ///< per chunk, the values of blocks not excluded
+};
+
+/// Whether a round trip's scales are found chunk by chunk during the round trip itself (tiles of
+/// one row, several of them): the values are then read once, while in cache.
+bool scalesInLoop(const TileShape& t)
+{
+    return t.tileRows == 1 && t.gridRows * t.gridCols > 1;
+}
+
+/// Throws InputError naming the first non-finite value, looking tile by tile (row-major over the
+/// tiles) and row-major inside the tile, as the quantizer always has.
+void requireFiniteTiles(const MatrixF& values, const TileShape& t)
+{
+    for (std::int64_t gi = 0; gi < t.gridRows; ++gi)
+        for (std::int64_t gj = 0; gj < t.gridCols; ++gj)
+            for (std::int64_t r = gi * t.tileRows; r < std::min(t.rows, (gi + 1) * t.tileRows); ++r)
+                for (std::int64_t c = gj * t.tileCols; c < std::min(t.cols, (gj + 1) * t.tileCols);
+                     ++c)
+                    require(std::isfinite(values(r, c)), valueField(r, c), "a finite number");
+}
+
+/// Finds every tile's scale before the round trip (for tiles of several rows, or one tile for
+/// the whole matrix, whose largest magnitude is globalMax). Returns false when a tile holds a
+/// value that is not finite; its scale is then meaningless.
+bool findScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::uint32_t globalMax)
+{
+    const TileShape& t = job.t;
+    job.scales.assign(static_cast<std::size_t>(t.gridRows * t.gridCols), 1.0f);
+    if (scalesInLoop(t))
+        return true;
+    if (t.gridRows * t.gridCols == 1) {
+        job.scales[0] = globalMax < kFloatInf ? scaleOf(globalMax, job.rule, s) : 1.0f;
+        return globalMax < kFloatInf;
+    }
+    // Tile rows are independent: one per task, each finishing its row of scales.
+    std::vector<std::uint8_t> finite(static_cast<std::size_t>(t.gridRows), 1);
+    runSpread(t.gridRows, threadsFor(values.size()), [&](std::int64_t gi) {
+        std::vector<std::uint32_t> grid(static_cast<std::size_t>(t.gridCols), 0);
+        for (std::int64_t r = gi * t.tileRows; r < std::min(t.rows, (gi + 1) * t.tileRows); ++r) {
+            const float* row = values.data() + r * t.cols;
+            for (std::int64_t gj = 0; gj < t.gridCols; ++gj) {
+                const std::int64_t c0 = gj * t.tileCols;
+                const std::int64_t c1 = std::min(t.cols, c0 + t.tileCols);
+                auto& m = grid[static_cast<std::size_t>(gj)];
+                m = std::max(m, maxMagnitudeBits(row + c0, c1 - c0));
+            }
+        }
+        for (std::int64_t gj = 0; gj < t.gridCols; ++gj) {
+            const std::uint32_t m = grid[static_cast<std::size_t>(gj)];
+            if (m >= kFloatInf)
+                finite[static_cast<std::size_t>(gi)] = 0;
+            else
+                job.scales[static_cast<std::size_t>(gi * t.gridCols + gj)] =
+                    scaleOf(m, job.rule, s);
+        }
+    });
+    return std::all_of(finite.begin(), finite.end(), [](std::uint8_t f) { return f != 0; });
+}
+
+/// Largest magnitude bits of the whole matrix, found by all cores.
+std::uint32_t globalMaxBits(const MatrixF& values)
+{
+    const std::int64_t n = values.size();
+    const std::int64_t chunks = (n + kNormalChunk - 1) / kNormalChunk;
+    std::vector<std::uint32_t> part(static_cast<std::size_t>(chunks), 0);
+    runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
+        const std::int64_t k0 = c * kNormalChunk;
+        part[static_cast<std::size_t>(c)] =
+            maxMagnitudeBits(values.data() + k0, std::min(n, k0 + kNormalChunk) - k0);
+    });
+    return part.empty() ? 0 : *std::max_element(part.begin(), part.end());
+}
+
+/// The scale of each value of the chunk [k0, k1) of a round trip, spread into `scale`, so that
+/// the kernel is one long loop however small the tiles are. When the scales are found in the
+/// loop (scalesInLoop), each tile touching the chunk is measured whole here, and the chunk that
+/// holds a tile's first value records its scale. Returns false for a tile with a value that is
+/// not finite.
+bool spreadScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int64_t k0,
+                  std::int64_t k1, float* scale)
+{
+    const TileShape& t = job.t;
+    const bool inLoop = scalesInLoop(t);
+    bool finite = true;
+    std::int64_t r = k0 / t.cols;
+    std::int64_t c = k0 % t.cols;
+    for (std::int64_t k = k0; k < k1;) {
+        // A piece: the rest of this tile in this row, or of the chunk.
+        const std::int64_t gj = c / t.tileCols;
+        const std::int64_t tileEnd = std::min(t.cols, (gj + 1) * t.tileCols);
+        const std::int64_t piece = std::min(tileEnd - c, k1 - k);
+        const auto g = static_cast<std::size_t>((r / t.tileRows) * t.gridCols + gj);
+        float sc = 1.0f;
+        if (inLoop) {
+            const std::int64_t tileStart = gj * t.tileCols;
+            const std::uint32_t m =
+                maxMagnitudeBits(values.data() + r * t.cols + tileStart, tileEnd - tileStart);
+            finite = finite && m < kFloatInf;
+            sc = m < kFloatInf ? scaleOf(m, job.rule, s) : 1.0f;
+            if (c == tileStart)
+                job.scales[g] = sc;
+        } else {
+            sc = job.scales[g];
+        }
+        std::fill_n(scale + (k - k0), piece, sc);
+        k += piece;
+        c += piece;
+        if (c == t.cols) {
+            c = 0;
+            ++r;
+        }
+    }
+    return finite;
+}
+
+/// Runs round trips of one matrix, all chunks on all cores: scales first, then per chunk every
+/// job. `skip` (one flag per 1 x blockSize block, or empty) asks for the small-block sums too.
+/// Fills each job's sums over every value and over the small blocks; returns false when a value
+/// that is not finite was met (the sums are then meaningless).
+template <Fp8Format F>
+bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overflow overflow,
+                   const std::vector<std::uint8_t>& skip, std::int64_t blockSize,
+                   std::vector<ErrorSums>& signal)
+{
+    std::atomic<bool> nonFinite{false};
+    constexpr const Spec& s = specOf(F);
+    const std::int32_t overflowBits = overflowBitsOf(s, overflow);
+    const std::int64_t n = values.size();
+    const std::int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
+    const bool masked = !skip.empty();
+    signal.assign(static_cast<std::size_t>(chunks) * (masked ? 2 : 1), ErrorSums{});
+    for (RoundTrip& job : jobs) {
+        job.all.assign(static_cast<std::size_t>(chunks), ErrorSums{});
+        job.small.assign(masked ? static_cast<std::size_t>(chunks) : 0, ErrorSums{});
+    }
+    const auto work = n * static_cast<std::int64_t>(std::max<std::size_t>(1, jobs.size()));
+    runSpread(chunks, threadsFor(work), [&](std::int64_t c) {
+        const std::int64_t k0 = c * kSumChunk;
+        const std::int64_t k1 = std::min(n, k0 + kSumChunk);
+        const auto ci = static_cast<std::size_t>(c);
+        std::array<float, kSumChunk> scale;
+        std::array<std::int64_t, kSumChunk> keep; // the kernels' mask: all ones = counts
+        if (masked) {
+            for (std::int64_t k = k0; k < k1; ++k)
+                keep[static_cast<std::size_t>(k - k0)] =
+                    skip[static_cast<std::size_t>(k / blockSize)] == 0 ? -1 : 0;
+        }
+        double kept = 0.0;
+        signalChunk(values.data() + k0, k1 - k0, masked ? keep.data() : nullptr, signal[ci].signal,
+                    kept);
+        if (masked)
+            signal[static_cast<std::size_t>(chunks) + ci].signal = kept;
+        // Every job on this chunk while it is in cache.
+        for (RoundTrip& job : jobs) {
+            if (!spreadScales(values, job, s, k0, k1, scale.data()))
+                nonFinite.store(true, std::memory_order_relaxed);
+            ChunkWork w;
+            w.values = values.data() + k0;
+            w.scale = scale.data();
+            w.out = job.dequantized ? job.dequantized + k0 : nullptr;
+            w.n = k1 - k0;
+            w.overflowBits = overflowBits;
+            w.keep = masked ? keep.data() : nullptr;
+            w.all = &job.all[ci];
+            w.small = masked ? &job.small[ci] : nullptr;
+            roundTripChunk<F>(w);
+        }
+    });
+    return !nonFinite.load();
+}
+
+/// Adds a job's chunk sums, chunk by chunk, with the signal's.
+ErrorSums totalOf(const std::vector<ErrorSums>& errors, const std::vector<ErrorSums>& signal,
+                  std::size_t signalOffset)
+{
+    ErrorSums total;
+    for (std::size_t c = 0; c < errors.size(); ++c) {
+        ErrorSums chunk = errors[c];
+        chunk.signal = signal[signalOffset + c].signal;
+        total.append(chunk);
+    }
+    return total;
+}
+
+/// The round trips of `jobs` (shapes already checked): stats over every value, and over the
+/// blocks not skipped when `skip` is not empty. Throws for a non-finite value, for the first job.
+std::vector<std::pair<Fp8Stats, Fp8Stats>> roundTrips(const MatrixF& values, Fp8Format format,
+                                                      Fp8Overflow overflow,
+                                                      std::vector<RoundTrip>& jobs,
+                                                      const std::vector<std::uint8_t>& skip,
+                                                      std::int64_t blockSize)
+{
+    const Spec& s = specOf(format);
+    const bool wholeMatrixTile = std::any_of(jobs.begin(), jobs.end(), [](const RoundTrip& j) {
+        return j.t.gridRows * j.t.gridCols == 1;
+    });
+    const std::uint32_t globalMax = wholeMatrixTile ? globalMaxBits(values) : 0;
+    bool finite = true;
+    for (RoundTrip& job : jobs)
+        finite = findScales(values, job, s, globalMax) && finite;
+    std::vector<ErrorSums> signal;
+    if (finite) {
+        finite = (format == Fp8Format::E4M3)
+            ? runRoundTrips<Fp8Format::E4M3>(values, jobs, overflow, skip, blockSize, signal)
+            : runRoundTrips<Fp8Format::E5M2>(values, jobs, overflow, skip, blockSize, signal);
+    }
+    // A value that is not finite spoils every round trip; the first job names it, as a caller
+    // running the jobs one at a time would have been told.
+    if (!finite) {
+        requireFiniteTiles(values, jobs.front().t);
+        require(false, "fp8.values", "finite numbers"); // not reached: some value failed
+    }
+    std::int64_t smallCount = 0;
+    for (std::uint8_t f : skip)
+        smallCount += f == 0 ? blockSize : 0;
+    const std::size_t chunks = jobs.empty() ? 0 : jobs.front().all.size();
+    std::vector<std::pair<Fp8Stats, Fp8Stats>> out;
+    for (const RoundTrip& job : jobs) {
+        out.emplace_back(totalOf(job.all, signal, 0).stats(values.size()), Fp8Stats{});
+        if (!skip.empty())
+            out.back().second = totalOf(job.small, signal, chunks).stats(smallCount);
+    }
+    return out;
+}
+
+/// A round trip of one scaling, its scales and dequantized values written where asked.
+Fp8Stats roundTripOne(const MatrixF& values, Fp8Format format, const TileShape& t, ScaleRule rule,
+                      Fp8Overflow overflow, MatrixF* scalesOut, MatrixF* dequantizedOut)
+{
+    std::vector<RoundTrip> jobs(1);
+    jobs[0].t = t;
+    jobs[0].rule = rule;
+    if (dequantizedOut) {
+        if (dequantizedOut->rows() != t.rows || dequantizedOut->cols() != t.cols) {
+            dequantizedOut->resize(t.rows, t.cols);
+            adviseLargePages(*dequantizedOut);
+        }
+        jobs[0].dequantized = dequantizedOut->data();
+    }
+    const Fp8Stats stats = roundTrips(values, format, overflow, jobs, {}, 0).front().first;
+    if (scalesOut) {
+        scalesOut->resize(t.gridRows, t.gridCols);
+        std::copy(jobs[0].scales.begin(), jobs[0].scales.end(), scalesOut->data());
+    }
+    return stats;
+}
+
+ScaleRule ruleOf(const Fp8Scaling& scaling)
+{
+    return scaling.powerOfTwoScale ? ScaleRule::PowerOfTwo : ScaleRule::MaxOverFormat;
 }
 
 /// A double rounded to the nearest float32, clamped to +-FLT_MAX first (out-of-range
@@ -496,12 +931,21 @@ MatrixF fp8ValuesFromRows(const std::vector<std::vector<double>>& rows)
 MatrixF fp8NormalMatrix(const Fp8Inputs& in)
 {
     validateGeneratorKeys(in, false);
-    Rng rng(static_cast<std::uint64_t>(in.seed));
+    static const Ziggurat ziggurat;
+    // Chunk c draws from Rng(key + c); Rng's constructor mixes its seed, so neighbouring keys
+    // give unrelated streams.
+    const std::uint64_t key = Rng(static_cast<std::uint64_t>(in.seed)).next();
     MatrixF out(in.rows, in.cols);
+    adviseLargePages(out);
     float* data = out.data();
     const std::int64_t count = in.rows * in.cols;
-    for (std::int64_t i = 0; i < count; ++i)
-        data[i] = static_cast<float>(rng.normal()); // nearest float32, ties to even
+    const std::int64_t chunks = (count + kNormalChunk - 1) / kNormalChunk;
+    runSpread(chunks, threadsFor(count), [&](std::int64_t c) {
+        Rng rng(key + static_cast<std::uint64_t>(c));
+        const std::int64_t end = std::min(count, (c + 1) * kNormalChunk);
+        for (std::int64_t i = c * kNormalChunk; i < end; ++i)
+            data[i] = static_cast<float>(ziggurat(rng)); // nearest float32, ties to even
+    });
     return out;
 }
 
@@ -559,32 +1003,83 @@ MatrixF fp8InputMatrix(const Fp8Inputs& in)
 Fp8Result fp8BlockQuantize(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
                            Fp8Overflow overflow)
 {
-    const TileShape t = tileShapeOf(values, scaling);
     Fp8Result out;
-    out.scales.resize(t.gridRows, t.gridCols);
-    out.dequantized.resize(t.rows, t.cols);
     out.stats =
-        runTiles(values, format, t, ruleOf(scaling), overflow, &out.scales, &out.dequantized);
+        fp8BlockQuantizeInto(values, format, scaling, overflow, out.scales, out.dequantized);
     out.values = values;
     return out;
+}
+
+Fp8Stats fp8BlockQuantizeInto(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
+                              Fp8Overflow overflow, MatrixF& scales, MatrixF& dequantized)
+{
+    const TileShape t = tileShapeOf(values, scaling);
+    return roundTripOne(values, format, t, ruleOf(scaling), overflow, &scales, &dequantized);
 }
 
 Fp8Stats fp8BlockQuantizeStats(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
                                Fp8Overflow overflow)
 {
     const TileShape t = tileShapeOf(values, scaling);
-    return runTiles(values, format, t, ruleOf(scaling), overflow, nullptr, nullptr);
+    return roundTripOne(values, format, t, ruleOf(scaling), overflow, nullptr, nullptr);
 }
 
 Fp8Result fp8Cast(const MatrixF& values, Fp8Format format, Fp8Overflow overflow)
 {
     const TileShape t = tileShapeOf(values, Fp8Scaling{0, 0, false});
     Fp8Result out;
-    out.scales.resize(1, 1);
-    out.dequantized.resize(t.rows, t.cols);
     out.stats =
-        runTiles(values, format, t, ScaleRule::Unit, overflow, &out.scales, &out.dequantized);
+        roundTripOne(values, format, t, ScaleRule::Unit, overflow, &out.scales, &out.dequantized);
     out.values = values;
+    return out;
+}
+
+std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8Format format,
+                                                   Fp8Overflow overflow,
+                                                   const std::vector<Fp8ScalingJob>& jobs,
+                                                   std::int64_t blockSize,
+                                                   const std::vector<std::int64_t>& excludedBlocks)
+{
+    // Every check before any work, in the order the one-at-a-time calls would make them.
+    std::vector<RoundTrip> trips(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        trips[i].t =
+            tileShapeOf(values, jobs[i].plainCast ? Fp8Scaling{0, 0, false} : jobs[i].scaling);
+        trips[i].rule = jobs[i].plainCast ? ScaleRule::Unit : ruleOf(jobs[i].scaling);
+    }
+    std::vector<std::uint8_t> skip;
+    if (blockSize != 0) {
+        requireSameShape(values, values);
+        const std::int64_t blocks = blockCountOf(values, blockSize);
+        skip.assign(static_cast<std::size_t>(blocks), 0);
+        for (std::int64_t b : excludedBlocks) {
+            require(b >= 0 && b < blocks, "fp8.outlier_blocks",
+                    "block indices in 0.." + std::to_string(blocks - 1));
+            skip[static_cast<std::size_t>(b)] = 1;
+        }
+    }
+
+    // Only the matrices asked for are allocated; the others are rounded chunk by chunk into a
+    // small buffer. Every job visits each chunk while it is in cache.
+    std::vector<Fp8ScalingOutcome> out(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        if (jobs[i].keepDequantized) {
+            out[i].dequantized.resize(trips[i].t.rows, trips[i].t.cols);
+            adviseLargePages(out[i].dequantized);
+            trips[i].dequantized = out[i].dequantized.data();
+        }
+    }
+    const auto stats = roundTrips(values, format, overflow, trips, skip, blockSize);
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        const TileShape& t = trips[i].t;
+        out[i].all = stats[i].first;
+        out[i].small = stats[i].second;
+        out[i].scaleCount = t.gridRows * t.gridCols;
+        if (jobs[i].keepScales) {
+            out[i].scales.resize(t.gridRows, t.gridCols);
+            std::copy(trips[i].scales.begin(), trips[i].scales.end(), out[i].scales.data());
+        }
+    }
     return out;
 }
 
@@ -619,39 +1114,90 @@ std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& 
 {
     requireSameShape(values, dequantized);
     const std::int64_t blocks = blockCountOf(values, blockSize);
+    // A NaN magnitude would leave no order to sort the blocks by. One vectorised look at the
+    // whole matrix; only when it fails, a search for the first culprit.
+    if (globalMaxBits(values) >= kFloatInf) {
+        for (Eigen::Index k = 0; k < values.size(); ++k)
+            require(std::isfinite(values.data()[k]),
+                    valueField(k / values.cols(), k % values.cols()), "a finite number");
+    }
     std::vector<Fp8BlockError> out(static_cast<std::size_t>(blocks));
     const float* v = values.data();
     const float* d = dequantized.data();
-    for (std::int64_t b = 0; b < blocks; ++b) {
-        float maxAbs = 0.0f;
-        double signal = 0.0;
-        double error = 0.0;
-        for (std::int64_t k = b * blockSize; k < (b + 1) * blockSize; ++k) {
-            // A NaN magnitude would leave no order to sort the blocks by.
-            if (!std::isfinite(v[k]))
-                require(false, valueField(k / values.cols(), k % values.cols()), "a finite number");
-            const double diff = static_cast<double>(d[k]) - static_cast<double>(v[k]);
-            maxAbs = std::max(maxAbs, std::abs(v[k]));
-            signal += static_cast<double>(v[k]) * static_cast<double>(v[k]);
-            error += diff * diff;
+    // Each block's sums run in index order; four blocks go side by side, one per vector lane.
+    constexpr std::int64_t kSide = 4;
+    constexpr std::int64_t kPerTask = 1 << 14;
+    const std::int64_t tasks = (blocks + kPerTask - 1) / kPerTask;
+    const std::int64_t bs = blockSize;
+    runSpread(tasks, threadsFor(values.size()), [&](std::int64_t task) {
+        const std::int64_t b1 = std::min(blocks, (task + 1) * kPerTask);
+        for (std::int64_t b0 = task * kPerTask; b0 < b1; b0 += kSide) {
+            std::int32_t maxAbs[kSide] = {};
+            double signal[kSide] = {};
+            double error[kSide] = {};
+            const std::int64_t side = std::min(kSide, b1 - b0);
+            if (side == kSide) {
+                blockSumsOfFour(v + b0 * bs, d + b0 * bs, bs, maxAbs, signal, error);
+            } else {
+                for (std::int64_t j = 0; j < side; ++j) {
+                    for (std::int64_t k = (b0 + j) * bs; k < (b0 + j + 1) * bs; ++k) {
+                        const double x = v[k];
+                        const double diff = static_cast<double>(d[k]) - x;
+                        maxAbs[j] = std::max(maxAbs[j],
+                                             std::bit_cast<std::int32_t>(v[k])
+                                                 & static_cast<std::int32_t>(kAbsMask));
+                        signal[j] += x * x;
+                        error[j] += diff * diff;
+                    }
+                }
+            }
+            for (std::int64_t j = 0; j < side; ++j) {
+                Fp8BlockError& e = out[static_cast<std::size_t>(b0 + j)];
+                e.maxAbs = std::bit_cast<float>(maxAbs[j]);
+                e.relativeError = (error[j] == 0.0) ? 0.0 : std::sqrt(error[j] / signal[j]);
+            }
         }
-        Fp8BlockError& e = out[static_cast<std::size_t>(b)];
-        e.maxAbs = maxAbs;
-        e.relativeError = (error == 0.0) ? 0.0 : std::sqrt(error / signal);
-    }
+    });
     return out;
 }
 
 std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& blocks)
 {
     std::vector<std::int64_t> order(blocks.size());
-    for (std::size_t i = 0; i < order.size(); ++i)
-        order[i] = static_cast<std::int64_t>(i);
-    std::stable_sort(order.begin(), order.end(), [&blocks](std::int64_t a, std::int64_t b) {
-        return blocks[static_cast<std::size_t>(a)].maxAbs
-            < blocks[static_cast<std::size_t>(b)].maxAbs;
-    });
-    return order;
+    const bool anyNaN = std::any_of(blocks.begin(), blocks.end(),
+                                    [](const Fp8BlockError& e) { return std::isnan(e.maxAbs); });
+    if (anyNaN || blocks.size() < 2) {
+        for (std::size_t i = 0; i < order.size(); ++i)
+            order[i] = static_cast<std::int64_t>(i);
+        std::stable_sort(order.begin(), order.end(), [&blocks](std::int64_t a, std::int64_t b) {
+            return blocks[static_cast<std::size_t>(a)].maxAbs
+                < blocks[static_cast<std::size_t>(b)].maxAbs;
+        });
+        return order;
+    }
+    // A stable radix sort on keys that order like the floats: two passes of 16 bits each, the
+    // low half first. -0 counts as +0, as the float comparison has it.
+    std::vector<std::uint32_t> keys(blocks.size());
+    for (std::size_t i = 0; i < blocks.size(); ++i) {
+        const float m = blocks[i].maxAbs == 0.0f ? 0.0f : blocks[i].maxAbs;
+        const auto bits = std::bit_cast<std::uint32_t>(m);
+        keys[i] = (bits & kSignBit) ? ~bits : (bits | kSignBit);
+    }
+    std::vector<std::int64_t> scratch(blocks.size());
+    for (std::size_t i = 0; i < scratch.size(); ++i)
+        scratch[i] = static_cast<std::int64_t>(i);
+    std::vector<std::size_t> start(65537);
+    for (int shift : {0, 16}) {
+        std::fill(start.begin(), start.end(), 0);
+        for (std::uint32_t k : keys)
+            ++start[((k >> shift) & 0xFFFFu) + 1];
+        for (std::size_t d = 1; d < start.size(); ++d)
+            start[d] += start[d - 1];
+        for (std::int64_t i : scratch)
+            order[start[(keys[static_cast<std::size_t>(i)] >> shift) & 0xFFFFu]++] = i;
+        std::swap(order, scratch);
+    }
+    return scratch; // after the second swap the sorted indices are here
 }
 
 Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantized,
@@ -660,24 +1206,45 @@ Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantiz
 {
     requireSameShape(values, dequantized);
     const std::int64_t blocks = blockCountOf(values, blockSize);
-    std::vector<bool> skip(static_cast<std::size_t>(blocks), false);
+    std::vector<std::uint8_t> keep(static_cast<std::size_t>(blocks), 1);
     for (std::int64_t b : excludedBlocks) {
         require(b >= 0 && b < blocks, "fp8.outlier_blocks",
                 "block indices in 0.." + std::to_string(blocks - 1));
-        skip[static_cast<std::size_t>(b)] = true;
+        keep[static_cast<std::size_t>(b)] = 0;
     }
-    ErrorSums sums;
+    // The chunks and lanes of the quantizer's own sums, so that with nothing excluded the figures
+    // are its figures bit for bit.
+    const std::int64_t n = values.size();
+    const std::int64_t chunks = (n + kSumChunk - 1) / kSumChunk;
+    std::vector<ErrorSums> sums(static_cast<std::size_t>(chunks));
+    runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
+        const std::int64_t k0 = c * kSumChunk;
+        const std::int64_t k1 = std::min(n, k0 + kSumChunk);
+        std::array<std::int64_t, kSumChunk> flags; // the kernels' mask: all ones = counts
+        for (std::int64_t k = k0; k < k1; ++k)
+            flags[static_cast<std::size_t>(k - k0)] =
+                keep[static_cast<std::size_t>(k / blockSize)] != 0 ? -1 : 0;
+        // The kernel reads the dequantized values (no scale) and keeps only the small sums.
+        ErrorSums everything;
+        ErrorSums& s = sums[static_cast<std::size_t>(c)];
+        ChunkWork w;
+        w.values = values.data() + k0;
+        w.out = const_cast<float*>(dequantized.data() + k0); // read, never written
+        w.n = k1 - k0;
+        w.keep = flags.data();
+        w.all = &everything;
+        w.small = &s;
+        roundTripChunk<Fp8Format::E4M3>(w); // the format plays no part without a scale
+        double all = 0.0;
+        signalChunk(w.values, w.n, flags.data(), all, s.signal);
+    });
+    ErrorSums total;
+    for (const ErrorSums& s : sums)
+        total.append(s);
     std::int64_t count = 0;
-    const float* v = values.data();
-    const float* d = dequantized.data();
-    for (std::int64_t b = 0; b < blocks; ++b) {
-        if (skip[static_cast<std::size_t>(b)])
-            continue;
-        for (std::int64_t k = b * blockSize; k < (b + 1) * blockSize; ++k)
-            sums.add(v[k], d[k]);
-        count += blockSize;
-    }
-    return sums.stats(count);
+    for (std::uint8_t f : keep)
+        count += f != 0 ? blockSize : 0;
+    return total.stats(count);
 }
 
 Eigen::MatrixXd fp8AbsErrorMap(const MatrixF& values, const MatrixF& dequantized,
@@ -689,18 +1256,34 @@ Eigen::MatrixXd fp8AbsErrorMap(const MatrixF& values, const MatrixF& dequantized
     const std::int64_t cols = values.cols();
     const std::int64_t pr = (rows + maxRows - 1) / maxRows;
     const std::int64_t pc = (cols + maxCols - 1) / maxCols;
-    Eigen::MatrixXd out = Eigen::MatrixXd::Zero((rows + pr - 1) / pr, (cols + pc - 1) / pc);
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const float* v = values.data() + r * cols;
-        const float* d = dequantized.data() + r * cols;
-        for (std::int64_t c = 0; c < cols; ++c) {
-            double e = std::abs(static_cast<double>(d[c]) - static_cast<double>(v[c]));
-            if (std::isnan(e))
-                e = std::numeric_limits<double>::infinity();
-            double& cell = out(r / pr, c / pc);
-            cell = std::max(cell, e);
+    const std::int64_t cellRows = (rows + pr - 1) / pr;
+    const std::int64_t cellCols = (cols + pc - 1) / pc;
+    Eigen::MatrixXd out(cellRows, cellCols);
+    // Errors are >= 0 (a NaN counts as +infinity), and such doubles order like their bits, so the
+    // maxima are taken on integers.
+    runSpread(cellRows, threadsFor(values.size()), [&](std::int64_t i) {
+        std::vector<std::int64_t> errorBits(static_cast<std::size_t>(cols));
+        std::vector<std::int64_t> cellBits(static_cast<std::size_t>(cellCols), 0);
+        // Local copies: the stores below are of the same type as these sizes, and the compiler
+        // would otherwise have to assume that they might change them.
+        const std::int64_t n = cols;
+        const std::int64_t perCell = pc;
+        std::int64_t* err = errorBits.data();
+        for (std::int64_t r = i * pr; r < std::min(rows, (i + 1) * pr); ++r) {
+            const float* v = values.data() + r * n;
+            const float* d = dequantized.data() + r * n;
+            absErrorRow(v, d, n, err);
+            for (std::int64_t j = 0; j < cellCols; ++j) {
+                std::int64_t m = cellBits[static_cast<std::size_t>(j)];
+                const std::int64_t end = std::min(n, (j + 1) * perCell);
+                for (std::int64_t c = j * perCell; c < end; ++c)
+                    m = std::max(m, err[c]);
+                cellBits[static_cast<std::size_t>(j)] = m;
+            }
         }
-    }
+        for (std::int64_t j = 0; j < cellCols; ++j)
+            out(i, j) = std::bit_cast<double>(cellBits[static_cast<std::size_t>(j)]);
+    });
     return out;
 }
 

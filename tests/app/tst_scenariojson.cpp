@@ -182,6 +182,36 @@ private slots:
                  static_cast<qint64>(core::computeMemory(s.memory).modelStateBytes));
         QCOMPARE(r["pipeline"]["makespan"].toDouble(), core::simulatePipeline(s.pipeline).makespan);
     }
+
+    void reportTextReadsBackAsTheReport_data()
+    {
+        QTest::addColumn<int>("which");
+        QTest::newRow("default 64 x 256") << 0;
+        QTest::newRow("128 x 512 e5m2") << 1; // 8192 scales: formatted in two halves
+        QTest::newRow("explicit 3 x 4") << 2;
+    }
+
+    void reportTextReadsBackAsTheReport()
+    {
+        // The printed report formats fp8.scales itself; read back, every number is the same.
+        QFETCH(int, which);
+        core::Scenario s;
+        if (which == 1) {
+            s.fp8.rows = 128;
+            s.fp8.cols = 512;
+            s.fp8.blockSize = 8;
+            s.fp8.format = core::Fp8Format::E5M2;
+        } else if (which == 2) {
+            core::MatrixF m(3, 4);
+            m << 0.5f, -1.25f, 3.0f, 1e-30f, 7.0f, 0.0f, -0.0f, 1e30f, 2.0f, 3.0f, 4.0f, 5.0f;
+            s.fp8.values = m;
+            s.fp8.blockSize = 2;
+        }
+        QJsonParseError error{};
+        const QJsonDocument doc = QJsonDocument::fromJson(app::reportJson(s), &error);
+        QCOMPARE(error.error, QJsonParseError::NoError);
+        QCOMPARE(doc.object(), app::buildReport(s));
+    }
 };
 
 QTEST_GUILESS_MAIN(TstScenarioJson)

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 using namespace scalelab::core;
@@ -54,6 +55,24 @@ bool sameMatrix(const MatrixF& a, const MatrixF& b)
         if (std::bit_cast<std::uint32_t>(a.data()[k]) != std::bit_cast<std::uint32_t>(b.data()[k]))
             return false;
     return true;
+}
+
+/// A sum of float64 terms in the order the quantizer documents (Fp8Stats): chunks of 4096
+/// terms, inside a chunk 8 lanes (term j in lane j mod 8) each added in index order, the lanes
+/// added lane 0 first, then the chunks in order.
+double documentedSum(const std::vector<double>& terms)
+{
+    double total = 0.0;
+    for (std::size_t c = 0; c < terms.size(); c += 4096) {
+        double lanes[8] = {};
+        for (std::size_t j = c; j < std::min(terms.size(), c + 4096); ++j)
+            lanes[(j - c) % 8] += terms[j];
+        double chunk = 0.0;
+        for (double lane : lanes)
+            chunk += lane;
+        total += chunk;
+    }
+    return total;
 }
 
 constexpr float kFloatMax = std::numeric_limits<float>::max();
@@ -205,12 +224,19 @@ private slots:
     void nanEncoding();
     void encodeMatchesBruteForce_data() { addFormatRows(); }
     void encodeMatchesBruteForce();
+    void matrixRoundTripMatchesScalar_data() { addFormatRows(); }
+    void matrixRoundTripMatchesScalar();
+    void quantizeIntoReusesBuffers();
+    void blockErrorsOfManyBlocks();
 
     void chapterExample();
     void outlierBlockUnderflowsPerTensor();
     void tinyAndZeroTiles();
     void statsMatchDefinition();
     void generatedMatrix();
+    void normalChunksDoNotDependOnShape();
+    void severalScalingsAtOnce();
+    void orderByMagnitudeOfManyBlocks();
     void generatedAlwaysHasAnOutlier();
     void perTensorVsPerBlock_data();
     void perTensorVsPerBlock();
@@ -517,6 +543,99 @@ void TstFp8::encodeMatchesBruteForce()
             QVERIFY(std::isnan(q) && std::signbit(q) == std::signbit(x));
         else if (bitsOf(q) != bitsOf(viaCode))
             QFAIL(qPrintable(QStringLiteral("quantize of bits %1").arg(bitsOf(x), 8, 16)));
+    }
+}
+
+void TstFp8::matrixRoundTripMatchesScalar()
+{
+    // The matrix round trips round many values at once without branches; each value must come
+    // out as the one-value fp8Quantize gives it, bit for bit, around every rounding threshold.
+    QFETCH(Fp8Format, format);
+    Rng rng(77);
+    std::vector<float> xs;
+    // Every exponent from float32 subnormals to the largest, with mantissas on, just below and
+    // just above the halfway points of both formats' steps.
+    for (std::uint32_t e = 0; e < 255; ++e)
+        for (std::uint32_t top = 0; top < 8; ++top)
+            for (std::uint32_t low : {0x0u, 0x1u, 0x7FFFFu, 0x80000u, 0x80001u, 0xFFFFFu, 0x3FFFFFu,
+                                      0x400000u, 0x400001u})
+                for (std::uint32_t sign : {0u, 0x80000000u})
+                    xs.push_back(floatOf(sign | (e << 23) | (top << 20) | (low & 0x7FFFFFu)));
+    while (xs.size() % 16 != 0 || xs.size() < 60000) {
+        const float x = floatOf(static_cast<std::uint32_t>(rng.next()));
+        if (std::isfinite(x))
+            xs.push_back(x);
+    }
+    MatrixF m(static_cast<Eigen::Index>(xs.size() / 16), 16);
+    std::copy(xs.begin(), xs.end(), m.data());
+    for (Fp8Overflow mode : {Fp8Overflow::Saturate, Fp8Overflow::NaN}) {
+        const Fp8Result cast = fp8Cast(m, format, mode);
+        const Fp8Result rows = fp8BlockQuantize(m, format, {1, 0, false}, mode);
+        for (Eigen::Index k = 0; k < m.size(); ++k) {
+            const float x = m.data()[k];
+            const float scale = rows.scales(k / 16, 0);
+            const float wantCast = fp8Quantize(x, format, mode);
+            const float wantRow = fp8Quantize(x / scale, format, mode) * scale;
+            const bool castOk = bitsOf(cast.dequantized.data()[k]) == bitsOf(wantCast);
+            const bool rowOk = bitsOf(rows.dequantized.data()[k]) == bitsOf(wantRow);
+            if (!castOk || !rowOk)
+                QFAIL(qPrintable(QStringLiteral("value bits %1 (%2)")
+                                     .arg(bitsOf(x), 8, 16)
+                                     .arg(castOk ? "scaled per row" : "plain cast")));
+        }
+    }
+}
+
+void TstFp8::quantizeIntoReusesBuffers()
+{
+    Fp8Inputs in;
+    in.rows = 64;
+    in.cols = 256;
+    const MatrixF x = fp8Generate(in).values;
+    MatrixF scales, dequantized;
+    for (const Fp8Scaling scaling : {Fp8Scaling{1, 16, false}, Fp8Scaling{128, 128, false}}) {
+        const Fp8Result r = fp8BlockQuantize(x, Fp8Format::E4M3, scaling);
+        const Fp8Stats s = fp8BlockQuantizeInto(x, Fp8Format::E4M3, scaling, Fp8Overflow::Saturate,
+                                                scales, dequantized);
+        QVERIFY(sameMatrix(scales, r.scales));
+        QVERIFY(sameMatrix(dequantized, r.dequantized));
+        VERIFY_SAME_DOUBLE(s.rmse, r.stats.rmse);
+        VERIFY_SAME_DOUBLE(s.snrDb, r.stats.snrDb);
+        VERIFY_SAME_DOUBLE(s.maxAbsError, r.stats.maxAbsError);
+        QCOMPARE(s.underflowCount, r.stats.underflowCount);
+    }
+    // The same shape again: the matrices are reused, not allocated anew.
+    const float* before = dequantized.data();
+    fp8BlockQuantizeInto(x, Fp8Format::E5M2, {1, 16, false}, Fp8Overflow::Saturate, scales,
+                         dequantized);
+    QCOMPARE(dequantized.data(), before);
+}
+
+void TstFp8::blockErrorsOfManyBlocks()
+{
+    // Enough blocks for the four-at-a-time path and a ragged end (1001 blocks of 8); each block's
+    // figures are its own sums in index order, so they are compared exactly.
+    Fp8Inputs in;
+    in.rows = 7;
+    in.cols = 1144;
+    in.blockSize = 8;
+    in.outlierScale = 1e5;
+    const MatrixF x = fp8Generate(in).values;
+    const Fp8Result r = fp8BlockQuantize(x, Fp8Format::E4M3, {0, 0, false});
+    const std::vector<Fp8BlockError> e = fp8BlockErrors(x, r.dequantized, 8);
+    QCOMPARE(e.size(), std::size_t(1001));
+    for (std::size_t b = 0; b < e.size(); ++b) {
+        float maxAbs = 0.0f;
+        double error = 0.0;
+        double signal = 0.0;
+        for (std::size_t k = 8 * b; k < 8 * b + 8; ++k) {
+            const double d = static_cast<double>(r.dequantized.data()[k]) - x.data()[k];
+            maxAbs = std::max(maxAbs, std::fabs(x.data()[k]));
+            error += d * d;
+            signal += static_cast<double>(x.data()[k]) * x.data()[k];
+        }
+        QCOMPARE(bitsOf(e[b].maxAbs), bitsOf(maxAbs));
+        VERIFY_SAME_DOUBLE(e[b].relativeError, error == 0.0 ? 0.0 : std::sqrt(error / signal));
     }
 }
 
@@ -1241,23 +1360,27 @@ void TstFp8::statsExcludingBlocks()
     std::vector<bool> outlier(static_cast<std::size_t>(g.values.size() / in.blockSize), false);
     for (std::int64_t b : g.outlierBlocks)
         outlier[static_cast<std::size_t>(b)] = true;
-    double error = 0.0;
-    double signal = 0.0;
+    // The sums in the documented order, an excluded value adding +0: exact, so compared exactly.
+    std::vector<double> errorTerms, signalTerms;
     double maxAbs = 0.0;
     std::int64_t count = 0;
     std::int64_t underflow = 0;
     for (Eigen::Index k = 0; k < g.values.size(); ++k) {
-        if (outlier[static_cast<std::size_t>(k / in.blockSize)])
-            continue;
+        const bool excluded = outlier[static_cast<std::size_t>(k / in.blockSize)];
         const float v = g.values.data()[k];
         const float d = t.dequantized.data()[k];
         const double e = static_cast<double>(d) - v;
-        error += e * e;
-        signal += static_cast<double>(v) * v;
+        errorTerms.push_back(excluded ? 0.0 : e * e);
+        signalTerms.push_back(excluded ? 0.0 : static_cast<double>(v) * v);
+        if (excluded)
+            continue;
         maxAbs = std::max(maxAbs, std::fabs(e));
         underflow += (v != 0.0f && d == 0.0f) ? 1 : 0;
         ++count;
     }
+    QVERIFY(g.values.size() > 4096); // more than one chunk
+    const double error = documentedSum(errorTerms);
+    const double signal = documentedSum(signalTerms);
     VERIFY_SAME_DOUBLE(small.rmse, std::sqrt(error / static_cast<double>(count)));
     VERIFY_SAME_DOUBLE(small.relativeError, std::sqrt(error / signal));
     VERIFY_SAME_DOUBLE(small.snrDb, 10.0 * std::log10(signal / error));
@@ -1310,6 +1433,96 @@ void TstFp8::absErrorMap()
 
     SCALELAB_VERIFY_INPUT_ERROR(fp8AbsErrorMap(x, d, 0, 2), "fp8.map");
     SCALELAB_VERIFY_INPUT_ERROR(fp8AbsErrorMap(x, MatrixF::Zero(3, 4), 2, 2), "fp8.values");
+}
+
+void TstFp8::normalChunksDoNotDependOnShape()
+{
+    // The normals come in chunks of 65536 by row-major position: a small matrix (one thread) is
+    // the start of a large one (filled on every core), whatever the shape.
+    Fp8Inputs small;
+    small.rows = 3;
+    small.cols = 1000;
+    Fp8Inputs large = small;
+    large.rows = 1024;
+    large.cols = 1024;
+    const MatrixF a = fp8NormalMatrix(small);
+    const MatrixF b = fp8NormalMatrix(large);
+    for (Eigen::Index k = 0; k < a.size(); ++k)
+        QCOMPARE(bitsOf(a.data()[k]), bitsOf(b.data()[k]));
+    // Mean 0 and variance 1 within 5 standard errors over a million values.
+    const double n = static_cast<double>(b.size());
+    const double mean = b.cast<double>().sum() / n;
+    const double var = b.cast<double>().array().square().sum() / n - mean * mean;
+    QVERIFY(std::fabs(mean) < 5.0 / std::sqrt(n));
+    QVERIFY(std::fabs(var - 1.0) < 5.0 * std::sqrt(2.0 / n));
+    // The tails: about 0.27 % beyond 3 (the ziggurat's layers and its tail both show here).
+    const auto beyond3 = (b.array().abs() > 3.0f).count();
+    QVERIFY(std::fabs(static_cast<double>(beyond3) / n - 0.0026998) < 0.0003);
+}
+
+void TstFp8::severalScalingsAtOnce()
+{
+    // Big enough to run on several threads; 128 x 128 tiles are not visited row by row.
+    Fp8Inputs in;
+    in.rows = 300;
+    in.cols = 1024;
+    in.blockSize = 16;
+    in.outlierScale = 1e5;
+    in.seed = 3;
+    const Fp8Generated g = fp8Generate(in);
+    const std::vector<Fp8ScalingJob> jobs = {
+        {{0, 0, false}, true, false, false}, // the plain cast
+        {{0, 0, false}, false, true, true},   {{1, 0, false}, false, false, false},
+        {{1, 16, false}, false, true, true},  {{128, 128, false}, false, true, false},
+        {{1, 32, true}, false, false, false},
+    };
+    for (Fp8Format f : {Fp8Format::E4M3, Fp8Format::E5M2}) {
+        const auto got =
+            fp8QuantizeScalings(g.values, f, Fp8Overflow::NaN, jobs, 16, g.outlierBlocks);
+        QCOMPARE(got.size(), jobs.size());
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            const Fp8Result r = jobs[j].plainCast
+                ? fp8Cast(g.values, f, Fp8Overflow::NaN)
+                : fp8BlockQuantize(g.values, f, jobs[j].scaling, Fp8Overflow::NaN);
+            const Fp8Stats small =
+                fp8StatsExcludingBlocks(g.values, r.dequantized, 16, g.outlierBlocks);
+            for (const auto& [a, b] :
+                 {std::pair{got[j].all, r.stats}, std::pair{got[j].small, small}}) {
+                VERIFY_SAME_DOUBLE(a.rmse, b.rmse);
+                VERIFY_SAME_DOUBLE(a.maxAbsError, b.maxAbsError);
+                VERIFY_SAME_DOUBLE(a.snrDb, b.snrDb);
+                VERIFY_SAME_DOUBLE(a.relativeError, b.relativeError);
+                QCOMPARE(a.underflowCount, b.underflowCount);
+            }
+            QCOMPARE(got[j].scaleCount, static_cast<std::int64_t>(r.scales.size()));
+            QCOMPARE(got[j].scales.size() != 0, jobs[j].keepScales);
+            if (jobs[j].keepScales)
+                QVERIFY(sameMatrix(got[j].scales, r.scales));
+            QCOMPARE(got[j].dequantized.size() != 0, jobs[j].keepDequantized);
+            if (jobs[j].keepDequantized)
+                QVERIFY(sameMatrix(got[j].dequantized, r.dequantized));
+        }
+    }
+}
+
+void TstFp8::orderByMagnitudeOfManyBlocks()
+{
+    // The radix sort agrees with a stable sort, ties (and -0 against +0) in index order.
+    Rng rng(9);
+    std::vector<Fp8BlockError> blocks(5000);
+    for (Fp8BlockError& b : blocks) {
+        const auto pick = rng.below(5);
+        b.maxAbs = pick == 0 ? 0.0f : pick == 1 ? -0.0f : static_cast<float>(rng.below(40)) * 0.25f;
+    }
+    blocks[7].maxAbs = std::numeric_limits<float>::denorm_min();
+    blocks[8].maxAbs = std::numeric_limits<float>::max();
+    std::vector<std::int64_t> expected(blocks.size());
+    std::iota(expected.begin(), expected.end(), 0);
+    std::stable_sort(expected.begin(), expected.end(), [&](std::int64_t a, std::int64_t b) {
+        return blocks[static_cast<std::size_t>(a)].maxAbs
+            < blocks[static_cast<std::size_t>(b)].maxAbs;
+    });
+    QCOMPARE(fp8OrderByMagnitude(blocks), expected);
 }
 
 QTEST_GUILESS_MAIN(TstFp8)

@@ -29,7 +29,8 @@
 #include <QXYSeries>
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <future>
+#include <utility>
 
 namespace scalelab::ui {
 
@@ -256,22 +257,34 @@ std::int64_t Fp8Tab::rankAtPercentile(std::int64_t blocks, double percentile)
 }
 
 Fp8View Fp8Tab::computeView(const core::Fp8Inputs& in, double percentile,
-                            std::shared_ptr<const core::MatrixF> normals)
+                            std::shared_ptr<const core::MatrixF> normals,
+                            const std::shared_ptr<const Fp8View>& previous)
 {
     core::validate(in);
     Fp8View v;
     v.inputs = in;
-    core::MatrixF values;
+    std::shared_ptr<const core::MatrixF> kept;
     if (in.values) {
-        values = *in.values;
+        kept = std::make_shared<const core::MatrixF>(*in.values);
+    } else if (previous && previous->generated && previous->inputs.rows == in.rows
+               && previous->inputs.cols == in.cols && previous->inputs.seed == in.seed
+               && previous->inputs.blockSize == in.blockSize
+               && previous->inputs.outlierScale == in.outlierScale) {
+        // Only the format, the overflow rule or the shown block changed: the same matrix.
+        kept = previous->generated;
+        v.excluded = previous->excluded;
+        v.normals = previous->normals;
+        v.generated = kept;
     } else {
         if (!normals)
             normals = std::make_shared<const core::MatrixF>(core::fp8NormalMatrix(in));
         core::Fp8Generated g = core::fp8ApplyOutliers(*normals, in);
-        values = std::move(g.values);
+        kept = std::make_shared<const core::MatrixF>(std::move(g.values));
         v.excluded = std::move(g.outlierBlocks);
         v.normals = normals;
+        v.generated = kept;
     }
+    const core::MatrixF& values = *kept;
     const std::int64_t b = in.blockSize;
     const std::int64_t cols = values.cols();
     const std::int64_t rows = values.rows();
@@ -279,26 +292,58 @@ Fp8View Fp8Tab::computeView(const core::Fp8Inputs& in, double percentile,
     const auto fmt = in.format;
     const auto ovf = in.overflow;
 
-    // One scale for the whole tensor.
-    core::Fp8Result tensor = core::fp8BlockQuantize(values, fmt, {0, 0, false}, ovf);
-    const std::vector<core::Fp8BlockError> tensorErrors =
-        core::fp8BlockErrors(values, tensor.dequantized, b);
+    if (in.values) {
+        // Explicit values name no outliers: the blocks that hold the largest value play them.
+        std::vector<float> blockMax(static_cast<std::size_t>(values.size() / b), 0.0f);
+        for (std::int64_t k = 0; k < values.size(); ++k) {
+            float& m = blockMax[static_cast<std::size_t>(k / b)];
+            m = std::max(m, std::abs(values.data()[k]));
+        }
+        const float top = *std::max_element(blockMax.begin(), blockMax.end());
+        for (std::size_t i = 0; i < blockMax.size(); ++i)
+            if (blockMax[i] == top)
+                v.excluded.push_back(static_cast<std::int64_t>(i));
+    }
+
+    // Every granularity of the table in one call: the round trips run side by side, and only
+    // the two the charts compare keep their dequantized matrices.
+    const core::Fp8Scaling chapter{1, b, false};
+    const std::vector<core::Fp8ScalingJob> jobs = {
+        {{0, 0, false}, true, false, false}, // kCastRow
+        {{0, 0, false}, false, true, true}, // kTensorRow
+        {{1, 0, false}, false, false, false},     {{1, 128, false}, false, false, false},
+        {{128, 128, false}, false, false, false}, {chapter, false, true, true}, // kChapterRow
+        {{1, 32, true}, false, false, false},
+    };
+    std::vector<core::Fp8ScalingOutcome> outcomes =
+        core::fp8QuantizeScalings(values, fmt, ovf, jobs, b, v.excluded);
+    const core::MatrixF& tensorDeq = outcomes[kTensorRow].dequantized;
+    const core::MatrixF& blockDeq = outcomes[kChapterRow].dequantized;
+
+    // The per-block errors and the maps of the two compared scalings, one scaling per thread.
+    std::vector<core::Fp8BlockError> tensorErrors, blockErrors;
+    auto tensorSide = std::async(std::launch::async, [&] {
+        tensorErrors = core::fp8BlockErrors(values, tensorDeq, b);
+        v.tensorMap = core::fp8AbsErrorMap(values, tensorDeq, kMapSide, kMapSide);
+    });
+    blockErrors = core::fp8BlockErrors(values, blockDeq, b);
+    v.blockMap = core::fp8AbsErrorMap(values, blockDeq, kMapSide, kMapSide);
+    tensorSide.get();
+
     v.blockCount = static_cast<std::int64_t>(tensorErrors.size());
     const std::vector<std::int64_t> order = core::fp8OrderByMagnitude(tensorErrors);
     v.tensorMax = tensorErrors[static_cast<std::size_t>(order.back())].maxAbs;
-    v.tensorScale = tensor.scales(0, 0);
+    v.tensorScale = outcomes[kTensorRow].scales(0, 0);
     if (!in.values) {
         // The generator's outliers are the big blocks; are they exactly the top ranks?
-        const std::set<std::int64_t> outliers(v.excluded.begin(), v.excluded.end());
+        // The generator lists its outliers ascending, each once: a binary search finds them.
+        const std::vector<std::int64_t>& outliers = v.excluded;
         const auto k = static_cast<std::int64_t>(outliers.size());
         v.outliersOnTop = k > 0 && k < v.blockCount;
         for (std::int64_t r = v.blockCount - k; r < v.blockCount && v.outliersOnTop; ++r)
-            v.outliersOnTop = outliers.count(order[static_cast<std::size_t>(r)]) > 0;
+            v.outliersOnTop = std::binary_search(outliers.begin(), outliers.end(),
+                                                 order[static_cast<std::size_t>(r)]);
     } else {
-        // Explicit values name no outliers: the blocks that hold the largest value play them.
-        for (std::size_t i = 0; i < tensorErrors.size(); ++i)
-            if (tensorErrors[i].maxAbs == v.tensorMax)
-                v.excluded.push_back(static_cast<std::int64_t>(i));
         v.outliersOnTop = static_cast<std::int64_t>(v.excluded.size()) < v.blockCount;
     }
     v.shownRank = rankAtPercentile(v.blockCount, percentile);
@@ -308,9 +353,11 @@ Fp8View Fp8Tab::computeView(const core::Fp8Inputs& in, double percentile,
         return std::vector<float>(m.data() + first, m.data() + first + b);
     };
     v.shownValues = blockValues(values);
-    v.shownTensorDeq = blockValues(tensor.dequantized);
+    v.shownTensorDeq = blockValues(tensorDeq);
     v.shownTensorError = tensorErrors[static_cast<std::size_t>(v.shownBlock)].relativeError;
-    v.tensorMap = core::fp8AbsErrorMap(values, tensor.dequantized, kMapSide, kMapSide);
+    v.shownBlockDeq = blockValues(blockDeq);
+    v.shownBlockError = blockErrors[static_cast<std::size_t>(v.shownBlock)].relativeError;
+    v.shownScale = outcomes[kChapterRow].scales(v.shownBlock / perRow, v.shownBlock % perRow);
     v.poolRows = (rows + kMapSide - 1) / kMapSide;
     v.poolCols = (cols + kMapSide - 1) / kMapSide;
 
@@ -334,38 +381,29 @@ Fp8View Fp8Tab::computeView(const core::Fp8Inputs& in, double percentile,
             note += tr(", the last ones %1 x %2").arg(edgeR).arg(edgeC);
         return note;
     };
-    const auto row = [&](const QString& name, const QString& about, const core::Fp8Scaling& s,
-                         const core::Fp8Result& r, bool cast) {
-        Fp8Granularity g;
-        g.name = name;
-        g.about = about;
-        g.scaling = s;
-        g.plainCast = cast;
-        g.scales = cast ? 0 : static_cast<std::int64_t>(r.scales.size());
-        g.note = cast ? QString() : tileNote(s);
-        g.all = r.stats;
-        g.small = core::fp8StatsExcludingBlocks(values, r.dequantized, b, v.excluded);
-        return g;
+    const std::pair<QString, QString> names[] = {
+        {tr("Plain cast"), tr("No scale at all: every value is cast to FP8 as it is.")},
+        {tr("Per tensor"), tr("One scale for the whole matrix.")},
+        {tr("Per row"), tr("One scale per row of the matrix.")},
+        {tr("1 x 128"), tr("1 x 128 tiles, as DeepSeek-V3 scales activations.")},
+        {tr("128 x 128"), tr("128 x 128 blocks, as DeepSeek-V3 scales weights.")},
+        {tr("1 x %1 (chapter)").arg(b),
+         tr("The chapter's fine-grained scaling: one scale per 1 x %1 block of a row.").arg(b)},
+        {tr("1 x 32 E8M0"),
+         tr("1 x 32 blocks with power-of-two (E8M0) scales, as in the MXFP8 format.")},
     };
-    v.table.resize(7);
-    v.table[kTensorRow] =
-        row(tr("Per tensor"), tr("One scale for the whole matrix."), {0, 0, false}, tensor, false);
-    tensor = core::Fp8Result{}; // before the next full-size result is made
-
-    // One scale per block, as the chapter does.
-    const core::Fp8Scaling chapter{1, b, false};
-    core::Fp8Result block = core::fp8BlockQuantize(values, fmt, chapter, ovf);
-    const std::vector<core::Fp8BlockError> blockErrors =
-        core::fp8BlockErrors(values, block.dequantized, b);
-    v.shownBlockDeq = blockValues(block.dequantized);
-    v.shownBlockError = blockErrors[static_cast<std::size_t>(v.shownBlock)].relativeError;
-    v.shownScale = block.scales(v.shownBlock / perRow, v.shownBlock % perRow);
-    v.blockMap = core::fp8AbsErrorMap(values, block.dequantized, kMapSide, kMapSide);
-    v.table[kChapterRow] =
-        row(tr("1 x %1 (chapter)").arg(b),
-            tr("The chapter's fine-grained scaling: one scale per 1 x %1 block of a row.").arg(b),
-            chapter, block, false);
-    block = core::Fp8Result{};
+    v.table.resize(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        Fp8Granularity& g = v.table[i];
+        g.name = names[i].first;
+        g.about = names[i].second;
+        g.scaling = jobs[i].scaling;
+        g.plainCast = jobs[i].plainCast;
+        g.scales = g.plainCast ? 0 : outcomes[i].scaleCount;
+        g.note = g.plainCast ? QString() : tileNote(jobs[i].scaling);
+        g.all = outcomes[i].all;
+        g.small = outcomes[i].small;
+    }
 
     // Both error series, smallest block first; a non-finite error (a NaN-mode overflow) has no
     // place on the axis and is left out.
@@ -382,23 +420,6 @@ Fp8View Fp8Tab::computeView(const core::Fp8Inputs& in, double percentile,
     const auto [lo, hi] = std::minmax_element(v.shownValues.begin(), v.shownValues.end());
     v.tensorGrid = core::fp8ScaledGrid(fmt, v.tensorScale, *lo, *hi);
     v.blockGrid = core::fp8ScaledGrid(fmt, v.shownScale, *lo, *hi);
-
-    // The other granularities, one full-size result at a time.
-    v.table[kCastRow] =
-        row(tr("Plain cast"), tr("No scale at all: every value is cast to FP8 as it is."),
-            {0, 0, false}, core::fp8Cast(values, fmt, ovf), true);
-    const auto add = [&](int index, const QString& name, const QString& about,
-                         const core::Fp8Scaling& s) {
-        v.table[static_cast<std::size_t>(index)] =
-            row(name, about, s, core::fp8BlockQuantize(values, fmt, s, ovf), false);
-    };
-    add(2, tr("Per row"), tr("One scale per row of the matrix."), {1, 0, false});
-    add(3, tr("1 x 128"), tr("1 x 128 tiles, as DeepSeek-V3 scales activations."), {1, 128, false});
-    add(4, tr("128 x 128"), tr("128 x 128 blocks, as DeepSeek-V3 scales weights."),
-        {128, 128, false});
-    add(6, tr("1 x 32 E8M0"),
-        tr("1 x 32 blocks with power-of-two (E8M0) scales, as in the MXFP8 format."),
-        {1, 32, true});
     return v;
 }
 
@@ -822,13 +843,13 @@ void Fp8Tab::recompute()
     // Even a 4096 x 4096 matrix is generated and quantized off the GUI thread; only the newest
     // result is shown. Bad input is refused there too (computeView validates first), so a
     // refusal also supersedes any result still on its way.
-    computeInBackground(
-        [this, in = m_inputs, percentile = m_percentile, normals]() -> std::function<void()> {
-            auto view = std::make_shared<const Fp8View>(computeView(in, percentile, normals));
-            return [this, view] {
-                showView(view);
-            };
-        });
+    computeInBackground([this, in = m_inputs, percentile = m_percentile, normals,
+                         previous = m_view]() -> std::function<void()> {
+        auto view = std::make_shared<const Fp8View>(computeView(in, percentile, normals, previous));
+        return [this, view] {
+            showView(view);
+        };
+    });
 }
 
 void Fp8Tab::showView(const std::shared_ptr<const Fp8View>& view)

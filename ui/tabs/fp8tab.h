@@ -77,6 +77,9 @@ struct Fp8View {
     /// The generator's normal matrix, kept so a change of block size or outlier scale does not
     /// draw it again (null for explicit values).
     std::shared_ptr<const core::MatrixF> normals;
+    /// The generated matrix with its outliers, kept so a change of format, overflow or shown
+    /// block does not build it again (null for explicit values).
+    std::shared_ptr<const core::MatrixF> generated;
 };
 
 /// FP8 block scaling: why one scale per tensor can cost the small blocks their precision, when
@@ -122,9 +125,11 @@ public:
     /// The rank (from 0) of the block at `percentile` of `blocks` blocks.
     static std::int64_t rankAtPercentile(std::int64_t blocks, double percentile);
     /// Computes everything the tab shows for `in` (any thread). `normals`, when not null, is
-    /// fp8NormalMatrix(in) from an earlier call. Throws core::InputError.
+    /// fp8NormalMatrix(in) from an earlier call; `previous`, when not null, an earlier view whose
+    /// generated matrix is reused if the generation keys are the same. Throws core::InputError.
     static Fp8View computeView(const core::Fp8Inputs& in, double percentile,
-                               std::shared_ptr<const core::MatrixF> normals);
+                               std::shared_ptr<const core::MatrixF> normals,
+                               const std::shared_ptr<const Fp8View>& previous = nullptr);
 
 protected:
     void readControls() override;

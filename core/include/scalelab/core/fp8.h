@@ -86,8 +86,10 @@ struct Fp8Scaling {
     bool powerOfTwoScale = false;
 };
 
-/// Error of a quantize-dequantize round trip. Sums are taken in float64, tile by tile in the
-/// order fp8BlockQuantize visits them.
+/// Error of a quantize-dequantize round trip. Each term is computed in float64; the sums are
+/// taken row-major over the values in a fixed order that does not depend on the tiles or on the
+/// number of threads: chunks of 4096 values, inside a chunk 8 interleaved float64 lanes (value j
+/// of the chunk in lane j mod 8), lanes added lane 0 first, then the chunks in order.
 struct Fp8Stats {
     double maxAbsError = 0.0; ///< max |dequantized - values|, in float64
     double rmse = 0.0; ///< sqrt(mean (dequantized - values)^2), in float64
@@ -136,10 +138,12 @@ struct Fp8Generated {
 /// Seed offset of the generator's second stream, the one that picks the outlier blocks.
 inline constexpr std::uint64_t kFp8OutlierStream = 0x6F75746C69657273ULL; // "outliers"
 
-/// The standard-normal part of a generated matrix: rows x cols entries, row-major, each
-/// Rng(seed).normal() rounded to the nearest float32. It depends on rows, cols and seed only (not
-/// on block_size or outlier_scale), so a tab may cache it while those two change. Validates rows,
-/// cols and seed.
+/// The standard-normal part of a generated matrix: rows x cols entries, row-major, each a
+/// standard normal from Marsaglia and Tsang's ziggurat (256 layers) rounded to the nearest
+/// float32. The entries come in chunks of 65536 (the last one shorter); chunk c draws from
+/// Rng(k + c), where k = Rng(seed).next(), so chunks may be filled on any number of threads and
+/// the matrix is the same. It depends on rows, cols and seed only (not on block_size or
+/// outlier_scale), so a tab may cache it while those two change. Validates rows, cols and seed.
 MatrixF fp8NormalMatrix(const Fp8Inputs& in);
 
 /// Scales the outlier blocks of `normals` (as fp8NormalMatrix gives it for `in`) by
@@ -148,7 +152,8 @@ MatrixF fp8NormalMatrix(const Fp8Inputs& in);
 ///     below(kFp8OutlierOdds) is 0 (about 1 block in 16);
 ///  2. when that chose none, one more draw, below(block count), picks the only outlier.
 /// An outlier entry is float32(double(entry) * outlierScale), rounded once to the nearest, clamped
-/// to +-FLT_MAX (Box-Muller gives |z| < 8.6, so clamping needs outlierScale > 3.9e37).
+/// to +-FLT_MAX (normals beyond 10 are rarer than 1 in 10^22, so clamping needs an
+/// outlierScale past about 3e37).
 /// Validates the generation keys; throws InputError naming `fp8.rows` / `fp8.cols` when
 /// `normals` has another shape.
 Fp8Generated fp8ApplyOutliers(MatrixF normals, const Fp8Inputs& in);
@@ -171,6 +176,12 @@ MatrixF fp8InputMatrix(const Fp8Inputs& in);
 Fp8Result fp8BlockQuantize(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
                            Fp8Overflow overflow = Fp8Overflow::Saturate);
 
+/// fp8BlockQuantize into the caller's matrices (identical figures): `scales` and `dequantized`
+/// are resized only when their shape differs, and the input is not copied, so calls that reuse
+/// the same matrices allocate nothing large.
+Fp8Stats fp8BlockQuantizeInto(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
+                              Fp8Overflow overflow, MatrixF& scales, MatrixF& dequantized);
+
 /// The stats of fp8BlockQuantize (identical figures) without keeping the matrices: what a
 /// per-tensor comparison needs.
 Fp8Stats fp8BlockQuantizeStats(const MatrixF& values, Fp8Format format, const Fp8Scaling& scaling,
@@ -181,6 +192,35 @@ Fp8Stats fp8BlockQuantizeStats(const MatrixF& values, Fp8Format format, const Fp
 /// fp8BlockQuantize.
 Fp8Result fp8Cast(const MatrixF& values, Fp8Format format,
                   Fp8Overflow overflow = Fp8Overflow::Saturate);
+
+/// One round trip of fp8QuantizeScalings, and what to keep of it besides the stats.
+struct Fp8ScalingJob {
+    Fp8Scaling scaling;
+    bool plainCast = false; ///< fp8Cast instead (scaling is then not used)
+    bool keepScales = false; ///< fill Fp8ScalingOutcome::scales
+    bool keepDequantized = false; ///< fill Fp8ScalingOutcome::dequantized
+};
+
+/// What fp8QuantizeScalings found for one job.
+struct Fp8ScalingOutcome {
+    Fp8Stats all; ///< bit for bit fp8BlockQuantize's (or fp8Cast's) stats
+    /// Bit for bit fp8StatsExcludingBlocks over the job's round trip (when a blockSize was given).
+    Fp8Stats small;
+    std::int64_t scaleCount = 0; ///< tiles, hence scales (1 for the plain cast)
+    MatrixF scales; ///< as Fp8Result::scales, when kept; else empty
+    MatrixF dequantized; ///< as Fp8Result::dequantized, when kept; else empty
+};
+
+/// Several round trips of one matrix at once: every job's figures are exactly those of the
+/// one-at-a-time calls (the sums are added in the same fixed order, see Fp8Stats), but all jobs
+/// share the cores chunk by chunk, the sum of the values' squares is taken once, and no matrix
+/// is copied or kept unless asked. With blockSize >= 1 each job also measures the 1 x blockSize
+/// blocks not in excludedBlocks (Fp8ScalingOutcome::small). Throws as those calls would, for the
+/// first failing job.
+std::vector<Fp8ScalingOutcome>
+fp8QuantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
+                    const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
+                    const std::vector<std::int64_t>& excludedBlocks = {});
 
 /// The grid a tile with this scale is rounded onto: every finite FP8 value times `scale` (one
 /// float32 multiply each, as fp8BlockQuantize dequantizes) that lies in [lo, hi], plus the
@@ -209,9 +249,10 @@ std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& 
 
 /// Fp8Stats of a round trip over the 1 x blockSize blocks not listed in `excludedBlocks` (any
 /// order, duplicates allowed; e.g. Fp8Generated::outlierBlocks): how the small blocks fare.
-/// Sums run row-major, so with nothing excluded they match fp8BlockQuantize's with 1 x blockSize
-/// tiles bit for bit. With every block excluded: all figures 0 and snrDb +inf. Throws as
-/// fp8BlockErrors, and InputError naming `fp8.outlier_blocks` for an index out of range.
+/// Sums run in the chunks and lanes of Fp8Stats (an excluded value adds +0), so with nothing
+/// excluded they match fp8BlockQuantize's bit for bit. With every block excluded: all figures 0 and
+/// snrDb +inf. Throws as fp8BlockErrors, and InputError naming `fp8.outlier_blocks` for an index
+/// out of range.
 Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantized,
                                  std::int64_t blockSize,
                                  const std::vector<std::int64_t>& excludedBlocks);
