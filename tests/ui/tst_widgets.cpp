@@ -4,6 +4,8 @@
 #include "common/chartstyle.h"
 #include "common/explanationpanel.h"
 #include "common/figureslabel.h"
+#include "scalelab/core/error.h"
+#include "tabs/tab.h"
 #include "widgets/heatmappanel.h"
 
 #include <QChart>
@@ -16,13 +18,81 @@
 #include <QThread>
 #include <QValueAxis>
 #include <atomic>
+#include <new>
+#include <stdexcept>
 
 using namespace scalelab::ui;
+namespace core = scalelab::core;
+namespace ui = scalelab::ui;
+
+namespace {
+
+/// A tab whose computation fails the way `how` says, on the worker thread or at once.
+class FailingTab : public ui::Tab {
+public:
+    enum class How { Fine, NoMemory, OtherException, BadInput, NoMemoryAtOnce };
+    How how = How::Fine;
+
+    QString name() const override { return QStringLiteral("failing"); }
+    QString title() const override { return QStringLiteral("Failing"); }
+    QList<ui::ChartPanel*> charts() const override { return {}; }
+    void setScenario(const core::Scenario&) override { }
+    void writeScenario(core::Scenario&) const override { }
+
+protected:
+    void readControls() override { }
+    void recompute() override
+    {
+        if (how == How::NoMemoryAtOnce)
+            throw std::bad_alloc();
+        const How mode = how;
+        computeInBackground([mode]() -> std::function<void()> {
+            if (mode == How::NoMemory)
+                throw std::bad_alloc();
+            if (mode == How::OtherException)
+                throw std::length_error("vector::_M_default_append");
+            if (mode == How::BadInput)
+                throw core::InputError("failing.size", "a smaller size");
+            return [] {
+            };
+        });
+    }
+};
+
+} // namespace
 
 class TstWidgets : public QObject {
     Q_OBJECT
 
 private slots:
+    void aFailedRefreshIsKnownNotLost()
+    {
+        // Export asks every tab whether its last refresh failed: a computation that ran out of
+        // memory once left the charts on the last good inputs and export wrote those, exit 0.
+        FailingTab tab;
+        const auto refresh = [&tab](FailingTab::How how) {
+            tab.how = how;
+            tab.refreshNow();
+            tab.waitForIdle();
+        };
+        refresh(FailingTab::How::Fine);
+        QCOMPARE(tab.failure(), ui::Tab::Failure::None);
+        QCOMPARE(tab.failureMessage(), QString());
+        refresh(FailingTab::How::NoMemory);
+        QCOMPARE(tab.failure(), ui::Tab::Failure::OutOfResources);
+        QVERIFY(tab.failureMessage().contains("memory"));
+        refresh(FailingTab::How::Fine);
+        QCOMPARE(tab.failure(), ui::Tab::Failure::None);
+        refresh(FailingTab::How::OtherException);
+        QCOMPARE(tab.failure(), ui::Tab::Failure::OutOfResources);
+        QVERIFY(tab.failureMessage().contains("vector::_M_default_append"));
+        refresh(FailingTab::How::BadInput);
+        QCOMPARE(tab.failure(), ui::Tab::Failure::BadInput);
+        QCOMPARE(tab.failureMessage(), QString("failing.size: a smaller size"));
+        refresh(FailingTab::How::NoMemoryAtOnce); // on the GUI thread: caught there too
+        QCOMPARE(tab.failure(), ui::Tab::Failure::OutOfResources);
+    }
+
     void onlyTheNewestResultIsDelivered()
     {
         BackgroundRunner runner;
