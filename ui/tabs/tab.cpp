@@ -378,19 +378,35 @@ void Tab::showError(const QString& message, Failure failure)
         m_message->setVisible(!message.isEmpty());
 }
 
+namespace {
+
+/// The message line and kind of a refresh that threw: refused input, or a computation that ran
+/// out of memory or failed otherwise (a length_error from a container, say). Never lost.
+std::pair<QString, Tab::Failure> describeFailure(const std::exception_ptr& thrown)
+{
+    try {
+        std::rethrow_exception(thrown);
+    } catch (const core::InputError& e) {
+        return {QString::fromStdString(e.what()), Tab::Failure::BadInput};
+    } catch (const std::bad_alloc&) {
+        return {Tab::tr("Not enough memory for these inputs."), Tab::Failure::OutOfResources};
+    } catch (const std::exception& e) {
+        return {Tab::tr("Cannot compute these inputs: %1").arg(QString::fromUtf8(e.what())),
+                Tab::Failure::OutOfResources};
+    }
+}
+
+} // namespace
+
 void Tab::refreshNow()
 {
     m_timer->stop();
     try {
         recompute();
         showError({});
-    } catch (const core::InputError& e) {
-        showError(QString::fromStdString(e.what()));
-    } catch (const std::bad_alloc&) {
-        showError(tr("Not enough memory for these inputs."), Failure::OutOfResources);
-    } catch (const std::exception& e) {
-        showError(tr("Cannot compute these inputs: %1").arg(QString::fromUtf8(e.what())),
-                  Failure::OutOfResources);
+    } catch (const std::exception&) {
+        const auto [message, failure] = describeFailure(std::current_exception());
+        showError(message, failure);
     }
     // A background computation announces itself when its result is shown.
     if (!m_runner || !m_runner->busy())
@@ -410,19 +426,9 @@ void Tab::computeInBackground(std::function<std::function<void()>()> work)
                 apply();
                 showError({});
             };
-        } catch (const core::InputError& e) {
-            return [this, message = QString::fromStdString(e.what())] {
-                showError(message);
-            };
-        } catch (const std::bad_alloc&) {
-            return [this] {
-                showError(tr("Not enough memory for these inputs."), Failure::OutOfResources);
-            };
-        } catch (const std::exception& e) {
-            // Any other failure (a length_error from a container, say) is shown, never lost.
-            return [this, message = QString::fromUtf8(e.what())] {
-                showError(tr("Cannot compute these inputs: %1").arg(message),
-                          Failure::OutOfResources);
+        } catch (const std::exception&) {
+            return [this, failed = describeFailure(std::current_exception())] {
+                showError(failed.first, failed.second);
             };
         }
     });
