@@ -1,13 +1,13 @@
 #include "exportcommand.h"
 
-#include "common/chartexport.h"
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/planexport.h"
+#include "chartexport.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "planexport.h"
 #include "mainwindow.h"
 #include "scenariojson.h"
-#include "tabs/tab.h"
-#include "tabs/tabs.h"
+#include "tab.h"
+#include "tabs.h"
 
 #include <QApplication>
 #include <QDir>

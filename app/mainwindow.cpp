@@ -1,14 +1,14 @@
 #include "mainwindow.h"
 
-#include "common/chartexport.h"
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/parametercontrol.h"
+#include "chartexport.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "parametercontrol.h"
 #include "exercisesdialog.h"
 #include "presets.h"
 #include "scenariojson.h"
-#include "tabs/tab.h"
-#include "tabs/tabs.h"
+#include "tab.h"
+#include "tabs.h"
 
 #include <QAction>
 #include <QActionGroup>

@@ -9,8 +9,8 @@
 //   cmake --build --preset release --target bench_fp8_window
 //   QT_QPA_PLATFORM=offscreen ./build/release/bench/bench_fp8_window [--runs N] [--size N]
 
-#include "common/parametercontrol.h"
-#include "tabs/fp8tab.h"
+#include "parametercontrol.h"
+#include "fp8tab.h"
 
 #include <QApplication>
 #include <QComboBox>

@@ -11,10 +11,10 @@
 // issue names (bench/scenarios/ holds them; for example the 32-stage, 256-microbatch
 // interleaved pipeline).
 
-#include "common/parametercontrol.h"
+#include "parametercontrol.h"
 #include "scenariojson.h"
-#include "tabs/tab.h"
-#include "tabs/tabs.h"
+#include "tab.h"
+#include "tabs.h"
 
 #include <QApplication>
 #include <QElapsedTimer>

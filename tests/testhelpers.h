@@ -11,7 +11,7 @@
 
 #if __has_include("tabs/tab.h")
 #define SCALELAB_TEST_WIDGET_HELPERS 1
-#include "tabs/tab.h"
+#include "tab.h"
 
 #include <QAbstractSeries>
 #include <QBarSet>

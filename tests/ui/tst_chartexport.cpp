@@ -1,8 +1,8 @@
 // The one export path: PNG, SVG and PDF at the requested size, all or nothing.
 
-#include "common/chartexport.h"
-#include "common/chartpanel.h"
-#include "tabs/memorytab.h"
+#include "chartexport.h"
+#include "chartpanel.h"
+#include "memorytab.h"
 #include "testhelpers.h"
 
 #include <QDir>

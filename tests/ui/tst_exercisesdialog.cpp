@@ -2,13 +2,13 @@
 // exercise in the list, press "Set up", type answers, press "Check", ask for the solution, and
 // take the set-up back with Edit > Undo.
 
-#include "common/parametercontrol.h"
+#include "parametercontrol.h"
 #include "exercises.h"
 #include "exercisesdialog.h"
 #include "mainwindow.h"
 #include "scenariojson.h"
-#include "tabs/pipelinetab.h"
-#include "tabs/tab.h"
+#include "pipelinetab.h"
+#include "tab.h"
 
 #include <QAbstractButton>
 #include <QAction>

@@ -1,15 +1,15 @@
 // The expert-routing tab: every chart shows exactly what core routes, including the chapter's
 // exercise, while heavy routing runs off the GUI thread.
 
-#include "common/chartexport.h"
-#include "common/chartpanel.h"
-#include "common/explanationpanel.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
+#include "chartexport.h"
+#include "chartpanel.h"
+#include "explanationpanel.h"
+#include "format.h"
+#include "parametercontrol.h"
 #include "scalelab/core/experts.h"
-#include "tabs/expertstab.h"
+#include "expertstab.h"
 #include "testhelpers.h"
-#include "widgets/heatmappanel.h"
+#include "heatmappanel.h"
 
 #include <QBarSet>
 #include <QChart>

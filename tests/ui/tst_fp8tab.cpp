@@ -2,15 +2,15 @@
 // small blocks' loss under one scale shows where it is real, and big matrices stay off the GUI
 // thread.
 
-#include "common/chartexport.h"
-#include "common/chartpanel.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
+#include "chartexport.h"
+#include "chartpanel.h"
+#include "format.h"
+#include "parametercontrol.h"
 #include "scalelab/core/fp8.h"
-#include "tabs/fp8tab.h"
+#include "fp8tab.h"
 #include "testhelpers.h"
-#include "widgets/heatmappairpanel.h"
-#include "widgets/heatmappanel.h"
+#include "heatmappairpanel.h"
+#include "heatmappanel.h"
 
 #include <QAbstractButton>
 #include <QAreaSeries>

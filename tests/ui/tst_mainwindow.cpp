@@ -1,14 +1,14 @@
 // The main window: tabs, menus, settings and exports from the File menu's code path.
 
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/explanationpanel.h"
-#include "common/parametercontrol.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "explanationpanel.h"
+#include "parametercontrol.h"
 #include "exercisesdialog.h"
 #include "mainwindow.h"
 #include "report.h"
-#include "tabs/memorytab.h"
-#include "tabs/tabs.h"
+#include "memorytab.h"
+#include "tabs.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,10 +1,10 @@
 // The memory tab: controls drive the scenario, and the charts show the core's figures.
 
-#include "common/chartpanel.h"
-#include "common/explanationpanel.h"
-#include "common/parametercontrol.h"
+#include "chartpanel.h"
+#include "explanationpanel.h"
+#include "parametercontrol.h"
 #include "scalelab/core/memory.h"
-#include "tabs/memorytab.h"
+#include "memorytab.h"
 #include "testhelpers.h"
 
 #include <QAbstractButton>

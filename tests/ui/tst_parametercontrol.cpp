@@ -1,6 +1,6 @@
 // The shared parameter control, driven the way a student or teacher would: keys on the slider,
 // text typed into the spin box, plus the slider mapping checked position by position.
-#include "common/parametercontrol.h"
+#include "parametercontrol.h"
 
 #include <QApplication>
 #include <QLabel>

@@ -1,15 +1,15 @@
 // The pipeline tab: the Gantt chart shows the core's simulated passes, the bubble and memory
 // charts follow the core, and the Gantt stays readable (no overlapping text) at p = 32, m = 256.
 
-#include "common/chartexport.h"
-#include "common/chartpanel.h"
-#include "common/explanationpanel.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
+#include "chartexport.h"
+#include "chartpanel.h"
+#include "explanationpanel.h"
+#include "format.h"
+#include "parametercontrol.h"
 #include "scalelab/core/pipeline.h"
-#include "tabs/pipelinetab.h"
+#include "pipelinetab.h"
 #include "testhelpers.h"
-#include "widgets/ganttpanel.h"
+#include "ganttpanel.h"
 
 #include <QAbstractAxis>
 #include <QBarSet>

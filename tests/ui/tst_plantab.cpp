@@ -2,17 +2,17 @@
 // last good charts and say why, presets and published figures load and agree with their
 // published values, and the DeepSpeed and Megatron-LM exports hold the plan.
 
-#include "common/chartexport.h"
-#include "common/chartpanel.h"
-#include "common/parametercontrol.h"
-#include "common/planexport.h"
+#include "chartexport.h"
+#include "chartpanel.h"
+#include "parametercontrol.h"
+#include "planexport.h"
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/plan.h"
-#include "tabs/planpresets.h"
-#include "tabs/plantab.h"
+#include "planpresets.h"
+#include "plantab.h"
 #include "testhelpers.h"
-#include "widgets/plancommunicationpanel.h"
-#include "widgets/planpublishedpanel.h"
+#include "plancommunicationpanel.h"
+#include "planpublishedpanel.h"
 
 #include <QBarSet>
 #include <QChart>

@@ -1,16 +1,16 @@
 // The tensor-parallel tab: the picture shows core's shards, the error chart the real MLP's
 // max |sharded - unsharded| in float64 and float32, the cost chart core's per-rank figures.
 
-#include "common/chartexport.h"
-#include "common/chartpanel.h"
-#include "common/explanationpanel.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
+#include "chartexport.h"
+#include "chartpanel.h"
+#include "explanationpanel.h"
+#include "format.h"
+#include "parametercontrol.h"
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/tensor_parallel.h"
-#include "tabs/tensorparalleltab.h"
+#include "tensorparalleltab.h"
 #include "testhelpers.h"
-#include "widgets/shardingpanel.h"
+#include "shardingpanel.h"
 
 #include <QChart>
 #include <QComboBox>

@@ -1,12 +1,12 @@
 // Shared widgets: the background runner and the heatmap painter.
 
-#include "common/backgroundrunner.h"
-#include "common/chartstyle.h"
-#include "common/explanationpanel.h"
-#include "common/figureslabel.h"
+#include "backgroundrunner.h"
+#include "chartstyle.h"
+#include "explanationpanel.h"
+#include "figureslabel.h"
 #include "scalelab/core/error.h"
-#include "tabs/tab.h"
-#include "widgets/heatmappanel.h"
+#include "tab.h"
+#include "heatmappanel.h"
 
 #include <QChart>
 #include <QChartView>

@@ -1,14 +1,14 @@
 // The ZeRO tab: controls drive the scenario, every series shows the core's figures, the ring
 // plays to the plain sum, and every chart exports filling its canvas.
 
-#include "common/chartexport.h"
-#include "common/chartpanel.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
+#include "chartexport.h"
+#include "chartpanel.h"
+#include "format.h"
+#include "parametercontrol.h"
 #include "scalelab/core/collectives.h"
-#include "tabs/zerotab.h"
+#include "zerotab.h"
 #include "testhelpers.h"
-#include "widgets/ringpanel.h"
+#include "ringpanel.h"
 
 #include <QAbstractButton>
 #include <QBarCategoryAxis>

@@ -1,4 +1,4 @@
-#include "common/parametercontrol.h"
+#include "parametercontrol.h"
 
 #include <QFontMetrics>
 #include <QHBoxLayout>

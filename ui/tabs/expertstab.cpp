@@ -1,10 +1,10 @@
 #include "expertstab.h"
 
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
-#include "widgets/heatmappanel.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "parametercontrol.h"
+#include "heatmappanel.h"
 
 #include <QBarSet>
 #include <QCategoryAxis>

@@ -1,11 +1,11 @@
 #include "fp8tab.h"
 
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
-#include "widgets/heatmappairpanel.h"
-#include "widgets/heatmappanel.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "parametercontrol.h"
+#include "heatmappairpanel.h"
+#include "heatmappanel.h"
 
 #include <QAreaSeries>
 #include <QCategoryAxis>

@@ -1,8 +1,8 @@
 #include "memorytab.h"
 
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/parametercontrol.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "parametercontrol.h"
 #include "scalelab/core/memory.h"
 
 #include <QBarCategoryAxis>
@@ -41,29 +41,23 @@ constexpr Recipe kRecipes[] = {
 
 } // namespace
 
-MemoryTab::MemoryTab(QWidget* parent)
-    : Tab(parent)
+MemoryTab::MemoryTab(document::ScenarioDocument* document, QWidget* parent)
+    : Tab(document, core::Section::Memory, parent)
 {
     setObjectName("memory");
     buildControls();
     buildBudgetChart();
     buildCheckpointChart();
     setCharts({m_budget, m_checkpoint});
-    setScenario(core::Scenario{});
+    sectionShown();
     refreshNow();
 }
 
 void MemoryTab::buildControls()
 {
-    using Scale = ParameterSpec::Scale;
-    const core::MemoryInputs d;
-
     // Model state: the parameter count and how many bytes each parameter costs.
     QVBoxLayout* modelBox = addGroup(tr("Model state"));
-    addControl(modelBox,
-               makeSpec("memory.parameters", tr("&Parameters"), "P", tr("parameters"),
-                        tr("Number of trainable parameters in the model."), 1e6, 1e13, Scale::Log),
-               static_cast<double>(d.parameters));
+    addControl(modelBox, "memory.parameters");
     m_recipe = new QComboBox;
     m_recipe->setObjectName("memory.recipe");
     m_recipe->setAccessibleName(tr("Optimizer recipe"));
@@ -78,89 +72,28 @@ void MemoryTab::buildControls()
     auto* bytes = new QWidget;
     auto* bytesBox = new QVBoxLayout(bytes);
     bytesBox->setContentsMargins(12, 0, 0, 0);
-    const QString perParam = tr("bytes / parameter");
-    const double initial[] = {static_cast<double>(d.weightBytes), static_cast<double>(d.gradBytes),
-                              static_cast<double>(d.masterBytes),
-                              static_cast<double>(d.momentBytes)};
-    int index = 0;
-    for (const auto& [key, label, what] :
-         {std::tuple{"memory.weight_bytes", tr("Weights"),
-                     tr("Bytes of each working weight (bf16: 2).")},
-          std::tuple{"memory.grad_bytes", tr("Gradients"), tr("Bytes of each gradient (bf16: 2).")},
-          std::tuple{"memory.master_bytes", tr("Master weights"),
-                     tr("Bytes of the higher-precision copy the optimizer updates (fp32: 4).")},
-          std::tuple{"memory.moment_bytes", tr("Adam moments"),
-                     tr("Bytes of both Adam moments together (two fp32: 8).")}}) {
-        auto* c =
-            addControl(bytesBox, makeSpec(key, label, "", perParam, what, 0, 16), initial[index++]);
-        connect(c, &ParameterControl::valueChanged, this, &MemoryTab::syncRecipe);
-    }
+    for (const char* key :
+         {"memory.weight_bytes", "memory.grad_bytes", "memory.master_bytes", "memory.moment_bytes"})
+        addControl(bytesBox, key);
     addDisclosure(modelBox, tr("Bytes per parameter"), bytes, tr("Show bytes per parameter"));
 
     // Activations: tokens in the batch, width, depth and what each layer saves.
     QVBoxLayout* actsBox = addGroup(tr("Activations"));
-    addControl(actsBox,
-               makeSpec("memory.batch", tr("&Batch"), "B", tr("sequences"),
-                        tr("Sequences per step on this accelerator."), 1, 1024, Scale::Log),
-               1);
-    addControl(actsBox,
-               makeSpec("memory.sequence", tr("Se&quence length"), "T", tr("tokens"),
-                        tr("Tokens per sequence; tokens = batch x sequence."), 1, 1048576,
-                        Scale::Log),
-               static_cast<double>(d.tokens));
-    addControl(actsBox,
-               makeSpec("memory.hidden", tr("Hi&dden size"), "d", tr("values"),
-                        tr("Width of each saved activation tensor."), 1, 65536, Scale::Log),
-               static_cast<double>(d.hidden));
-    addControl(actsBox,
-               makeSpec("memory.layers", tr("&Layers"), "L", tr("layers"),
-                        tr("Transformer layers, each saving its activations."), 1, 256),
-               static_cast<double>(d.layers));
-    addControl(actsBox,
-               makeSpec("memory.bytes_per_value", tr("Bytes p&er value"), "", tr("bytes"),
-                        tr("Precision of saved activations (bf16: 2)."), 1, 8),
-               static_cast<double>(d.bytesPerValue));
-    addControl(actsBox,
-               makeSpec("memory.tensors_per_layer", tr("&Tensors per layer"), "", tr("tensors"),
-                        tr("Saved tensors of tokens x hidden values per layer (1 in the "
-                           "chapter's formula; a real transformer layer saves many)."),
-                        1, 64),
-               static_cast<double>(d.tensorsPerLayer));
+    for (const char* key : {"memory.batch", "memory.sequence", "memory.hidden", "memory.layers",
+                            "memory.bytes_per_value", "memory.tensors_per_layer"})
+        addControl(actsBox, key);
 
     // Checkpointing: on or off, and how many segments.
     QVBoxLayout* ckptBox = addGroup(tr("Activation checkpointing"));
-    m_checkpointBox = new QCheckBox(tr("&Checkpoint segment boundaries"));
-    m_checkpointBox->setObjectName("memory.checkpointing");
-    m_checkpointBox->setChecked(true);
-    ckptBox->addWidget(m_checkpointBox);
-    auto* segments = addControl(
-        ckptBox,
-        makeSpec("memory.segments", tr("Se&gments"), "", tr("segments"),
-                 tr("Checkpoint segments: each keeps one boundary tensor; backward replays one "
-                    "segment at a time."),
-                 1, static_cast<double>(d.layers)),
-        static_cast<double>(d.segments));
-    connect(m_checkpointBox, &QCheckBox::toggled, this, [this, segments](bool on) {
-        m_checkpointing = on;
-        segments->setEnabled(on);
-        inputEdited();
-    });
+    m_checkpointBox = addCheckBox(ckptBox, "memory.checkpointing");
+    addControl(ckptBox, "memory.segments");
 
-    // The accelerator the budget is measured against.
+    // The accelerator the budget is measured against, and the unit of every figure.
     QVBoxLayout* deviceBox = addGroup(tr("Accelerator"));
     auto* form = new QFormLayout;
     deviceBox->addLayout(form);
     addAcceleratorMemory(deviceBox, form, "memory", m_accelerator);
-    m_unitBox = new QComboBox;
-    m_unitBox->setObjectName("memory.unit");
-    m_unitBox->setAccessibleName(tr("Byte unit"));
-    m_unitBox->addItem(tr("GB (10^9 bytes)"));
-    m_unitBox->addItem(tr("GiB (2^30 bytes)"));
-    form->addRow(tr("&Units"), m_unitBox);
-    connect(m_unitBox, &QComboBox::currentIndexChanged, this, [this](int i) {
-        m_unit = i == 0 ? ByteUnit::GB : ByteUnit::GiB;
-        inputEdited();
-    });
+    m_unitBox = addChoice(form, "memory.unit");
 }
 
 void MemoryTab::buildBudgetChart()
@@ -253,102 +186,55 @@ QList<ChartPanel*> MemoryTab::charts() const
 
 double MemoryTab::acceleratorBytes() const
 {
-    return control("memory.accelerator_gb")->value() * 1e9;
+    return scenario().memoryDisplay.acceleratorGb * 1e9;
 }
 
-void MemoryTab::setScenario(const core::Scenario& scenario)
+ByteUnit MemoryTab::byteUnit() const
 {
-    const core::MemoryInputs& m = scenario.memory;
-    // Tokens are shown as batch x sequence: keep the current batch when it divides the token
-    // count (a file usually changes the sequence length), otherwise one sequence of them all.
-    std::int64_t batch = control("memory.batch")->wholeValue();
-    if (batch < 1 || m.tokens % batch != 0)
-        batch = 1;
-    const std::int64_t seq = m.tokens / batch;
-    const std::pair<const char*, std::int64_t> values[] = {
-        {"memory.parameters", m.parameters},
-        {"memory.weight_bytes", m.weightBytes},
-        {"memory.grad_bytes", m.gradBytes},
-        {"memory.master_bytes", m.masterBytes},
-        {"memory.moment_bytes", m.momentBytes},
-        {"memory.batch", batch},
-        {"memory.sequence", seq},
-        {"memory.hidden", m.hidden},
-        {"memory.layers", m.layers},
-        {"memory.bytes_per_value", m.bytesPerValue},
-        {"memory.tensors_per_layer", m.tensorsPerLayer}};
-    for (const auto& [key, value] : values)
-        loadValue(control(key), static_cast<double>(value));
-    ParameterControl* segments = control("memory.segments");
-    {
-        const QSignalBlocker block(segments);
-        segments->setRange(1, static_cast<double>(m.layers));
-    }
-    loadValue(segments, static_cast<double>(m.segments));
-    readControls();
+    return scenario().memoryDisplay.gib ? ByteUnit::GiB : ByteUnit::GB;
+}
+
+bool MemoryTab::checkpointing() const
+{
+    return scenario().memoryDisplay.checkpointing;
+}
+
+void MemoryTab::sectionShown()
+{
+    control("memory.segments")->setEnabled(checkpointing());
     syncRecipe();
-    scheduleRefresh();
 }
 
 QHash<QString, QString> MemoryTab::explanationValues() const
 {
-    const core::MemoryResult r = core::computeMemory(m_inputs);
+    const core::MemoryResult r = core::computeMemory(inputs());
     const double limit = acceleratorBytes();
     const double total = static_cast<double>(r.modelStateBytes)
-        + static_cast<double>(m_checkpointing ? r.checkpointedActivationBytes : r.activationBytes);
+        + static_cast<double>(checkpointing() ? r.checkpointedActivationBytes : r.activationBytes);
     const std::int64_t segmentLength =
-        (m_inputs.layers + m_inputs.segments - 1) / m_inputs.segments;
+        (inputs().layers + inputs().segments - 1) / inputs().segments;
     return {
         {"bytes_per_parameter",
          formatNumber(static_cast<double>(r.modelStateBytes)
-                      / static_cast<double>(m_inputs.parameters))},
-        {"parameters", formatCount(static_cast<double>(m_inputs.parameters))},
-        {"model_state", formatBytes(static_cast<double>(r.modelStateBytes), m_unit)},
-        {"tokens", formatWhole(m_inputs.tokens)},
-        {"hidden", formatWhole(m_inputs.hidden)},
-        {"layers", formatWhole(m_inputs.layers)},
-        {"bytes_per_value", formatWhole(m_inputs.bytesPerValue)},
-        {"tensors_per_layer", formatWhole(m_inputs.tensorsPerLayer)},
-        {"activations", formatBytes(static_cast<double>(r.activationBytes), m_unit)},
-        {"segments", formatWhole(m_inputs.segments)},
+                      / static_cast<double>(inputs().parameters))},
+        {"parameters", formatCount(static_cast<double>(inputs().parameters))},
+        {"model_state", formatBytes(static_cast<double>(r.modelStateBytes), byteUnit())},
+        {"tokens", formatWhole(inputs().tokens)},
+        {"hidden", formatWhole(inputs().hidden)},
+        {"layers", formatWhole(inputs().layers)},
+        {"bytes_per_value", formatWhole(inputs().bytesPerValue)},
+        {"tensors_per_layer", formatWhole(inputs().tensorsPerLayer)},
+        {"activations", formatBytes(static_cast<double>(r.activationBytes), byteUnit())},
+        {"segments", formatWhole(inputs().segments)},
         {"segment_length", formatWhole(segmentLength)},
-        {"checkpointed", formatBytes(static_cast<double>(r.checkpointedActivationBytes), m_unit)},
+        {"checkpointed", formatBytes(static_cast<double>(r.checkpointedActivationBytes), byteUnit())},
         {"optimal_segments", formatWhole(r.optimalSegments)},
         {"recomputed_layers", formatWhole(r.recomputedLayers)},
         {"recompute_percent", formatNumber(100.0 * r.recomputeFraction) + "%"},
-        {"total", formatBytes(total, m_unit)},
-        {"accelerator", formatBytes(limit, m_unit)},
+        {"total", formatBytes(total, byteUnit())},
+        {"accelerator", formatBytes(limit, byteUnit())},
         {"verdict", total <= limit ? tr("it fits") : tr("it does not fit")},
     };
-}
-
-void MemoryTab::writeScenario(core::Scenario& scenario) const
-{
-    scenario.memory = m_inputs;
-}
-
-void MemoryTab::readControls()
-{
-    const auto whole = [this](const char* key) {
-        return control(key)->wholeValue();
-    };
-    // Segments may not pass the layer count: its range follows the layers.
-    ParameterControl* segments = control("memory.segments");
-    if (segments->spec().maximum != control("memory.layers")->value()) {
-        const QSignalBlocker block(segments);
-        segments->setRange(1, control("memory.layers")->value());
-    }
-    m_inputs.parameters = whole("memory.parameters");
-    m_inputs.weightBytes = whole("memory.weight_bytes");
-    m_inputs.gradBytes = whole("memory.grad_bytes");
-    m_inputs.masterBytes = whole("memory.master_bytes");
-    m_inputs.momentBytes = whole("memory.moment_bytes");
-    m_inputs.tokens = whole("memory.batch") * whole("memory.sequence");
-    m_inputs.hidden = whole("memory.hidden");
-    m_inputs.layers = whole("memory.layers");
-    m_inputs.bytesPerValue = whole("memory.bytes_per_value");
-    m_inputs.tensorsPerLayer = whole("memory.tensors_per_layer");
-    m_inputs.segments = whole("memory.segments");
 }
 
 void MemoryTab::applyRecipe(int index)
@@ -356,13 +242,13 @@ void MemoryTab::applyRecipe(int index)
     if (index < 0 || index >= static_cast<int>(std::size(kRecipes)))
         return;
     const Recipe& r = kRecipes[index];
-    const std::pair<const char*, std::int64_t> values[] = {{"memory.weight_bytes", r.weight},
-                                                           {"memory.grad_bytes", r.grad},
-                                                           {"memory.master_bytes", r.master},
-                                                           {"memory.moment_bytes", r.moments}};
-    for (const auto& [key, value] : values)
-        loadValue(control(key), static_cast<double>(value));
-    inputEdited();
+    document()->edit(core::Section::Memory, tr("Recipe %1").arg(tr(r.name)),
+                     [&r](core::Scenario& s) {
+                         s.memory.weightBytes = r.weight;
+                         s.memory.gradBytes = r.grad;
+                         s.memory.masterBytes = r.master;
+                         s.memory.momentBytes = r.moments;
+                     });
 }
 
 void MemoryTab::syncRecipe()
@@ -383,9 +269,9 @@ void MemoryTab::syncRecipe()
 
 void MemoryTab::recompute()
 {
-    const core::MemoryResult r = core::computeMemory(m_inputs);
-    const double unit = bytesPerUnit(m_unit);
-    const QString unitText = unitName(m_unit);
+    const core::MemoryResult r = core::computeMemory(inputs());
+    const double unit = bytesPerUnit(byteUnit());
+    const QString unitText = unitName(byteUnit());
     const auto in = [unit](double bytes) {
         return bytes / unit;
     };
@@ -394,7 +280,7 @@ void MemoryTab::recompute()
     const double state = static_cast<double>(r.modelStateBytes);
     const double all = state + static_cast<double>(r.activationBytes);
     const double ckpt = state + static_cast<double>(r.checkpointedActivationBytes);
-    const int bars = m_checkpointing ? 2 : 1;
+    const int bars = checkpointing() ? 2 : 1;
     const QList<double> stateParts = {
         static_cast<double>(r.weightBytes), static_cast<double>(r.gradBytes),
         static_cast<double>(r.masterBytes), static_cast<double>(r.momentBytes)};
@@ -410,9 +296,9 @@ void MemoryTab::recompute()
     m_sets[5]->append(
         QList<qreal>{0.0}
         + QList<qreal>(bars - 1, in(static_cast<double>(r.checkpointedActivationBytes))));
-    QStringList categories = {tr("All saved<br>%1").arg(formatBytes(all, m_unit))};
-    if (m_checkpointing)
-        categories << tr("%1 segments<br>%2").arg(m_inputs.segments).arg(formatBytes(ckpt, m_unit));
+    QStringList categories = {tr("All saved<br>%1").arg(formatBytes(all, byteUnit()))};
+    if (checkpointing())
+        categories << tr("%1 segments<br>%2").arg(inputs().segments).arg(formatBytes(ckpt, byteUnit()));
     if (m_budgetCategories->categories() != categories) {
         m_budgetCategories->clear();
         m_budgetCategories->append(categories);
@@ -420,18 +306,18 @@ void MemoryTab::recompute()
     // The markers of an unused set stay out of the legend.
     const auto markers = m_budget->chart()->legend()->markers(m_bars);
     if (markers.size() == 6)
-        markers[5]->setVisible(m_checkpointing);
+        markers[5]->setVisible(checkpointing());
 
     const double limit = acceleratorBytes();
-    m_limitLine->setName(tr("Accelerator: %1").arg(formatBytes(limit, m_unit)));
+    m_limitLine->setName(tr("Accelerator: %1").arg(formatBytes(limit, byteUnit())));
     m_limitLine->replace(QList<QPointF>{{-0.5, in(limit)}, {bars - 0.5, in(limit)}});
     setNiceRange(m_budgetY, 0, std::max(all, limit) / unit * 1.04);
     styleAxis(m_budgetY, tr("Memory (%1)").arg(unitText));
 
     // Checkpointing: bytes against the segment count, with the choice and the optimum marked.
-    const std::int64_t layers = m_inputs.layers;
+    const std::int64_t layers = inputs().layers;
     const std::vector<std::int64_t> counts =
-        core::segmentCountsToPlot(layers, {m_inputs.segments, r.optimalSegments});
+        core::segmentCountsToPlot(layers, {inputs().segments, r.optimalSegments});
     QList<QPointF> ckptPoints, computePoints;
     ckptPoints.reserve(static_cast<qsizetype>(counts.size()));
     computePoints.reserve(static_cast<qsizetype>(counts.size()));
@@ -439,23 +325,23 @@ void MemoryTab::recompute()
         const auto x = static_cast<double>(s);
         ckptPoints.append({x,
                            in(static_cast<double>(core::checkpointedActivationBytes(
-                               m_inputs.tokens, m_inputs.hidden, layers, s, m_inputs.bytesPerValue,
-                               m_inputs.tensorsPerLayer)))});
+                               inputs().tokens, inputs().hidden, layers, s, inputs().bytesPerValue,
+                               inputs().tensorsPerLayer)))});
         computePoints.append(
             {x,
              100.0
-                 * static_cast<double>(core::recomputedLayers(layers, s, m_inputs.tensorsPerLayer))
+                 * static_cast<double>(core::recomputedLayers(layers, s, inputs().tensorsPerLayer))
                  / static_cast<double>(layers)});
     }
     m_checkpointed->replace(ckptPoints);
     m_recompute->replace(computePoints);
     const double full = in(static_cast<double>(r.activationBytes));
     m_uncheckpointed->replace(QList<QPointF>{{1, full}, {static_cast<double>(layers), full}});
-    m_current->replace(QList<QPointF>{{static_cast<double>(m_inputs.segments),
+    m_current->replace(QList<QPointF>{{static_cast<double>(inputs().segments),
                                        in(static_cast<double>(r.checkpointedActivationBytes))}});
     m_optimum->replace(QList<QPointF>{{static_cast<double>(r.optimalSegments),
                                        in(static_cast<double>(r.optimalCheckpointedBytes))}});
-    m_current->setName(tr("Yours: %1").arg(m_inputs.segments));
+    m_current->setName(tr("Yours: %1").arg(inputs().segments));
     m_optimum->setName(tr("Fewest: %1").arg(r.optimalSegments));
     // Whole segment counts from 0 so the ticks fall on round numbers; 1 is the first point.
     setNiceRange(m_segmentsAxis, 0, static_cast<double>(std::max<std::int64_t>(layers, 2)), true);
@@ -468,19 +354,19 @@ void MemoryTab::recompute()
 
     // The figures line: the equation with today's numbers.
     const double bytesPerParam =
-        static_cast<double>(r.modelStateBytes) / static_cast<double>(m_inputs.parameters);
-    const bool fits = (m_checkpointing ? ckpt : all) <= limit;
+        static_cast<double>(r.modelStateBytes) / static_cast<double>(inputs().parameters);
+    const bool fits = (checkpointing() ? ckpt : all) <= limit;
     figuresLabel()->setText(
         tr("<b>Model state</b> %1 bytes x %2 parameters = <b>%3</b> &nbsp;·&nbsp; "
            "<b>Activations</b> %4 (all saved), <b>%5</b> with %6 segments (fewest at %7) "
            "&nbsp;·&nbsp; <b>Total</b> %8 against %9: %10")
-            .arg(formatNumber(bytesPerParam), formatCount(static_cast<double>(m_inputs.parameters)),
-                 formatBytes(state, m_unit),
-                 formatBytes(static_cast<double>(r.activationBytes), m_unit),
-                 formatBytes(static_cast<double>(r.checkpointedActivationBytes), m_unit))
-            .arg(m_inputs.segments)
+            .arg(formatNumber(bytesPerParam), formatCount(static_cast<double>(inputs().parameters)),
+                 formatBytes(state, byteUnit()),
+                 formatBytes(static_cast<double>(r.activationBytes), byteUnit()),
+                 formatBytes(static_cast<double>(r.checkpointedActivationBytes), byteUnit()))
+            .arg(inputs().segments)
             .arg(r.optimalSegments)
-            .arg(formatBytes(m_checkpointing ? ckpt : all, m_unit), formatBytes(limit, m_unit),
+            .arg(formatBytes(checkpointing() ? ckpt : all, byteUnit()), formatBytes(limit, byteUnit()),
                  fits ? tr("<b>fits</b>") : tr("<b>does not fit</b>")));
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "common/format.h"
+#include "format.h"
 #include "tab.h"
 
 QT_BEGIN_NAMESPACE
@@ -27,27 +27,24 @@ class MemoryTab : public Tab {
     Q_OBJECT
 
 public:
-    explicit MemoryTab(QWidget* parent = nullptr);
+    explicit MemoryTab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString name() const override { return "memory"; }
     QString title() const override { return tr("Memory budget"); }
     QList<ChartPanel*> charts() const override;
-    void setScenario(const core::Scenario& scenario) override;
-    void writeScenario(core::Scenario& scenario) const override;
     QHash<QString, QString> explanationValues() const override;
 
-    /// The inputs as the controls hold them.
-    core::MemoryInputs inputs() const { return m_inputs; }
+    /// The inputs the charts show: the document's.
+    const core::MemoryInputs& inputs() const { return scenario().memory; }
     /// The accelerator's memory in bytes (the line on the budget chart).
     double acceleratorBytes() const;
-    ByteUnit byteUnit() const { return m_unit; }
-    bool checkpointing() const { return m_checkpointing; }
+    ByteUnit byteUnit() const;
+    bool checkpointing() const;
 
     ChartViewPanel* budgetChart() const { return m_budget; }
     ChartViewPanel* checkpointChart() const { return m_checkpoint; }
 
 protected:
-    void readControls() override;
+    void sectionShown() override;
     void recompute() override;
 
 private:
@@ -56,10 +53,6 @@ private:
     void buildCheckpointChart();
     void applyRecipe(int index);
     void syncRecipe();
-
-    core::MemoryInputs m_inputs;
-    ByteUnit m_unit = ByteUnit::GB;
-    bool m_checkpointing = true;
 
     QComboBox* m_recipe = nullptr;
     QComboBox* m_accelerator = nullptr;

@@ -1,10 +1,10 @@
 #include "pipelinetab.h"
 
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
-#include "widgets/ganttpanel.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "parametercontrol.h"
+#include "ganttpanel.h"
 
 #include <QAbstractAxis>
 #include <QAbstractSeries>

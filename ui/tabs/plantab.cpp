@@ -1,12 +1,12 @@
 #include "plantab.h"
 
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
-#include "common/planexport.h"
-#include "widgets/plancommunicationpanel.h"
-#include "widgets/planpublishedpanel.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "parametercontrol.h"
+#include "planexport.h"
+#include "plancommunicationpanel.h"
+#include "planpublishedpanel.h"
 
 #include <QApplication>
 #include <QBarCategoryAxis>
@@ -186,7 +186,7 @@ PlanTab::PlanTab(QWidget* parent)
 {
     setObjectName("plan");
     try {
-        m_presets = planPresets();
+        m_presets = document::planPresets();
     } catch (const core::InputError& e) {
         // A broken resource must not take the window down; the menu then offers what is left.
         qWarning("plan presets: %s", e.what());
@@ -200,7 +200,7 @@ PlanTab::PlanTab(QWidget* parent)
     m_communication->setUnit(kGiB, "GiB");
     m_published = new PlanPublishedPanel("plan-published");
     try {
-        m_published->setFigures(publishedFigures());
+        m_published->setFigures(document::publishedFigures());
     } catch (const core::InputError& e) {
         qWarning("published figures: %s", e.what());
     }
@@ -240,7 +240,7 @@ void PlanTab::buildControls()
     m_presetBox = new QComboBox;
     m_presetBox->setObjectName("plan.preset");
     m_presetBox->setAccessibleName(tr("Model preset"));
-    for (const PlanPreset& p : m_presets) {
+    for (const document::PlanPreset& p : m_presets) {
         m_presetBox->addItem(p.title, p.id);
         m_presetBox->setItemData(m_presetBox->count() - 1, p.source, Qt::ToolTipRole);
     }
@@ -734,14 +734,14 @@ void PlanTab::syncPresetBox()
     int match = -1, sameModel = -1;
     for (int i = 0; i < m_presets.size(); ++i) {
         const core::PlanInputs& preset = m_presets[i].plan;
-        if (samePlan(m_inputs, preset)) {
+        if (document::samePlan(m_inputs, preset)) {
             match = i;
             break;
         }
         // The preset's layout around this model: equal to the preset when the model is its.
         core::PlanInputs probe = preset;
         probe.model = m_inputs.model;
-        if (sameModel < 0 && samePlan(probe, preset))
+        if (sameModel < 0 && document::samePlan(probe, preset))
             sameModel = i;
     }
     const QSignalBlocker block(m_presetBox);
@@ -760,7 +760,7 @@ void PlanTab::syncPresetBox()
 
 QString PlanTab::applyPreset(const QString& id)
 {
-    for (const PlanPreset& p : m_presets)
+    for (const document::PlanPreset& p : m_presets)
         if (p.id == id) {
             loadPlan(p.plan);
             emit scenarioChanged();
@@ -771,7 +771,7 @@ QString PlanTab::applyPreset(const QString& id)
 
 void PlanTab::loadPublishedFigure(int index)
 {
-    const QList<PublishedFigure>& figures = m_published->figures();
+    const QList<document::PublishedFigure>& figures = m_published->figures();
     if (index < 0 || index >= figures.size())
         return;
     loadPlan(figures[index].plan);
@@ -878,7 +878,7 @@ void PlanTab::updateRecomputeChart(const std::vector<core::VariantActivations>& 
     if (!m_variantSet->isBarSelected(0))
         m_variantSet->selectBar(0);
     const core::PlanInputs& in = m_shown;
-    QString recipe = recomputeName(in.recompute);
+    QString recipe = document::recomputeName(in.recompute);
     if (in.sequenceParallel && in.tensorParallel > 1)
         recipe += tr(" + SP");
     const QString yoursLabel = tr("Yours: %1, t = %2").arg(recipe).arg(in.tensorParallel);
@@ -971,7 +971,7 @@ QHash<QString, QString> PlanTab::explanationValues() const
         {"d", formatWhole(r.dataParallel)},
         {"m", formatWhole(r.microbatches)},
         {"zero", zeroName(in.zeroStage)},
-        {"recompute", recomputeName(in.recompute)},
+        {"recompute", document::recomputeName(in.recompute)},
         {"sequence_parallel", in.sequenceParallel ? tr("on") : tr("off")},
         {"peak", gib(r.peakBytesPerGpu)},
         {"peak_stage", QString::number(r.peakStage)},
@@ -1006,7 +1006,7 @@ QString PlanTab::saveText(const QString& path, const QByteArray& bytes) const
 QString PlanTab::saveDeepSpeedConfig(const QString& path) const
 {
     try {
-        return saveText(path, deepSpeedConfig(m_inputs));
+        return saveText(path, document::deepSpeedConfig(m_inputs));
     } catch (const core::InputError& e) {
         return QString::fromStdString(e.what());
     }
@@ -1015,7 +1015,7 @@ QString PlanTab::saveDeepSpeedConfig(const QString& path) const
 QString PlanTab::saveMegatronArguments(const QString& path) const
 {
     try {
-        return saveText(path, megatronArguments(m_inputs).toUtf8());
+        return saveText(path, document::megatronArguments(m_inputs).toUtf8());
     } catch (const core::InputError& e) {
         return QString::fromStdString(e.what());
     }
@@ -1047,7 +1047,7 @@ QString PlanTab::caption() const
         .arg(model, formatCount(static_cast<double>(m_result.parameters.total)),
              formatWhole(in.gpus), formatWhole(m_result.dataParallel),
              formatWhole(in.tensorParallel), formatWhole(in.pipelineParallel),
-             zeroName(in.zeroStage), recomputeName(in.recompute),
+             zeroName(in.zeroStage), document::recomputeName(in.recompute),
              in.sequenceParallel ? tr(", sequence parallel") : QString())
         .arg(formatWhole(in.sequence), formatWhole(in.microBatch), formatWhole(in.globalBatch),
              gib(gpuMemoryBytes()));

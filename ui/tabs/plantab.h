@@ -61,7 +61,7 @@ public:
     /// Returns an empty string, or why it could not.
     QString applyPreset(const QString& id);
     /// The presets of the menu, in its order.
-    const QList<PlanPreset>& presets() const { return m_presets; }
+    const QList<document::PlanPreset>& presets() const { return m_presets; }
     /// Loads the configuration behind published figure `index` (as its Load button does).
     void loadPublishedFigure(int index);
 
@@ -113,7 +113,7 @@ private:
     double m_shownKv = 0, m_shownExpertFfn = 0; ///< what the following controls were set to
     double m_exactGib = 80, m_shownGib = 80; ///< a file's GPU memory, kept exact until moved
 
-    QList<PlanPreset> m_presets;
+    QList<document::PlanPreset> m_presets;
     QComboBox* m_presetBox = nullptr;
     QLabel* m_presetSource = nullptr;
     QCheckBox* m_gated = nullptr;

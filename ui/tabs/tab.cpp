@@ -1,11 +1,12 @@
 #include "tab.h"
 
-#include "common/backgroundrunner.h"
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/explanationpanel.h"
-#include "common/figureslabel.h"
+#include "backgroundrunner.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "explanationpanel.h"
+#include "figureslabel.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
@@ -42,8 +43,10 @@ ParameterSpec makeSpec(const QString& key, const QString& label, const QString& 
     return s;
 }
 
-Tab::Tab(QWidget* parent)
+Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* parent)
     : QWidget(parent)
+    , m_document(document ? document : new document::ScenarioDocument(this))
+    , m_section(section)
     , m_timer(new QTimer(this))
     , m_explanationTimer(new QTimer(this))
     , m_controlsColumn(new QVBoxLayout)
@@ -98,6 +101,60 @@ Tab::Tab(QWidget* parent)
     layout->addWidget(m_scroll);
     layout->addLayout(m_right, 1);
     connect(this, &Tab::refreshed, this, &Tab::scheduleExplanation);
+    connect(m_document, &document::ScenarioDocument::sectionChanged, this,
+            [this](core::Section changed) {
+                if (changed == m_section)
+                    showSection();
+            });
+}
+
+QString Tab::name() const
+{
+    const std::string_view n = core::sectionName(m_section);
+    return QString::fromLatin1(n.data(), static_cast<qsizetype>(n.size()));
+}
+
+void Tab::setScenario(const core::Scenario& scenario)
+{
+    m_document->replace(scenario, tr("Open scenario"));
+}
+
+void Tab::showSection()
+{
+    for (const Binding& b : std::as_const(m_bindings))
+        showBinding(b);
+    sectionShown();
+    scheduleRefresh();
+}
+
+void Tab::showBinding(const Binding& binding)
+{
+    const document::Field& f = *binding.field;
+    const core::Scenario& s = m_document->scenario();
+    const double value = f.get(s);
+    if (auto* control = qobject_cast<ParameterControl*>(binding.widget)) {
+        const QSignalBlocker block(control);
+        // A file's value outside the slider's range widens it: never silently clamped.
+        const double lo = std::min(f.minimum, value);
+        const double hi = std::max(f.maximumIn(s), value);
+        if (control->spec().minimum != lo || control->spec().maximum != hi)
+            control->setRange(lo, hi);
+        control->setValue(value);
+    } else if (auto* box = qobject_cast<QCheckBox*>(binding.widget)) {
+        const QSignalBlocker block(box);
+        box->setChecked(value != 0.0);
+    } else if (auto* combo = qobject_cast<QComboBox*>(binding.widget)) {
+        const QSignalBlocker block(combo);
+        combo->setCurrentIndex(static_cast<int>(value));
+    }
+}
+
+void Tab::bind(const document::Field* field, QWidget* widget)
+{
+    Q_ASSERT(field);
+    widget->setObjectName(field->key);
+    m_bindings.append({field, widget});
+    showBinding(m_bindings.last());
 }
 
 void Tab::scheduleExplanation()
@@ -174,25 +231,70 @@ QVBoxLayout* Tab::addGroup(const QString& title)
     return box;
 }
 
-ParameterControl* Tab::addControl(QVBoxLayout* group, const ParameterSpec& spec, double initial)
+ParameterControl* Tab::addControl(QVBoxLayout* group, const QString& key)
+{
+    const document::Field* f = document::findField(key);
+    Q_ASSERT_X(f, "Tab::addControl", qPrintable(key));
+    ParameterSpec spec;
+    spec.key = f->key;
+    spec.label = f->translatedLabel();
+    spec.symbol = f->symbol;
+    spec.unit = f->translatedUnit();
+    spec.description = f->translatedHelp();
+    spec.minimum = f->minimum;
+    spec.maximum = f->maximumIn(m_document->scenario());
+    spec.scale = f->log ? ParameterSpec::Scale::Log : ParameterSpec::Scale::Linear;
+    spec.suffixes = f->log;
+    spec.decimals = f->decimals;
+    spec.step = f->step;
+    auto* c = addViewControl(group, spec, f->get(m_document->scenario()));
+    bind(f, c);
+    connect(c, &ParameterControl::valueChanged, this,
+            [this, key = f->key](double v) { m_document->setValue(key, v); });
+    return c;
+}
+
+QCheckBox* Tab::addCheckBox(QVBoxLayout* group, const QString& key)
+{
+    const document::Field* f = document::findField(key);
+    Q_ASSERT_X(f, "Tab::addCheckBox", qPrintable(key));
+    auto* box = new QCheckBox(f->translatedLabel());
+    box->setToolTip(f->translatedHelp());
+    group->addWidget(box);
+    bind(f, box);
+    connect(box, &QCheckBox::toggled, this,
+            [this, key = f->key](bool on) { m_document->setValue(key, on ? 1.0 : 0.0); });
+    return box;
+}
+
+QComboBox* Tab::addChoice(QFormLayout* form, const QString& key)
+{
+    const document::Field* f = document::findField(key);
+    Q_ASSERT_X(f, "Tab::addChoice", qPrintable(key));
+    auto* combo = new QComboBox;
+    combo->addItems(f->translatedChoices());
+    QString accessible = f->translatedLabel();
+    combo->setAccessibleName(accessible.remove('&'));
+    combo->setToolTip(f->translatedHelp());
+    form->addRow(f->translatedLabel(), combo);
+    bind(f, combo);
+    connect(combo, &QComboBox::currentIndexChanged, this,
+            [this, key = f->key](int i) { m_document->setValue(key, i); });
+    return combo;
+}
+
+ParameterControl* Tab::addViewControl(QVBoxLayout* group, const ParameterSpec& spec,
+                                      double initial)
 {
     auto* c = new ParameterControl(spec);
     c->setValue(initial);
     m_controls << c;
     group->addWidget(c);
-    connect(c, &ParameterControl::valueChanged, this, &Tab::inputEdited);
     connect(c, &ParameterControl::inputRefused, this, &Tab::inputRefused);
     ParameterControl::alignColumns(m_controls);
     // The column is as wide as its widest row, never squeezed by the charts.
     m_scroll->setMinimumWidth(m_scroll->widget()->sizeHint().width() + 24);
     return c;
-}
-
-void Tab::inputEdited()
-{
-    readControls();
-    scheduleRefresh();
-    emit scenarioChanged();
 }
 
 void Tab::setCharts(const QList<ChartPanel*>& charts, int columns, int minChars)
@@ -306,22 +408,20 @@ ParameterControl* Tab::addAcceleratorMemory(QVBoxLayout* group, QFormLayout* for
     for (double gb : {24.0, 40.0, 80.0, 141.0})
         box->addItem(tr("%1 GB").arg(gb), gb);
     box->addItem(tr("Other"), 0.0);
-    box->setCurrentIndex(2);
     form->addRow(tr("&Memory"), box);
-    auto* capacity =
-        addControl(group,
-                   makeSpec(section + ".accelerator_gb", tr("C&apacity"), "", tr("GB"),
-                            tr("Memory of one accelerator, in GB (10^9 bytes)."), 1, 1024),
-                   80);
+    auto* capacity = addControl(group, section + ".accelerator_gb");
     connect(box, &QComboBox::activated, this, [box, capacity](int i) {
         const double gb = box->itemData(i).toDouble();
         if (gb > 0)
             capacity->setValue(gb);
     });
-    connect(capacity, &ParameterControl::valueChanged, this, [box](double gb) {
-        const int i = box->findData(gb);
+    // The box names the capacity whenever the document changes it (an edit, undo, a file).
+    const auto name = [box, capacity] {
+        const int i = box->findData(capacity->value());
         box->setCurrentIndex(i >= 0 ? i : box->count() - 1);
-    });
+    };
+    name();
+    connect(m_document, &document::ScenarioDocument::sectionChanged, box, name);
     return capacity;
 }
 

@@ -1,13 +1,16 @@
 #pragma once
 
-#include "common/parametercontrol.h"
+#include "fields.h"
+#include "parametercontrol.h"
 #include "scalelab/core/scenario.h"
+#include "scenariodocument.h"
 
 #include <QList>
 #include <QString>
 #include <QWidget>
 
 QT_BEGIN_NAMESPACE
+class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QGridLayout;
@@ -28,9 +31,12 @@ ParameterSpec makeSpec(const QString& key, const QString& label, const QString& 
                        const QString& unit, const QString& description, double minimum,
                        double maximum, ParameterSpec::Scale scale = ParameterSpec::Scale::Linear);
 
-/// One topic of the window. A tab owns its section of the scenario, builds its controls and
-/// chart series once, and on any change schedules one recompute: several slider steps inside
-/// one turn of the event loop cost one core call and one redraw.
+/// One topic of the window: a view of one section of the scenario document. It builds its
+/// controls (from the section's field table) and chart series once; a control sends its edit to
+/// the document, and when the document says the section changed (an edit, undo, redo, a file)
+/// the tab shows the document's values in its controls and schedules one recompute: several
+/// slider steps inside one turn of the event loop cost one core call and one redraw. A tab
+/// keeps no copy of its inputs.
 ///
 /// Every tab has the same face: a column of grouped controls on the left; on the right a line
 /// of live figures, the charts in a grid, and a line for refused input.
@@ -38,19 +44,24 @@ class Tab : public QWidget {
     Q_OBJECT
 
 public:
-    explicit Tab(QWidget* parent = nullptr);
+    /// A view of `section` of `document`; with no document the tab makes one of its own (a tab
+    /// on its own in a test or an export).
+    Tab(document::ScenarioDocument* document, core::Section section, QWidget* parent = nullptr);
+
+    document::ScenarioDocument* document() const { return m_document; }
+    /// The scenario the tab shows: the document's.
+    const core::Scenario& scenario() const { return m_document->scenario(); }
+    core::Section section() const { return m_section; }
 
     /// The scenario section and export name: "memory", "zero", ...
-    virtual QString name() const = 0;
+    QString name() const;
     /// The tab's title in the window.
     virtual QString title() const = 0;
     /// Every chart, in the order they are exported.
     virtual QList<ChartPanel*> charts() const = 0;
 
-    /// Loads this tab's section of `scenario` into its controls and redraws.
-    virtual void setScenario(const core::Scenario& scenario) = 0;
-    /// Writes this tab's section into `scenario`.
-    virtual void writeScenario(core::Scenario& scenario) const = 0;
+    /// Replaces the document's scenario with `scenario` (one undo step) and redraws.
+    void setScenario(const core::Scenario& scenario);
 
     /// Recomputes and redraws at once (the live loop calls it through a zero-delay timer).
     void refreshNow();
@@ -89,8 +100,6 @@ public:
     void setExplanationVisible(bool visible);
 
 signals:
-    /// The user changed an input (after the tab's own section has been updated).
-    void scenarioChanged();
     /// A control refused typed text; `message` says which, why, and the value kept.
     void inputRefused(const QString& message);
     /// Charts and figures now show the current inputs.
@@ -99,9 +108,17 @@ signals:
 protected:
     /// A titled group in the controls column; add controls to the returned layout.
     QVBoxLayout* addGroup(const QString& title);
-    /// A parameter control set to `initial` in `group`. A change by the user calls
-    /// readControls(), schedules a refresh and emits scenarioChanged().
-    ParameterControl* addControl(QVBoxLayout* group, const ParameterSpec& spec, double initial);
+    /// The control of field `key` ("memory.layers": label, range, tooltip from the field table)
+    /// in `group`, showing the document's value; the user's change goes to the document.
+    ParameterControl* addControl(QVBoxLayout* group, const QString& key);
+    /// A check box for flag field `key`, bound the same way.
+    QCheckBox* addCheckBox(QVBoxLayout* group, const QString& key);
+    /// A combo box for choice field `key`, as a row of `form`, bound the same way.
+    QComboBox* addChoice(QFormLayout* form, const QString& key);
+    /// A parameter control for something that is not a scenario input (a view's own setting),
+    /// set to `initial`; the tab connects to it itself.
+    ParameterControl* addViewControl(QVBoxLayout* group, const ParameterSpec& spec,
+                                     double initial);
     /// Adds to `group` a button that shows and hides `content` (rarely changed controls),
     /// then `content` itself, hidden until the button is pressed.
     void addDisclosure(QVBoxLayout* group, const QString& text, QWidget* content,
@@ -128,8 +145,9 @@ protected:
     /// asks for more than the slider offers (a scenario value is never silently clamped).
     static void loadValue(ParameterControl* control, double value);
 
-    /// Copies the controls into the tab's input struct; called after every user change.
-    virtual void readControls() = 0;
+    /// Called after the controls show a changed section, before the refresh: for what the
+    /// field bindings do not cover (a preset box that names the current values, enabled states).
+    virtual void sectionShown() {}
     /// Calls core and updates the charts. Throws core::InputError for inputs core refuses.
     virtual void recompute() = 0;
     /// Schedules one recompute in this turn of the event loop.
@@ -138,8 +156,9 @@ protected:
     /// thread and the function it returns on the GUI thread, newest request only. An
     /// InputError thrown by `work` shows in the message line like one from recompute().
     void computeInBackground(std::function<std::function<void()>()> work);
-    /// The user changed something that is not a parameter control (a combo box, a check box).
-    void inputEdited();
+    /// Shows the document's values in every bound control (signals blocked), then
+    /// sectionShown(), then schedules a refresh.
+    void showSection();
 
 private:
     void showError(const QString& message, Failure failure = Failure::BadInput);
@@ -163,6 +182,17 @@ private:
     /// Gives the controls column the width its controls need at the current type size.
     void fitControlsColumn();
 
+    /// A control, check box or combo box showing one field.
+    struct Binding {
+        const document::Field* field;
+        QWidget* widget;
+    };
+    void bind(const document::Field* field, QWidget* widget);
+    void showBinding(const Binding& binding);
+
+    document::ScenarioDocument* m_document;
+    core::Section m_section;
+    QList<Binding> m_bindings;
     QTimer* m_timer;
     QTimer* m_explanationTimer;
     bool m_explanationStale = false;

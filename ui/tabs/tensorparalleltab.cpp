@@ -1,11 +1,11 @@
 #include "tensorparalleltab.h"
 
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "parametercontrol.h"
 #include "scalelab/core/collectives.h"
-#include "widgets/shardingpanel.h"
+#include "shardingpanel.h"
 
 #include <QChart>
 #include <QComboBox>

@@ -2,7 +2,7 @@
 
 #include "scalelab/core/tensor_parallel.h"
 #include "tab.h"
-#include "widgets/shardingpanel.h"
+#include "shardingpanel.h"
 
 #include <atomic>
 #include <memory>

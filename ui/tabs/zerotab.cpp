@@ -1,10 +1,10 @@
 #include "zerotab.h"
 
-#include "common/chartpanel.h"
-#include "common/chartstyle.h"
-#include "common/format.h"
-#include "common/parametercontrol.h"
-#include "widgets/ringpanel.h"
+#include "chartpanel.h"
+#include "chartstyle.h"
+#include "format.h"
+#include "parametercontrol.h"
+#include "ringpanel.h"
 
 #include <QBarCategoryAxis>
 #include <QBarSet>

@@ -1,6 +1,6 @@
 #include "heatmappairpanel.h"
 
-#include "common/chartstyle.h"
+#include "chartstyle.h"
 #include "heatmappanel.h"
 
 #include <QEvent>

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "common/chartpanel.h"
+#include "chartpanel.h"
 
 #include <Eigen/Core>
 #include <QString>

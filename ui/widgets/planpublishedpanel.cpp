@@ -1,7 +1,7 @@
 #include "planpublishedpanel.h"
 
-#include "common/chartstyle.h"
-#include "common/format.h"
+#include "chartstyle.h"
+#include "format.h"
 
 #include <QHeaderView>
 #include <QLabel>
@@ -84,14 +84,14 @@ int PlanPublishedPanel::rowOf(int index) const
 
 QString PlanPublishedPanel::publishedText(int index) const
 {
-    const PublishedFigure& f = m_figures[index];
+    const document::PublishedFigure& f = m_figures[index];
     const QString value = inUnit(f.published, f.unit, 4);
     switch (f.comparison) {
-    case Comparison::Below:
+    case document::Comparison::Below:
         return tr("under %1").arg(value);
-    case Comparison::About:
+    case document::Comparison::About:
         return tr("about %1").arg(value);
-    case Comparison::Equal:
+    case document::Comparison::Equal:
         break;
     }
     return value;
@@ -99,7 +99,7 @@ QString PlanPublishedPanel::publishedText(int index) const
 
 QString PlanPublishedPanel::scalelabText(int index) const
 {
-    const PublishedFigure& f = m_figures[index];
+    const document::PublishedFigure& f = m_figures[index];
     return inUnit(f.scalelab, f.unit, 4);
 }
 
@@ -113,7 +113,7 @@ QString PlanPublishedPanel::differenceText(int index) const
     return (d < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")) + magnitude + '%';
 }
 
-void PlanPublishedPanel::setFigures(const QList<PublishedFigure>& figures)
+void PlanPublishedPanel::setFigures(const QList<document::PublishedFigure>& figures)
 {
     m_figures = figures;
     m_rowFigure.clear();
@@ -138,7 +138,7 @@ void PlanPublishedPanel::setFigures(const QList<PublishedFigure>& figures)
         const int row = m_table->rowCount();
         m_table->insertRow(row);
         m_rowFigure << i;
-        const PublishedFigure& f = figures[i];
+        const document::PublishedFigure& f = figures[i];
         const bool differs = !isZero(f.differencePercent());
         // A mark on rows whose difference is explained below the table.
         const QString texts[] = {f.what, publishedText(i), scalelabText(i),
@@ -182,7 +182,7 @@ void PlanPublishedPanel::showDetail(int row)
                                   .arg(m_figures[m_rowFigure[row + 1]].source.toHtmlEscaped()));
         return;
     }
-    const PublishedFigure& f = m_figures[index];
+    const document::PublishedFigure& f = m_figures[index];
     const bool differs = !isZero(f.differencePercent());
     QString text = tr("<b>%1</b>: paper %2, ScaleLab %3, difference %4.")
                        .arg(f.what.toHtmlEscaped(), publishedText(index), scalelabText(index),

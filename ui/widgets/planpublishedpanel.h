@@ -1,7 +1,7 @@
 #pragma once
 
-#include "common/chartpanel.h"
-#include "tabs/planpresets.h"
+#include "chartpanel.h"
+#include "planpresets.h"
 
 #include <QList>
 
@@ -23,8 +23,8 @@ class PlanPublishedPanel : public ChartPanel {
 public:
     explicit PlanPublishedPanel(const QString& name, QWidget* parent = nullptr);
 
-    void setFigures(const QList<PublishedFigure>& figures);
-    const QList<PublishedFigure>& figures() const { return m_figures; }
+    void setFigures(const QList<document::PublishedFigure>& figures);
+    const QList<document::PublishedFigure>& figures() const { return m_figures; }
 
     QTableWidget* table() const { return m_table; }
     /// The selected reference's source and the reason for its difference.
@@ -48,7 +48,7 @@ signals:
 private:
     void showDetail(int row);
 
-    QList<PublishedFigure> m_figures;
+    QList<document::PublishedFigure> m_figures;
     QList<int> m_rowFigure; ///< figure index per table row, -1 for a group title
     QLabel* m_heading;
     QTableWidget* m_table;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "common/chartpanel.h"
+#include "chartpanel.h"
 #include "scalelab/core/collectives.h"
 
 #include <QColor>

@@ -1,7 +1,7 @@
 #include "shardingpanel.h"
 
-#include "common/chartstyle.h"
-#include "common/format.h"
+#include "chartstyle.h"
+#include "format.h"
 
 #include <QFontMetricsF>
 #include <QPainter>

@@ -70,6 +70,8 @@ struct ZeroInputs {
     std::int64_t weightBytes = 2;
     std::int64_t gradBytes = 2;
     std::int64_t optimizerBytes = 12; ///< master weights + both moments
+
+    bool operator==(const ZeroInputs&) const = default;
 };
 
 /// Per-rank model-state bytes, exact.

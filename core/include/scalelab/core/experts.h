@@ -35,6 +35,8 @@ struct ExpertsInputs {
     std::int64_t seed = 1;
     /// Which experts are hot (router simulation only); the default keeps the seeded shuffle.
     ExpertPopularity popularity = ExpertPopularity::Shuffled;
+
+    bool operator==(const ExpertsInputs&) const = default;
 };
 
 struct ExpertsResult {

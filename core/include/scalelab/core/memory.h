@@ -20,6 +20,8 @@ struct MemoryInputs {
     std::int64_t bytesPerValue = 2;
     std::int64_t tensorsPerLayer = 16; ///< saved tokens x hidden tensors per layer
     std::int64_t segments = 8; ///< checkpoint segments, 1..layers
+
+    bool operator==(const MemoryInputs&) const = default;
 };
 
 struct MemoryResult {

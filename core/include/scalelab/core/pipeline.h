@@ -22,6 +22,8 @@ struct PipelineInputs {
     std::int64_t virtualStages = 2; ///< v, model chunks per stage; used by Interleaved only
     double forwardTime = 1.0; ///< one microbatch's forward through one stage
     double backwardTime = 2.0; ///< one microbatch's backward through one stage
+
+    bool operator==(const PipelineInputs&) const = default;
 };
 
 /// One pass of one microbatch through one model chunk of one stage.

@@ -34,6 +34,8 @@ struct ModelShape {
     std::optional<std::int64_t> expertFfnHidden;
     std::int64_t sharedExperts = 0; ///< experts every token passes through (MoE only)
     std::int64_t denseLayers = 0; ///< leading layers that keep a dense MLP (MoE only)
+
+    bool operator==(const ModelShape&) const = default;
 };
 
 /// Inputs of the training plan (scenario section `plan`). The defaults describe a
@@ -55,6 +57,8 @@ struct PlanInputs {
     std::int64_t gradBytes = 2; ///< per parameter
     std::int64_t optimizerBytes = 12; ///< per parameter: master weights and both Adam moments
     double gpuMemoryGib = 80.0; ///< one GPU's memory in GiB (2^30 bytes)
+
+    bool operator==(const PlanInputs&) const = default;
 };
 
 /// Largest `plan.model.layers` accepted: the plan keeps one entry per stage and walks every

@@ -34,6 +34,8 @@ struct TensorParallelInputs {
     std::int64_t ranks = 4; ///< 1..d_ff; uneven splits allowed
     std::int64_t bytesPerValue = 2;
     std::int64_t seed = 1;
+
+    bool operator==(const TensorParallelInputs&) const = default;
 };
 
 struct TensorParallelResult {

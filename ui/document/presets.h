@@ -5,8 +5,9 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
-namespace scalelab::app {
+namespace scalelab::document {
 
 /// A scenario file shipped in resources/presets/: a real model's shape and layout, with where
 /// its numbers come from.
@@ -17,6 +18,14 @@ struct Preset {
     QJsonObject object;
 };
 
+/// The ids of every preset compiled in (":/presets/<id>.json"), in file-name order.
+QStringList presetIds();
+
+/// The JSON object of preset `id`. Throws core::InputError naming the preset when it is missing
+/// or not a JSON object. The one reader of preset files: the Presets menu, the plan tab's list
+/// and the published figures all go through it.
+QJsonObject presetObject(const QString& id);
+
 /// Every preset compiled into the program, sorted by title.
 QList<Preset> loadPresets();
 
@@ -26,4 +35,4 @@ QList<Preset> loadPresets();
 /// and data-parallel ranks. Throws core::InputError like any scenario file.
 core::Scenario presetScenario(const QJsonObject& object);
 
-} // namespace scalelab::app
+} // namespace scalelab::document

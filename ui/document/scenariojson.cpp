@@ -1,5 +1,7 @@
 #include "scenariojson.h"
 
+#include "fields.h"
+
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -14,7 +16,7 @@
 
 using scalelab::core::InputError;
 
-namespace scalelab::app {
+namespace scalelab::document {
 
 namespace {
 
@@ -76,90 +78,16 @@ public:
     QJsonValue value(const QString& key) const { return m_object.value(key); }
     std::string field(const QString& key) const { return path(m_name, key); }
 
-    void whole(const QString& key, std::int64_t& out) const
-    {
-        if (has(key))
-            out = wholeNumber(value(key), field(key));
-    }
-
-    void number(const QString& key, double& out) const
-    {
-        if (has(key))
-            out = finiteNumber(value(key), field(key));
-    }
-
-    void boolean(const QString& key, bool& out) const
-    {
-        if (!has(key))
-            return;
-        if (!value(key).isBool())
-            throw InputError(field(key), "true or false");
-        out = value(key).toBool();
-    }
-
-    void optionalWhole(const QString& key, std::optional<std::int64_t>& out) const
-    {
-        if (has(key))
-            out = wholeNumber(value(key), field(key));
-    }
-
     /// The object under `key` as its own section (e.g. plan.model).
     SectionReader child(const QString& key, QStringList known) const
     {
         return SectionReader(m_object, key, std::move(known), m_name + '.');
     }
 
-    template <typename Enum>
-    void choice(const QString& key, const std::map<QString, Enum>& names, Enum& out) const
-    {
-        if (!has(key))
-            return;
-        QStringList quoted;
-        for (const auto& [name, e] : names)
-            quoted << '"' + name + '"';
-        const std::string expected = "one of " + quoted.join(", ").toStdString();
-        if (!value(key).isString())
-            throw InputError(field(key), expected);
-        const auto it = names.find(value(key).toString());
-        if (it == names.end())
-            throw InputError(field(key), expected);
-        out = it->second;
-    }
-
 private:
     QString m_name;
     QJsonObject m_object;
 };
-
-const std::map<QString, core::Schedule> kSchedules = {
-    {"gpipe", core::Schedule::GPipe},
-    {"1f1b", core::Schedule::OneFOneB},
-    {"interleaved", core::Schedule::Interleaved},
-};
-
-const std::map<QString, core::ExpertPopularity> kPopularities = {
-    {"shuffled", core::ExpertPopularity::Shuffled},
-    {"by_id", core::ExpertPopularity::ById},
-};
-
-const std::map<QString, core::Recompute> kRecomputes = {
-    {"none", core::Recompute::None},
-    {"selective", core::Recompute::Selective},
-    {"full", core::Recompute::Full},
-};
-
-const std::map<QString, core::Fp8Format> kFormats = {
-    {"e4m3", core::Fp8Format::E4M3},
-    {"e5m2", core::Fp8Format::E5M2},
-};
-
-template <typename Enum> QString nameOf(const std::map<QString, Enum>& names, Enum e)
-{
-    for (const auto& [name, value] : names)
-        if (value == e)
-            return name;
-    return {};
-}
 
 std::vector<std::int64_t> wholeArray(const QJsonValue& value, const std::string& field,
                                      const std::string& expected)
@@ -173,68 +101,113 @@ std::vector<std::int64_t> wholeArray(const QJsonValue& value, const std::string&
     return out;
 }
 
-void readMemory(const QJsonObject& root, core::MemoryInputs& m)
+/// The value of `field` in `object` (the key's own object), checked against the field's kind.
+double readFieldValue(const Field& field, const QJsonValue& value)
 {
-    const SectionReader s(root, "memory",
-                          {"parameters", "weight_bytes", "grad_bytes", "master_bytes",
-                           "moment_bytes", "tokens", "hidden", "layers", "bytes_per_value",
-                           "tensors_per_layer", "segments"});
-    s.whole("parameters", m.parameters);
-    s.whole("weight_bytes", m.weightBytes);
-    s.whole("grad_bytes", m.gradBytes);
-    s.whole("master_bytes", m.masterBytes);
-    s.whole("moment_bytes", m.momentBytes);
-    s.whole("tokens", m.tokens);
-    s.whole("hidden", m.hidden);
-    s.whole("layers", m.layers);
-    s.whole("bytes_per_value", m.bytesPerValue);
-    s.whole("tensors_per_layer", m.tensorsPerLayer);
-    s.whole("segments", m.segments);
+    const std::string path = field.key.toStdString();
+    switch (field.kind) {
+    case FieldKind::Whole:
+        return static_cast<double>(wholeNumber(value, path));
+    case FieldKind::Number:
+        return finiteNumber(value, path);
+    case FieldKind::Flag:
+        if (!value.isBool())
+            throw InputError(path, "true or false");
+        return value.toBool() ? 1.0 : 0.0;
+    case FieldKind::Choice: {
+        QStringList quoted;
+        for (const char* name : field.choices)
+            quoted << '"' + QString::fromLatin1(name) + '"';
+        quoted.sort();
+        const std::string expected = "one of " + quoted.join(", ").toStdString();
+        if (!value.isString())
+            throw InputError(path, expected);
+        for (std::size_t i = 0; i < field.choices.size(); ++i)
+            if (value.toString() == QLatin1StringView(field.choices[i]))
+                return static_cast<double>(i);
+        throw InputError(path, expected);
+    }
+    }
+    return 0;
 }
 
-void readZero(const QJsonObject& root, core::ZeroInputs& z)
+/// A value as the scenario file writes it.
+QJsonValue writeFieldValue(const Field& field, double value)
 {
-    const SectionReader s(root, "zero",
-                          {"parameters", "ranks", "weight_bytes", "grad_bytes", "optimizer_bytes"});
-    s.whole("parameters", z.parameters);
-    s.whole("ranks", z.ranks);
-    s.whole("weight_bytes", z.weightBytes);
-    s.whole("grad_bytes", z.gradBytes);
-    s.whole("optimizer_bytes", z.optimizerBytes);
+    switch (field.kind) {
+    case FieldKind::Whole:
+        return QJsonValue(static_cast<qint64>(std::llround(value)));
+    case FieldKind::Number:
+        return value;
+    case FieldKind::Flag:
+        return value != 0.0;
+    case FieldKind::Choice:
+        return QString::fromLatin1(field.choices.at(static_cast<std::size_t>(value)));
+    }
+    return {};
 }
 
-void readTensorParallel(const QJsonObject& root, core::TensorParallelInputs& t)
+/// Keys a section object holds besides its fields' (lists and matrices, read by hand below).
+QStringList extraKeys(const QString& object)
 {
-    const SectionReader s(root, "tensor_parallel",
-                          {"tokens", "d_model", "d_ff", "ranks", "bytes_per_value", "seed"});
-    s.whole("tokens", t.tokens);
-    s.whole("d_model", t.dModel);
-    s.whole("d_ff", t.dFf);
-    s.whole("ranks", t.ranks);
-    s.whole("bytes_per_value", t.bytesPerValue);
-    s.whole("seed", t.seed);
+    if (object == "experts")
+        return {"assignments", "expert_to_rank"};
+    if (object == "fp8")
+        return {"values"};
+    return {};
 }
 
-void readPipeline(const QJsonObject& root, core::PipelineInputs& p)
+/// Every key the JSON object at `object` ("memory", "plan.model") may hold, in table order:
+/// its fields' keys, the objects nested in it, then its lists.
+QStringList knownKeys(core::Section section, const QString& object)
 {
-    const SectionReader s(
-        root, "pipeline",
-        {"stages", "microbatches", "schedule", "virtual_stages", "forward_time", "backward_time"});
-    s.whole("stages", p.stages);
-    s.whole("microbatches", p.microbatches);
-    s.choice("schedule", kSchedules, p.schedule);
-    s.whole("virtual_stages", p.virtualStages);
-    s.number("forward_time", p.forwardTime);
-    s.number("backward_time", p.backwardTime);
+    QStringList keys;
+    for (const Field* f : sectionFields(section)) {
+        if (!f->saved)
+            continue;
+        const QString parent = f->jsonObject();
+        if (parent == object)
+            keys << f->jsonKey();
+        else if (parent.startsWith(object + '.')) {
+            const QString child = parent.mid(object.size() + 1).section('.', 0, 0);
+            if (!keys.contains(child))
+                keys << child;
+        }
+    }
+    return keys + extraKeys(object);
 }
 
-void readExperts(const QJsonObject& root, core::ExpertsInputs& e)
+/// The reader of one JSON object of a section; refuses keys the table does not know.
+SectionReader objectReader(const QJsonObject& root, core::Section section, const QString& object)
 {
-    const SectionReader s(root, "experts",
-                          {"ranks", "experts", "assignments", "expert_to_rank", "tokens_per_rank",
-                           "top_k", "skew", "capacity_factor", "seed", "popularity"});
-    s.whole("ranks", e.ranks);
-    s.whole("experts", e.experts);
+    const QStringList parts = object.split('.');
+    SectionReader reader(root, parts.first(), knownKeys(section, parts.first()));
+    QString path = parts.first();
+    for (qsizetype i = 1; i < parts.size(); ++i) {
+        path += '.' + parts[i];
+        reader = reader.child(parts[i], knownKeys(section, path));
+    }
+    return reader;
+}
+
+/// Lays the keys of one section of `root` over `s`, field by field from the table.
+void readSection(const QJsonObject& root, core::Section section, core::Scenario& s)
+{
+    const QString name = QString::fromLatin1(core::sectionName(section).data(),
+                                             static_cast<qsizetype>(core::sectionName(section).size()));
+    objectReader(root, section, name); // refuses unknown keys, even in an object with no fields
+    for (const Field* f : sectionFields(section)) {
+        if (!f->saved)
+            continue;
+        const SectionReader reader = objectReader(root, section, f->jsonObject());
+        if (reader.has(f->jsonKey()))
+            f->set(s, readFieldValue(*f, reader.value(f->jsonKey())));
+    }
+}
+
+void readExpertLists(const QJsonObject& root, core::ExpertsInputs& e)
+{
+    const SectionReader s(root, "experts", knownKeys(core::Section::Experts, "experts"));
     if (s.has("assignments")) {
         const std::string field = s.field("assignments");
         const std::string expected = "a list with one list of expert ids per source rank";
@@ -252,24 +225,11 @@ void readExperts(const QJsonObject& root, core::ExpertsInputs& e)
     if (s.has("expert_to_rank"))
         e.expertToRank = wholeArray(s.value("expert_to_rank"), s.field("expert_to_rank"),
                                     "a list with the owner rank of each expert");
-    s.whole("tokens_per_rank", e.tokensPerRank);
-    s.whole("top_k", e.topK);
-    s.number("skew", e.skew);
-    s.number("capacity_factor", e.capacityFactor);
-    s.whole("seed", e.seed);
-    s.choice("popularity", kPopularities, e.popularity);
 }
 
-void readFp8(const QJsonObject& root, core::Fp8Inputs& f)
+void readFp8Values(const QJsonObject& root, core::Fp8Inputs& f)
 {
-    const SectionReader s(
-        root, "fp8", {"format", "block_size", "values", "rows", "cols", "outlier_scale", "seed"});
-    s.choice("format", kFormats, f.format);
-    s.whole("block_size", f.blockSize);
-    s.whole("rows", f.rows);
-    s.whole("cols", f.cols);
-    s.number("outlier_scale", f.outlierScale);
-    s.whole("seed", f.seed);
+    const SectionReader s(root, "fp8", knownKeys(core::Section::Fp8, "fp8"));
     if (!s.has("values"))
         return;
     const std::string field = s.field("values");
@@ -304,47 +264,6 @@ void readFp8(const QJsonObject& root, core::Fp8Inputs& f)
         }
     }
     f.values = std::move(values);
-}
-
-void readPlan(const QJsonObject& root, core::PlanInputs& p)
-{
-    const SectionReader s(root, "plan",
-                          {"model", "sequence", "micro_batch", "global_batch", "gpus",
-                           "tensor_parallel", "pipeline_parallel", "virtual_stages",
-                           "expert_parallel", "sequence_parallel", "recompute", "zero_stage",
-                           "weight_bytes", "grad_bytes", "optimizer_bytes", "gpu_memory_gib"});
-    const SectionReader m = s.child("model",
-                                    {"layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab",
-                                     "gated_mlp", "tied_embeddings", "experts", "top_k",
-                                     "expert_ffn_hidden", "shared_experts", "dense_layers"});
-    m.whole("layers", p.model.layers);
-    m.whole("hidden", p.model.hidden);
-    m.whole("heads", p.model.heads);
-    m.optionalWhole("kv_heads", p.model.kvHeads);
-    m.whole("ffn_hidden", p.model.ffnHidden);
-    m.whole("vocab", p.model.vocab);
-    m.boolean("gated_mlp", p.model.gatedMlp);
-    m.boolean("tied_embeddings", p.model.tiedEmbeddings);
-    m.whole("experts", p.model.experts);
-    m.whole("top_k", p.model.topK);
-    m.optionalWhole("expert_ffn_hidden", p.model.expertFfnHidden);
-    m.whole("shared_experts", p.model.sharedExperts);
-    m.whole("dense_layers", p.model.denseLayers);
-    s.whole("sequence", p.sequence);
-    s.whole("micro_batch", p.microBatch);
-    s.whole("global_batch", p.globalBatch);
-    s.whole("gpus", p.gpus);
-    s.whole("tensor_parallel", p.tensorParallel);
-    s.whole("pipeline_parallel", p.pipelineParallel);
-    s.whole("virtual_stages", p.virtualStages);
-    s.whole("expert_parallel", p.expertParallel);
-    s.boolean("sequence_parallel", p.sequenceParallel);
-    s.choice("recompute", kRecomputes, p.recompute);
-    s.whole("zero_stage", p.zeroStage);
-    s.whole("weight_bytes", p.weightBytes);
-    s.whole("grad_bytes", p.gradBytes);
-    s.whole("optimizer_bytes", p.optimizerBytes);
-    s.number("gpu_memory_gib", p.gpuMemoryGib);
 }
 
 qsizetype lineOf(const QByteArray& text, int offset, qsizetype* column)
@@ -428,13 +347,10 @@ core::Scenario scenarioFromJson(const QJsonObject& object)
     core::Scenario scenario;
     scenario.title = object.value("title").toString().toStdString();
     scenario.source = object.value("source").toString().toStdString();
-    readMemory(object, scenario.memory);
-    readZero(object, scenario.zero);
-    readTensorParallel(object, scenario.tensorParallel);
-    readPipeline(object, scenario.pipeline);
-    readExperts(object, scenario.experts);
-    readFp8(object, scenario.fp8);
-    readPlan(object, scenario.plan);
+    for (std::size_t i = 0; i < core::kSectionNames.size(); ++i)
+        readSection(object, static_cast<core::Section>(i), scenario);
+    readExpertLists(object, scenario.experts);
+    readFp8Values(object, scenario.fp8);
     core::validate(scenario);
     return scenario;
 }
@@ -470,55 +386,29 @@ core::Scenario loadScenarioFile(const QString& path)
     return scenarioFromJson(readScenarioObject(path));
 }
 
-QJsonObject scenarioToJson(const core::Scenario& s)
+namespace {
+
+/// Writes `value` at `key` of the object at `path` under `root`, making the objects on the way.
+void setAt(QJsonObject& root, QStringList path, const QString& key, const QJsonValue& value)
+{
+    if (path.isEmpty()) {
+        root.insert(key, value);
+        return;
+    }
+    const QString first = path.takeFirst();
+    QJsonObject child = root.value(first).toObject();
+    setAt(child, path, key, value);
+    root.insert(first, child);
+}
+
+/// The lists and matrices the table does not describe: explicit routing and FP8 values.
+void writeLists(const core::Scenario& s, QJsonObject& out)
 {
     const auto whole = [](std::int64_t v) {
         return QJsonValue(static_cast<qint64>(v));
     };
-    QJsonObject memory{
-        {"parameters", whole(s.memory.parameters)},
-        {"weight_bytes", whole(s.memory.weightBytes)},
-        {"grad_bytes", whole(s.memory.gradBytes)},
-        {"master_bytes", whole(s.memory.masterBytes)},
-        {"moment_bytes", whole(s.memory.momentBytes)},
-        {"tokens", whole(s.memory.tokens)},
-        {"hidden", whole(s.memory.hidden)},
-        {"layers", whole(s.memory.layers)},
-        {"bytes_per_value", whole(s.memory.bytesPerValue)},
-        {"tensors_per_layer", whole(s.memory.tensorsPerLayer)},
-        {"segments", whole(s.memory.segments)},
-    };
-    QJsonObject zero{
-        {"parameters", whole(s.zero.parameters)},          {"ranks", whole(s.zero.ranks)},
-        {"weight_bytes", whole(s.zero.weightBytes)},       {"grad_bytes", whole(s.zero.gradBytes)},
-        {"optimizer_bytes", whole(s.zero.optimizerBytes)},
-    };
-    QJsonObject tensorParallel{
-        {"tokens", whole(s.tensorParallel.tokens)},
-        {"d_model", whole(s.tensorParallel.dModel)},
-        {"d_ff", whole(s.tensorParallel.dFf)},
-        {"ranks", whole(s.tensorParallel.ranks)},
-        {"bytes_per_value", whole(s.tensorParallel.bytesPerValue)},
-        {"seed", whole(s.tensorParallel.seed)},
-    };
-    QJsonObject pipeline{
-        {"stages", whole(s.pipeline.stages)},
-        {"microbatches", whole(s.pipeline.microbatches)},
-        {"schedule", nameOf(kSchedules, s.pipeline.schedule)},
-        {"virtual_stages", whole(s.pipeline.virtualStages)},
-        {"forward_time", s.pipeline.forwardTime},
-        {"backward_time", s.pipeline.backwardTime},
-    };
-    QJsonObject experts{
-        {"ranks", whole(s.experts.ranks)},
-        {"experts", whole(s.experts.experts)},
-        {"tokens_per_rank", whole(s.experts.tokensPerRank)},
-        {"top_k", whole(s.experts.topK)},
-        {"skew", s.experts.skew},
-        {"capacity_factor", s.experts.capacityFactor},
-        {"seed", whole(s.experts.seed)},
-        {"popularity", nameOf(kPopularities, s.experts.popularity)},
-    };
+    QJsonObject experts = out.value("experts").toObject();
+    QJsonObject fp8 = out.value("fp8").toObject();
     if (s.experts.assignments) {
         QJsonArray lists;
         for (const auto& list : *s.experts.assignments) {
@@ -535,14 +425,6 @@ QJsonObject scenarioToJson(const core::Scenario& s)
             owners.append(whole(r));
         experts.insert("expert_to_rank", owners);
     }
-    QJsonObject fp8{
-        {"format", nameOf(kFormats, s.fp8.format)},
-        {"block_size", whole(s.fp8.blockSize)},
-        {"rows", whole(s.fp8.rows)},
-        {"cols", whole(s.fp8.cols)},
-        {"outlier_scale", s.fp8.outlierScale},
-        {"seed", whole(s.fp8.seed)},
-    };
     if (s.fp8.values) {
         QJsonArray rows;
         for (Eigen::Index i = 0; i < s.fp8.values->rows(); ++i) {
@@ -553,53 +435,21 @@ QJsonObject scenarioToJson(const core::Scenario& s)
         }
         fp8.insert("values", rows);
     }
-    const core::ModelShape& shape = s.plan.model;
-    QJsonObject model{
-        {"layers", whole(shape.layers)},
-        {"hidden", whole(shape.hidden)},
-        {"heads", whole(shape.heads)},
-        {"ffn_hidden", whole(shape.ffnHidden)},
-        {"vocab", whole(shape.vocab)},
-        {"gated_mlp", shape.gatedMlp},
-        {"tied_embeddings", shape.tiedEmbeddings},
-        {"experts", whole(shape.experts)},
-        {"top_k", whole(shape.topK)},
-        {"shared_experts", whole(shape.sharedExperts)},
-        {"dense_layers", whole(shape.denseLayers)},
-    };
-    // Keys that default to another key stay absent unless set, so they keep following it.
-    if (shape.kvHeads)
-        model.insert("kv_heads", whole(*shape.kvHeads));
-    if (shape.expertFfnHidden)
-        model.insert("expert_ffn_hidden", whole(*shape.expertFfnHidden));
-    QJsonObject plan{
-        {"model", model},
-        {"sequence", whole(s.plan.sequence)},
-        {"micro_batch", whole(s.plan.microBatch)},
-        {"global_batch", whole(s.plan.globalBatch)},
-        {"gpus", whole(s.plan.gpus)},
-        {"tensor_parallel", whole(s.plan.tensorParallel)},
-        {"pipeline_parallel", whole(s.plan.pipelineParallel)},
-        {"virtual_stages", whole(s.plan.virtualStages)},
-        {"expert_parallel", whole(s.plan.expertParallel)},
-        {"sequence_parallel", s.plan.sequenceParallel},
-        {"recompute", nameOf(kRecomputes, s.plan.recompute)},
-        {"zero_stage", whole(s.plan.zeroStage)},
-        {"weight_bytes", whole(s.plan.weightBytes)},
-        {"grad_bytes", whole(s.plan.gradBytes)},
-        {"optimizer_bytes", whole(s.plan.optimizerBytes)},
-        {"gpu_memory_gib", s.plan.gpuMemoryGib},
-    };
-    QJsonObject out{
-        {"scalelab_scenario", 1},
-        {"memory", memory},
-        {"zero", zero},
-        {"tensor_parallel", tensorParallel},
-        {"pipeline", pipeline},
-        {"experts", experts},
-        {"fp8", fp8},
-        {"plan", plan},
-    };
+    out.insert("experts", experts);
+    out.insert("fp8", fp8);
+}
+
+} // namespace
+
+QJsonObject scenarioToJson(const core::Scenario& s)
+{
+    QJsonObject out{{"scalelab_scenario", 1}};
+    for (const Field& f : fields()) {
+        if (!f.saved || (f.isSet && !f.isSet(s)))
+            continue;
+        setAt(out, f.jsonObject().split('.'), f.jsonKey(), writeFieldValue(f, f.get(s)));
+    }
+    writeLists(s, out);
     if (!s.title.empty())
         out.insert("title", QString::fromStdString(s.title));
     if (!s.source.empty())
@@ -651,4 +501,4 @@ QString describeInputError(const QString& file, const core::InputError& error,
     return oneLine(line);
 }
 
-} // namespace scalelab::app
+} // namespace scalelab::document

@@ -5,24 +5,48 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
+#include <QJsonParseError>
 #include <algorithm>
 
-namespace scalelab::app {
+namespace scalelab::document {
+
+QStringList presetIds()
+{
+    QStringList ids;
+    for (const QString& name : QDir(":/presets").entryList({"*.json"}, QDir::Files, QDir::Name))
+        ids << name.chopped(5);
+    return ids;
+}
+
+QJsonObject presetObject(const QString& id)
+{
+    const QString resource = ":/presets/" + id + ".json";
+    QFile file(resource);
+    if (!file.open(QIODevice::ReadOnly))
+        throw core::InputError("preset " + id.toStdString(),
+                               "a resource at " + resource.toStdString() + " (not found)");
+    QJsonParseError error;
+    const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &error);
+    if (error.error != QJsonParseError::NoError || !document.isObject())
+        throw core::InputError("preset " + id.toStdString(),
+                               "a JSON object in " + resource.toStdString() + " ("
+                                   + error.errorString().toStdString() + ")");
+    return document.object();
+}
 
 QList<Preset> loadPresets()
 {
     QList<Preset> out;
-    const QDir dir(":/presets");
-    for (const QString& name : dir.entryList({"*.json"}, QDir::Files)) {
-        QFile file(dir.filePath(name));
-        if (!file.open(QIODevice::ReadOnly))
-            continue;
-        const QJsonObject object = QJsonDocument::fromJson(file.readAll()).object();
+    for (const QString& id : presetIds()) {
         Preset p;
-        p.id = name.chopped(5);
-        p.title = object.value("title").toString(p.id);
-        p.source = object.value("source").toString();
-        p.object = object;
+        p.id = id;
+        try {
+            p.object = presetObject(id);
+        } catch (const core::InputError&) {
+            continue; // a compiled-in file that does not read is left out of the menu
+        }
+        p.title = p.object.value("title").toString(p.id);
+        p.source = p.object.value("source").toString();
         out << p;
     }
     std::sort(out.begin(), out.end(),
@@ -57,4 +81,4 @@ core::Scenario presetScenario(const QJsonObject& object)
     return s;
 }
 
-} // namespace scalelab::app
+} // namespace scalelab::document

@@ -5,7 +5,7 @@
 #include <QJsonObject>
 #include <QString>
 
-namespace scalelab::app {
+namespace scalelab::document {
 
 /// Reads a scenario object (docs/CLI.md). Types, unknown keys and number formats are checked
 /// here; every range check is core's (core::validate runs last). Throws core::InputError whose
@@ -31,4 +31,4 @@ QJsonObject scenarioToJson(const core::Scenario& scenario);
 QString describeInputError(const QString& file, const core::InputError& error,
                            const QJsonObject& object = {});
 
-} // namespace scalelab::app
+} // namespace scalelab::document

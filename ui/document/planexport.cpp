@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace scalelab::ui {
+namespace scalelab::document {
 
 namespace {
 
@@ -181,4 +181,4 @@ QString megatronArguments(const core::PlanInputs& in)
     return lines.join(" \\\n") + '\n';
 }
 
-} // namespace scalelab::ui
+} // namespace scalelab::document

@@ -1,6 +1,7 @@
 #include "planpresets.h"
 
 #include "scalelab/core/collectives.h"
+#include "presets.h"
 #include "scenariojson.h"
 
 #include <QDir>
@@ -11,7 +12,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace scalelab::ui {
+namespace scalelab::document {
 
 namespace {
 
@@ -177,7 +178,7 @@ core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs base)
     // a plan object, the given keys laid over it (a model's keys over the base's model).
     core::Scenario scenario;
     scenario.plan = base;
-    QJsonObject merged = app::scenarioToJson(scenario).value("plan").toObject();
+    QJsonObject merged = scenarioToJson(scenario).value("plan").toObject();
     for (auto it = plan.begin(); it != plan.end(); ++it) {
         if (it.key() == "model" && it.value().isObject()) {
             QJsonObject model = merged.value("model").toObject();
@@ -189,13 +190,12 @@ core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs base)
             merged.insert(it.key(), it.value());
         }
     }
-    return app::scenarioFromJson(QJsonObject{{"plan", merged}}).plan;
+    return scenarioFromJson(QJsonObject{{"plan", merged}}).plan;
 }
 
 PlanPreset loadPlanPreset(const QString& id)
 {
-    const QJsonObject object =
-        readJsonObject(":/plan/presets/" + id + ".json", "preset " + id.toStdString());
+    const QJsonObject object = presetObject(id);
     for (const QString& key : object.keys())
         if (!QStringList{"scalelab_scenario", "title", "source", "plan"}.contains(key))
             throw InputError(key.toStdString(),
@@ -214,9 +214,8 @@ PlanPreset loadPlanPreset(const QString& id)
 QList<PlanPreset> planPresets()
 {
     QList<PlanPreset> out;
-    const QDir dir(":/plan/presets");
-    for (const QString& name : dir.entryList({"*.json"}, QDir::Files, QDir::Name))
-        out << loadPlanPreset(name.chopped(5));
+    for (const QString& id : presetIds())
+        out << loadPlanPreset(id);
     // Smallest first: the menu reads as a climb from a laptop-sized model to a trillion.
     std::stable_sort(out.begin(), out.end(), [](const PlanPreset& a, const PlanPreset& b) {
         const std::int64_t pa = core::countParameters(a.plan.model).total;
@@ -253,7 +252,7 @@ double PublishedFigure::differencePercent() const
 
 QList<PublishedFigure> publishedFigures()
 {
-    const QJsonObject root = readJsonObject(":/plan/published/figures.json", "published");
+    const QJsonObject root = readJsonObject(":/published/figures.json", "published");
     const Keys top(root, "published", {"scalelab_published", "note", "groups"});
     const QJsonArray groups = root.value("groups").toArray();
     QList<PublishedFigure> out;
@@ -317,4 +316,4 @@ QList<PublishedFigure> publishedFigures()
     return out;
 }
 
-} // namespace scalelab::ui
+} // namespace scalelab::document

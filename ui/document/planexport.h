@@ -5,7 +5,7 @@
 #include <QByteArray>
 #include <QString>
 
-namespace scalelab::ui {
+namespace scalelab::document {
 
 /// The plan as a DeepSpeed configuration file (JSON): train_batch_size,
 /// train_micro_batch_size_per_gpu, gradient_accumulation_steps (the plan's m), bf16, the ZeRO
@@ -25,4 +25,4 @@ QByteArray deepSpeedConfig(const core::PlanInputs& in);
 /// core::InputError naming the field.
 QString megatronArguments(const core::PlanInputs& in);
 
-} // namespace scalelab::ui
+} // namespace scalelab::document

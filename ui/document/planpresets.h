@@ -7,10 +7,10 @@
 #include <QString>
 #include <optional>
 
-namespace scalelab::ui {
+namespace scalelab::document {
 
 /// A scenario file of resources/presets/: a real model's shape and layout, and where they come
-/// from. The plan tab reads its own copy at ":/plan/presets/<id>.json".
+/// from. Read through the one preset loader (presets.h).
 struct PlanPreset {
     QString id; ///< the file name without .json: "llama3-8b"
     QString title; ///< "Llama 3 8B"
@@ -24,7 +24,7 @@ struct PlanPreset {
 /// core refuses.
 core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs base = {});
 
-/// The preset ":/plan/presets/<id>.json". Throws core::InputError when it is missing or bad.
+/// The preset ":/presets/<id>.json". Throws core::InputError when it is missing or bad.
 PlanPreset loadPlanPreset(const QString& id);
 
 /// Every preset compiled in, smallest model first (by parameter count, then title).
@@ -78,11 +78,11 @@ struct PublishedFigure {
     double differencePercent() const;
 };
 
-/// Every row of ":/plan/published/figures.json" with ScaleLab's values computed through core.
+/// Every row of ":/published/figures.json" with ScaleLab's values computed through core.
 /// Throws core::InputError naming the row for a malformed file or a preset core refuses.
 QList<PublishedFigure> publishedFigures();
 
 /// The JSON name of a Table 2 variant ("tensor_sequence_selective", ...).
 QString variantKey(core::ActivationVariant variant);
 
-} // namespace scalelab::ui
+} // namespace scalelab::document
