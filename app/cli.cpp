@@ -9,6 +9,8 @@
 
 namespace scalelab::app {
 
+using namespace scalelab::document;
+
 namespace {
 
 const QStringList kTabs = {"memory", "zero", "tensor_parallel", "pipeline", "experts",

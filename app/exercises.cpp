@@ -10,6 +10,8 @@
 
 namespace scalelab::app {
 
+using namespace scalelab::document;
+
 QList<Exercise> loadExercises()
 {
     QFile file(":/exercises/exercises.json");

@@ -14,6 +14,8 @@
 
 namespace scalelab::app {
 
+using namespace scalelab::document;
+
 ExercisesDialog::ExercisesDialog(MainWindow* window)
     : QDialog(window)
     , m_window(window)

@@ -5,6 +5,7 @@
 #include "chartstyle.h"
 #include "planexport.h"
 #include "mainwindow.h"
+#include "scenariodocument.h"
 #include "scenariojson.h"
 #include "tab.h"
 #include "tabs.h"
@@ -20,6 +21,8 @@
 #include <system_error>
 
 namespace scalelab::app {
+
+using namespace scalelab::document;
 
 namespace {
 
@@ -56,21 +59,17 @@ int runExport(const CommandLine& cl)
     ui::setChartBackground(cl.background == "transparent"  ? ui::ChartBackground::Transparent
                                : cl.background == "system" ? ui::ChartBackground::System
                                                            : ui::ChartBackground::White);
+    // The same views as the window's, off screen, over one document holding the scenario.
+    document::ScenarioDocument scenarioDocument(scenario);
     std::vector<std::unique_ptr<ui::Tab>> tabs;
     QList<ui::ExportJob> jobs;
     const QDir out(cl.outDir);
-    for (ui::Tab* raw : ui::createTabs()) {
+    for (ui::Tab* raw : ui::createTabs(&scenarioDocument)) {
         std::unique_ptr<ui::Tab> tab(raw);
         if (!cl.tab.isEmpty() && tab->name() != cl.tab)
             continue;
-        try {
-            tab->setScenario(scenario);
-            tab->refreshNow();
-            tab->waitForIdle();
-        } catch (const core::InputError& e) {
-            printError(describeInputError(cl.scenarioFile, e));
-            return ExitBadInput;
-        }
+        tab->refreshNow();
+        tab->waitForIdle();
         // A refresh that failed leaves the charts on the last good inputs (the defaults here):
         // they are not this scenario's, so nothing is written.
         if (tab->failure() != ui::Tab::Failure::None) {
@@ -93,9 +92,9 @@ int runExport(const CommandLine& cl)
     QList<ui::ExportFile> files;
     if (cl.tab.isEmpty() || cl.tab == "plan") {
         try {
-            files.append({out.filePath("plan-deepspeed.json"), ui::deepSpeedConfig(scenario.plan)});
+            files.append({out.filePath("plan-deepspeed.json"), deepSpeedConfig(scenario.plan)});
             files.append(
-                {out.filePath("plan-megatron.txt"), ui::megatronArguments(scenario.plan).toUtf8()});
+                {out.filePath("plan-megatron.txt"), megatronArguments(scenario.plan).toUtf8()});
         } catch (const core::InputError& e) {
             printError(describeInputError(cl.scenarioFile, e));
             return ExitBadInput;

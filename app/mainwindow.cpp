@@ -3,9 +3,10 @@
 #include "chartexport.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
-#include "parametercontrol.h"
 #include "exercisesdialog.h"
+#include "parametercontrol.h"
 #include "presets.h"
+#include "scenariodocument.h"
 #include "scenariojson.h"
 #include "tab.h"
 #include "tabs.h"
@@ -36,145 +37,45 @@
 
 namespace scalelab::app {
 
-namespace {
-
-bool sameScenario(const core::Scenario& a, const core::Scenario& b)
-{
-    return scenarioToJson(a) == scenarioToJson(b);
-}
-
-/// One change of the scenario. Successive edits of the same tab within a moment (a slider
-/// drag, a held arrow key) merge into one step, and a step that ends where it began vanishes.
-/// A step keeps every control's exact value beside the scenario: some controls say more than
-/// the scenario does (batch and sequence length, of which the scenario keeps the product), and
-/// undo must bring back exactly what was on screen.
-class ScenarioCommand : public QUndoCommand {
-public:
-    using Apply = std::function<void(const core::Scenario&, const ControlValues&)>;
-
-    ScenarioCommand(Apply apply, WindowState before, WindowState after, const QString& text,
-                    const void* source)
-        : QUndoCommand(text)
-        , m_apply(std::move(apply))
-        , m_before(std::move(before))
-        , m_after(std::move(after))
-        , m_source(source)
-        , m_when(QDateTime::currentMSecsSinceEpoch())
-    {
-    }
-
-    int id() const override { return 1; }
-
-    bool mergeWith(const QUndoCommand* other) override
-    {
-        const auto* next = static_cast<const ScenarioCommand*>(other);
-        if (!m_source || next->m_source != m_source || next->m_when - m_when > 1500)
-            return false;
-        m_after = next->m_after;
-        m_when = next->m_when;
-        setObsolete(sameScenario(m_before.scenario, m_after.scenario)
-                    && m_before.controls == m_after.controls);
-        return true;
-    }
-
-    void undo() override { m_apply(m_before.scenario, m_before.controls); }
-    void redo() override
-    {
-        // The first redo is the edit itself, already on screen.
-        if (m_done)
-            m_apply(m_after.scenario, m_after.controls);
-        m_done = true;
-    }
-
-private:
-    Apply m_apply;
-    WindowState m_before, m_after;
-    const void* m_source;
-    qint64 m_when;
-    bool m_done = false;
-};
-
-} // namespace
+using namespace scalelab::document;
 
 MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
     : QMainWindow(parent)
-    , m_scenario(scenario)
+    , m_document(new document::ScenarioDocument(scenario, this))
     , m_tabWidget(new QTabWidget(this))
-    , m_undo(new QUndoStack(this))
     , m_baseFont(QApplication::font())
 {
     setWindowTitle(tr("ScaleLab: training at scale"));
     m_tabWidget->setObjectName("tabs");
     m_tabWidget->setDocumentMode(true);
     setCentralWidget(m_tabWidget);
-    for (ui::Tab* tab : ui::createTabs()) {
-        tab->setScenario(m_scenario);
+    for (ui::Tab* tab : ui::createTabs(m_document)) {
         tab->refreshNow();
         m_tabs << tab;
         m_tabWidget->addTab(tab, tab->title());
-        connect(tab, &ui::Tab::scenarioChanged, this, [this, tab] { tabEdited(tab); });
         connect(tab, &ui::Tab::inputRefused, this,
                 [this](const QString& message) { statusBar()->showMessage(message, 10000); });
         for (ui::ChartPanel* chart : tab->charts())
             chart->installEventFilter(this);
     }
-    m_controls = controlValues();
     buildMenus();
     statusBar()->showMessage(tr("Move a slider or type a value: every chart follows."));
     restoreSettings();
 }
 
-ControlValues MainWindow::controlValues() const
+const core::Scenario& MainWindow::scenario() const
 {
-    ControlValues values;
-    for (const ui::Tab* tab : m_tabs)
-        for (const ui::ParameterControl* control : tab->controls())
-            values.insert(control->spec().key, control->value());
-    return values;
+    return m_document->scenario();
 }
 
-void MainWindow::tabEdited(ui::Tab* tab)
+QUndoStack* MainWindow::undoStack() const
 {
-    if (m_applying)
-        return;
-    const WindowState before{m_scenario, m_controls};
-    tab->writeScenario(m_scenario);
-    m_controls = controlValues();
-    if (sameScenario(before.scenario, m_scenario) && before.controls == m_controls)
-        return;
-    m_undo->push(new ScenarioCommand(
-        [this](const core::Scenario& s, const ControlValues& c) { applyScenario(s, c); }, before,
-        {m_scenario, m_controls}, tr("Change %1").arg(tab->title()), tab));
-}
-
-void MainWindow::applyScenario(const core::Scenario& scenario, const ControlValues& controls)
-{
-    m_applying = true;
-    m_scenario = scenario;
-    for (ui::Tab* tab : m_tabs) {
-        tab->setScenario(scenario);
-        // Then the exact values the scenario cannot tell apart (batch 16 x sequence 256 and
-        // batch 1 x sequence 4096 are the same 4096 tokens).
-        for (ui::ParameterControl* control : tab->controls()) {
-            const auto saved = controls.constFind(control->spec().key);
-            if (saved != controls.constEnd() && *saved != control->value())
-                control->setValue(*saved);
-        }
-    }
-    m_controls = controlValues();
-    m_applying = false;
+    return m_document->undoStack();
 }
 
 void MainWindow::setScenario(const core::Scenario& scenario, const QString& what)
 {
-    if (sameScenario(scenario, m_scenario))
-        return;
-    const WindowState before{m_scenario, m_controls};
-    applyScenario(scenario, {});
-    auto* command = new ScenarioCommand(
-        [this](const core::Scenario& s, const ControlValues& c) { applyScenario(s, c); }, before,
-        {m_scenario, m_controls}, what, nullptr);
-    m_undo->push(command);
+    m_document->replace(scenario, what);
 }
 
 QString MainWindow::openScenarioFile(const QString& path)
@@ -198,7 +99,7 @@ QString MainWindow::saveScenarioFile(const QString& path)
 {
     QSaveFile file(path);
     const QByteArray json =
-        QJsonDocument(scenarioToJson(m_scenario)).toJson(QJsonDocument::Indented);
+        QJsonDocument(scenarioToJson(scenario())).toJson(QJsonDocument::Indented);
     if (!file.open(QIODevice::WriteOnly) || file.write(json) != json.size() || !file.commit())
         return tr("cannot write %1: %2").arg(path, file.errorString());
     addRecentFile(path);
@@ -219,7 +120,7 @@ QString MainWindow::restoreLastScenario()
     try {
         if (error.error != QJsonParseError::NoError || !document.isObject())
             throw core::InputError("", "a JSON object");
-        applyScenario(scenarioFromJson(document.object()), {});
+        m_document->load(scenarioFromJson(document.object()));
     } catch (const core::InputError& e) {
         return tr("The last session's state could not be restored (%1); ScaleLab starts from "
                   "the defaults.")
@@ -230,16 +131,9 @@ QString MainWindow::restoreLastScenario()
 
 void MainWindow::resetCurrentTab()
 {
-    ui::Tab* tab = currentTab();
-    if (!tab)
-        return;
     // Only this tab's section goes back to the defaults; the others keep what they show.
-    core::Scenario reset = m_scenario;
-    m_applying = true;
-    tab->setScenario(core::Scenario{});
-    tab->writeScenario(reset);
-    m_applying = false;
-    setScenario(reset, tr("Reset %1").arg(tab->title()));
+    if (ui::Tab* tab = currentTab())
+        m_document->resetSection(tab->section(), tr("Reset %1").arg(tab->title()));
 }
 
 void MainWindow::setCaptionsOnExports(bool on)
@@ -296,6 +190,15 @@ void MainWindow::applyFont()
 
 void MainWindow::buildMenus()
 {
+    buildFileMenu();
+    buildEditMenu();
+    buildPresetsMenu();
+    buildViewMenu();
+    buildHelpMenu();
+}
+
+void MainWindow::buildFileMenu()
+{
     QMenu* file = menuBar()->addMenu(tr("&File"));
     QAction* open = file->addAction(tr("&Open scenario..."), this, &MainWindow::askOpen);
     open->setShortcut(QKeySequence::Open);
@@ -316,19 +219,23 @@ void MainWindow::buildMenus()
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     quit->setMenuRole(QAction::QuitRole);
+}
 
+void MainWindow::buildEditMenu()
+{
     QMenu* edit = menuBar()->addMenu(tr("&Edit"));
-    QAction* undo = m_undo->createUndoAction(this, tr("&Undo"));
+    QAction* undo = undoStack()->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence(tr("Ctrl+Z")));
-    QAction* redo = m_undo->createRedoAction(this, tr("&Redo"));
+    QAction* redo = undoStack()->createRedoAction(this, tr("&Redo"));
     redo->setShortcuts({QKeySequence(tr("Ctrl+Shift+Z")), QKeySequence(tr("Ctrl+Y"))});
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();
     edit->addAction(tr("Reset &tab to defaults"), this, &MainWindow::resetCurrentTab);
+}
 
-    buildPresetsMenu();
-
+void MainWindow::buildViewMenu()
+{
     QMenu* view = menuBar()->addMenu(tr("&View"));
     m_projectorAction = view->addAction(tr("&Projector mode"));
     m_projectorAction->setCheckable(true);
@@ -374,7 +281,10 @@ void MainWindow::buildMenus()
     m_explanationsAction->setChecked(true);
     m_explanationsAction->setShortcut(QKeySequence(Qt::Key_F1));
     connect(m_explanationsAction, &QAction::toggled, this, &MainWindow::setExplanationsVisible);
+}
 
+void MainWindow::buildHelpMenu()
+{
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("E&xercises..."), this,
                     [this] {
@@ -686,7 +596,7 @@ void MainWindow::saveSettings() const
     settings.setValue("view/captions", m_captions);
     settings.setValue("view/background", static_cast<int>(ui::chartBackground()));
     settings.setValue("state/scenario",
-                      QJsonDocument(scenarioToJson(m_scenario)).toJson(QJsonDocument::Compact));
+                      QJsonDocument(scenarioToJson(scenario())).toJson(QJsonDocument::Compact));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)

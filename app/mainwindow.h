@@ -12,6 +12,10 @@ class QTabWidget;
 class QUndoStack;
 QT_END_NAMESPACE
 
+namespace scalelab::document {
+class ScenarioDocument;
+} // namespace scalelab::document
+
 namespace scalelab::ui {
 class ChartPanel;
 class Tab;
@@ -19,18 +23,9 @@ class Tab;
 
 namespace scalelab::app {
 
-/// Every parameter control's exact value, by its spec key ("memory.batch").
-using ControlValues = QHash<QString, double>;
-
-/// What an undo step brings back: the scenario and the controls that show it.
-struct WindowState {
-    core::Scenario scenario;
-    ControlValues controls;
-};
-
-/// The window: one tab per topic over one scenario; File (scenarios, exports), Edit (undo,
-/// redo, reset), View (projector mode, text size, full screen) and Help menus; a status bar.
-/// Geometry, the current tab, recent files, text size and the last scenario come back on the
+/// The window: one tab per topic, each a view of one scenario document; File (scenarios, exports),
+/// Edit (undo, redo, reset), View (projector mode, text size, full screen) and Help menus; a status
+/// bar. Geometry, the current tab, recent files, text size and the last scenario come back on the
 /// next start.
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -38,8 +33,9 @@ class MainWindow : public QMainWindow {
 public:
     explicit MainWindow(const core::Scenario& scenario = {}, QWidget* parent = nullptr);
 
-    /// The scenario as the tabs hold it now.
-    const core::Scenario& scenario() const { return m_scenario; }
+    /// The scenario every tab shows: the document's.
+    const core::Scenario& scenario() const;
+    document::ScenarioDocument* scenarioDocument() const { return m_document; }
     /// Shows `scenario` in every tab as one undoable step.
     void setScenario(const core::Scenario& scenario, const QString& what);
     QList<ui::Tab*> tabs() const { return m_tabs; }
@@ -56,7 +52,7 @@ public:
     /// The chart "Export current chart" writes: the one last clicked in the current tab, or
     /// its first.
     ui::ChartPanel* currentChart() const;
-    QUndoStack* undoStack() const { return m_undo; }
+    QUndoStack* undoStack() const;
 
     /// Reads a scenario file into every tab; on bad input returns the error line and leaves
     /// the current state untouched.
@@ -97,11 +93,11 @@ protected:
 
 private:
     void buildMenus();
+    void buildFileMenu();
+    void buildEditMenu();
     void buildPresetsMenu();
-    /// Shows `scenario` in every tab, then sets the controls in `controls` to their exact values.
-    void applyScenario(const core::Scenario& scenario, const ControlValues& controls);
-    ControlValues controlValues() const;
-    void tabEdited(ui::Tab* tab);
+    void buildViewMenu();
+    void buildHelpMenu();
     void applyFont();
     void restoreSettings();
     void saveSettings() const;
@@ -113,12 +109,10 @@ private:
     void askExportAll();
     void showAbout();
 
-    core::Scenario m_scenario;
-    ControlValues m_controls; ///< as the tabs show them now; the "before" of the next step
+    document::ScenarioDocument* m_document;
     QTabWidget* m_tabWidget = nullptr;
     QList<ui::Tab*> m_tabs;
     QHash<ui::Tab*, ui::ChartPanel*> m_lastChart;
-    QUndoStack* m_undo = nullptr;
     QMenu* m_recentMenu = nullptr;
     QAction* m_fullScreen = nullptr;
     QAction* m_projectorAction = nullptr;
@@ -133,7 +127,6 @@ private:
     bool m_explanationsOnProjector = false;
     int m_textStep = 0;
     bool m_captions = false;
-    bool m_applying = false; ///< true while tabs are being set from a scenario
 };
 
 } // namespace scalelab::app

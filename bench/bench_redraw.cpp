@@ -12,6 +12,7 @@
 // interleaved pipeline).
 
 #include "parametercontrol.h"
+#include "scenariodocument.h"
 #include "scenariojson.h"
 #include "tab.h"
 #include "tabs.h"
@@ -131,7 +132,7 @@ int main(int argc, char** argv)
             only = args[i + 1];
         if (args[i] == "--scenario") {
             try {
-                scenario = scalelab::app::loadScenarioFile(args[i + 1]);
+                scenario = scalelab::document::loadScenarioFile(args[i + 1]);
             } catch (const std::exception& e) {
                 std::fprintf(stderr, "%s: %s\n", qPrintable(args[i + 1]), e.what());
                 return 2;
@@ -144,11 +145,12 @@ int main(int argc, char** argv)
     bool allWithinFrame = true;
     EventCounter events;
     app.installEventFilter(&events);
-    for (Tab* raw : createTabs()) {
+    // One document for every tab, as in the window.
+    scalelab::document::ScenarioDocument document(scenario);
+    for (Tab* raw : createTabs(&document)) {
         std::unique_ptr<Tab> tab(raw);
         if (!only.isEmpty() && tab->name() != only)
             continue;
-        tab->setScenario(scenario);
         tab->waitForIdle();
         tab->setExplanationVisible(explanations);
         tab->resize(1600, 950);

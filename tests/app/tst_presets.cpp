@@ -22,7 +22,7 @@ private slots:
                    "global_batch": 64}
         })")
                                        .object();
-        const core::Scenario s = app::presetScenario(object);
+        const core::Scenario s = document::presetScenario(object);
         const std::int64_t total = core::countParameters(s.plan.model).total;
         QCOMPARE(s.memory.parameters, total);
         QCOMPARE(s.zero.parameters, total);
@@ -42,7 +42,7 @@ private slots:
                    "global_batch": 8}
         })")
                                        .object();
-        const core::Scenario s = app::presetScenario(object);
+        const core::Scenario s = document::presetScenario(object);
         QCOMPARE(s.memory.parameters, std::int64_t(123));
         QCOMPARE(s.memory.layers, std::int64_t(2));
         QCOMPARE(s.memory.segments, std::int64_t(2)); // clamped to the layers
@@ -50,13 +50,13 @@ private slots:
 
     void shippedPresetsAreValidAndCited()
     {
-        const QList<app::Preset> presets = app::loadPresets();
-        for (const app::Preset& p : presets) {
+        const QList<document::Preset> presets = document::loadPresets();
+        for (const document::Preset& p : presets) {
             QVERIFY2(!p.title.isEmpty() && !p.source.isEmpty(), qPrintable(p.id));
             QVERIFY2(!p.object.value("memory").toObject().contains("parameters"),
                      qPrintable(p.id + ": counts follow from the shape"));
             try {
-                app::presetScenario(p.object);
+                document::presetScenario(p.object);
             } catch (const core::InputError& e) {
                 QFAIL(qPrintable(p.id + ": " + e.what()));
             }

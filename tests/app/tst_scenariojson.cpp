@@ -26,22 +26,27 @@ private slots:
     void defaultsAreTheDocumentedOnes()
     {
         // The defaults table of docs/CLI.md, key by key.
-        const QJsonObject d = app::scenarioToJson(core::Scenario{});
+        const QJsonObject d = document::scenarioToJson(core::Scenario{});
         const QJsonObject expected = parse(R"({
           "scalelab_scenario": 1,
           "memory": {"parameters": 7000000000, "weight_bytes": 2, "grad_bytes": 2,
                      "master_bytes": 4, "moment_bytes": 8, "tokens": 4096, "hidden": 4096,
-                     "layers": 32, "bytes_per_value": 2, "tensors_per_layer": 16, "segments": 8},
+                     "layers": 32, "bytes_per_value": 2, "tensors_per_layer": 16, "segments": 8,
+                     "batch": 1, "checkpointing": true, "unit": "GB", "accelerator_gb": 80},
           "zero": {"parameters": 7500000000, "ranks": 64, "weight_bytes": 2, "grad_bytes": 2,
-                   "optimizer_bytes": 12},
+                   "optimizer_bytes": 12, "accelerator_gb": 80, "link_bandwidth": 50,
+                   "link_latency": 10},
           "tensor_parallel": {"tokens": 8, "d_model": 16, "d_ff": 64, "ranks": 4,
-                              "bytes_per_value": 2, "seed": 1},
+                              "bytes_per_value": 2, "seed": 1, "split": "correct",
+                              "precision": "float64"},
           "pipeline": {"stages": 4, "microbatches": 12, "schedule": "gpipe",
-                       "virtual_stages": 2, "forward_time": 1.0, "backward_time": 2.0},
+                       "virtual_stages": 2, "forward_time": 1.0, "backward_time": 2.0,
+                       "bubble_definition": "chapter"},
           "experts": {"ranks": 4, "experts": 16, "tokens_per_rank": 4096, "top_k": 2,
-                      "skew": 1.0, "capacity_factor": 0, "seed": 1, "popularity": "shuffled"},
+                      "skew": 1.0, "capacity_factor": 0, "seed": 1, "popularity": "shuffled",
+                      "hidden": 4096, "bytes_per_value": 2},
           "fp8": {"format": "e4m3", "block_size": 16, "rows": 64, "cols": 256,
-                  "outlier_scale": 100.0, "seed": 1},
+                  "outlier_scale": 100.0, "seed": 1, "overflow": "saturate", "shown_block": 50},
           "plan": {"model": {"layers": 32, "hidden": 4096, "heads": 32, "ffn_hidden": 14336,
                              "vocab": 128256, "gated_mlp": true, "tied_embeddings": false,
                              "experts": 0, "top_k": 2, "shared_experts": 0, "dense_layers": 0},
@@ -67,7 +72,7 @@ private slots:
                              "ffn_hidden": 28672}, "gpus": 512, "pipeline_parallel": 4,
                    "recompute": "full", "sequence_parallel": false}
         })");
-        const core::Scenario s = app::scenarioFromJson(written);
+        const core::Scenario s = document::scenarioFromJson(written);
         QCOMPARE(s.memory.parameters, std::int64_t(7'500'000'000)); // 7.5e9 is whole
         QCOMPARE(s.pipeline.schedule, core::Schedule::Interleaved);
         QCOMPARE(s.pipeline.forwardTime, 0.25);
@@ -78,8 +83,8 @@ private slots:
         QCOMPARE(s.plan.recompute, core::Recompute::Full);
         QVERIFY(!s.plan.sequenceParallel);
         // Written out and read back, nothing changes.
-        const QJsonObject again = app::scenarioToJson(s);
-        QCOMPARE(app::scenarioToJson(app::scenarioFromJson(again)), again);
+        const QJsonObject again = document::scenarioToJson(s);
+        QCOMPARE(document::scenarioToJson(document::scenarioFromJson(again)), again);
     }
 
     void titleAndSourceAreKept()
@@ -87,13 +92,13 @@ private slots:
         core::Scenario s;
         s.title = "Llama 3 8B";
         s.source = "the model card";
-        const QJsonObject saved = app::scenarioToJson(s);
+        const QJsonObject saved = document::scenarioToJson(s);
         QCOMPARE(saved.value("title").toString(), QStringLiteral("Llama 3 8B"));
         QCOMPARE(saved.value("source").toString(), QStringLiteral("the model card"));
-        const core::Scenario again = app::scenarioFromJson(saved);
+        const core::Scenario again = document::scenarioFromJson(saved);
         QCOMPARE(again.title, s.title);
         QCOMPARE(again.source, s.source);
-        QVERIFY(!app::scenarioToJson(core::Scenario{}).contains("title"));
+        QVERIFY(!document::scenarioToJson(core::Scenario{}).contains("title"));
     }
 
     void errorsNameThePath_data()
@@ -134,12 +139,14 @@ private slots:
             << QByteArray("{\"memory\": {\"a.b[\": [1]}}") << "memory.a.b["
             << "f.json: memory.a.b[: expected one of the keys memory knows (parameters, "
                "weight_bytes, grad_bytes, master_bytes, moment_bytes, tokens, hidden, layers, "
-               "bytes_per_value, tensors_per_layer, segments), found [1]";
+               "bytes_per_value, tensors_per_layer, segments, batch, checkpointing, unit, "
+               "accelerator_gb), found [1]";
         QTest::newRow("key like an index")
             << QByteArray("{\"memory\": {\"[0]x[\": 2}}") << "memory.[0]x["
             << "f.json: memory.[0]x[: expected one of the keys memory knows (parameters, "
                "weight_bytes, grad_bytes, master_bytes, moment_bytes, tokens, hidden, layers, "
-               "bytes_per_value, tensors_per_layer, segments), found 2";
+               "bytes_per_value, tensors_per_layer, segments, batch, checkpointing, unit, "
+               "accelerator_gb), found 2";
         // A problem that is not an expectation reads as one: no "expected too large".
         QTest::newRow("too large")
             << QByteArray(R"({"memory": {"tokens": 4e15, "hidden": 1e5}})") << "memory.tokens"
@@ -150,7 +157,8 @@ private slots:
             << QByteArray("{\"memory\": {\"h\n idden\": 16}}") << "memory.h\n idden"
             << "f.json: memory.h\\n idden: expected one of the keys memory knows (parameters, "
                "weight_bytes, grad_bytes, master_bytes, moment_bytes, tokens, hidden, layers, "
-               "bytes_per_value, tensors_per_layer, segments), found 16";
+               "bytes_per_value, tensors_per_layer, segments, batch, checkpointing, unit, "
+               "accelerator_gb), found 16";
         QTest::newRow("wrong count of lists")
             << QByteArray(R"({"experts": {"ranks": 2, "experts": 4, "assignments": [[0]]}})")
             << "experts.assignments"
@@ -164,12 +172,12 @@ private slots:
         QFETCH(QString, line);
         const QJsonObject object = QJsonDocument::fromJson(json).object();
         try {
-            app::scenarioFromJson(object);
+            document::scenarioFromJson(object);
             QFAIL("no error");
         } catch (const core::InputError& e) {
             QCOMPARE(QString::fromStdString(e.field()), field);
             if (!line.isEmpty())
-                QCOMPARE(app::describeInputError("f.json", e, object), line);
+                QCOMPARE(document::describeInputError("f.json", e, object), line);
         }
     }
 

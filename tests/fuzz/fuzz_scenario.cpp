@@ -36,17 +36,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const QJsonObject object = document.object();
     core::Scenario scenario;
     try {
-        scenario = app::scenarioFromJson(object);
+        scenario = document::scenarioFromJson(object);
     } catch (const core::InputError& e) {
-        const QString line = app::describeInputError(QStringLiteral("f.json"), e, object);
+        const QString line = document::describeInputError(QStringLiteral("f.json"), e, object);
         if (line.isEmpty() || line.contains('\n'))
             finding("the error is not one line", line.toUtf8());
         return 0;
     }
     // Written out and read back, nothing changes.
-    const QJsonObject written = app::scenarioToJson(scenario);
+    const QJsonObject written = document::scenarioToJson(scenario);
     try {
-        const QJsonObject again = app::scenarioToJson(app::scenarioFromJson(written));
+        const QJsonObject again = document::scenarioToJson(document::scenarioFromJson(written));
         if (again != written)
             finding("the round trip changed the scenario",
                     QJsonDocument(written).toJson() + "\n->\n" + QJsonDocument(again).toJson());

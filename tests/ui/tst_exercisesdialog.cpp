@@ -127,7 +127,7 @@ QJsonObject writtenBy(const ui::Tab* tab, const core::Scenario& scenario)
 {
     core::Scenario copy = scenario;
     tab->writeScenario(copy);
-    return app::scenarioToJson(copy);
+    return document::scenarioToJson(copy);
 }
 
 /// Every value a user can see and set on the tabs: parameter controls by key, combo boxes by
@@ -238,7 +238,7 @@ private slots:
         QVERIFY(tabs);
         tabs->setCurrentIndex(tabs->count() - 1);
         QVERIFY(w.currentTab()->name() != exercise.tab);
-        const QJsonObject before = app::scenarioToJson(w.scenario());
+        const QJsonObject before = document::scenarioToJson(w.scenario());
         const QMap<QString, QVariant> shownBefore = shownValues(w);
         const int steps = w.undoStack()->count();
 
@@ -252,8 +252,8 @@ private slots:
 
         // The window holds the exercise's scenario, every key, and shows the exercise's tab.
         QCOMPARE(w.currentTab()->name(), exercise.tab);
-        const QJsonObject expected = app::scenarioToJson(app::exerciseScenario(exercise));
-        QCOMPARE(app::scenarioToJson(w.scenario()), expected);
+        const QJsonObject expected = document::scenarioToJson(app::exerciseScenario(exercise));
+        QCOMPARE(document::scenarioToJson(w.scenario()), expected);
         checkControls(w, exercise);
         if (QTest::currentTestFailed())
             return;
@@ -268,7 +268,7 @@ private slots:
         QCOMPARE(undo->text().remove('&'), "Undo Set up exercise " + exercise.id);
         QVERIFY(undo->isEnabled());
         undo->trigger();
-        QCOMPARE(app::scenarioToJson(w.scenario()), before);
+        QCOMPARE(document::scenarioToJson(w.scenario()), before);
         QVERIFY(sameValues(shownValues(w), shownBefore));
         for (ui::Tab* tab : w.tabs())
             QVERIFY2(writtenBy(tab, w.scenario()) == before, qPrintable(tab->name()));
@@ -277,7 +277,7 @@ private slots:
         QAction* redo = menuAction(w, "Edit", "Redo");
         QVERIFY(redo);
         redo->trigger();
-        QCOMPARE(app::scenarioToJson(w.scenario()), expected);
+        QCOMPARE(document::scenarioToJson(w.scenario()), expected);
         checkControls(w, exercise);
     }
 

@@ -97,14 +97,13 @@ private slots:
         ParameterControl* control = tab.control(key);
         QVERIFY(control);
         const double before = control->value();
-        core::Scenario scenario;
-        tab.writeScenario(scenario);
+        core::Scenario scenario = tab.scenario();
         const core::MemoryInputs old = scenario.memory;
         control->slider()->setFocus();
         QTest::keyClick(control->slider(), Qt::Key(qtKey));
         QVERIFY(control->value() != before);
         settle(tab);
-        tab.writeScenario(scenario);
+        scenario = tab.scenario();
         QVERIFY(!(std::tie(scenario.memory.parameters, scenario.memory.layers,
                            scenario.memory.segments, scenario.memory.hidden,
                            scenario.memory.tensorsPerLayer, scenario.memory.momentBytes)
@@ -153,8 +152,7 @@ private slots:
         MemoryTab tab;
         tab.setScenario(s);
         settle(tab);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario back = tab.scenario();
         QCOMPARE(back.memory.tokens, std::int64_t(8));
         QCOMPARE(back.memory.parameters, std::int64_t(1'000'000));
         checkAgainstCore(tab);
@@ -216,8 +214,7 @@ private slots:
         s.memory.segments = 45;
         MemoryTab tab;
         tab.setScenario(s);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario back = tab.scenario();
         QCOMPARE(back.memory.layers, std::int64_t(2000));
         QCOMPARE(back.memory.segments, std::int64_t(45));
     }

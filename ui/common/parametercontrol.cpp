@@ -344,7 +344,27 @@ ParameterControl::ParameterControl(ParameterSpec spec, QWidget* parent)
         // arrows move to the next slider position instead.
         m_spinBox->setStepper([this](double from, int steps) { return steppedValue(from, steps); });
     }
+    describe();
 
+    auto* row = new QHBoxLayout(this);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(m_label);
+    row->addWidget(m_slider, 1);
+    row->addWidget(m_spinBox);
+    row->addWidget(m_unitLabel);
+
+    applyRange(m_spec.minimum, m_spec.maximum);
+    m_value = m_spec.minimum;
+    showValueInSpinBox();
+    moveSliderToValue();
+
+    connect(m_slider, &QSlider::valueChanged, this, &ParameterControl::onSliderMoved);
+    connect(m_spinBox, &QDoubleSpinBox::valueChanged, this, &ParameterControl::onSpinBoxChanged);
+    connect(m_spinBox, &ParameterSpinBox::refused, this, &ParameterControl::onRefused);
+}
+
+void ParameterControl::describe()
+{
     const QString name = withoutMnemonic(m_spec.label);
     QString tip = name;
     if (!m_spec.symbol.isEmpty())
@@ -361,34 +381,19 @@ ParameterControl::ParameterControl(ParameterSpec spec, QWidget* parent)
     m_slider->setAccessibleDescription(m_spec.description);
     m_spinBox->setAccessibleName(name + QStringLiteral(" value"));
     m_spinBox->setAccessibleDescription(m_spec.description);
+}
 
-    auto* row = new QHBoxLayout(this);
-    row->setContentsMargins(0, 0, 0, 0);
-    row->addWidget(m_label);
-    row->addWidget(m_slider, 1);
-    row->addWidget(m_spinBox);
-    row->addWidget(m_unitLabel);
-
-    applyRange(m_spec.minimum, m_spec.maximum);
-    m_value = m_spec.minimum;
-    showValueInSpinBox();
-    moveSliderToValue();
-
-    connect(m_slider, &QSlider::valueChanged, this, &ParameterControl::onSliderMoved);
-    connect(m_spinBox, &QDoubleSpinBox::valueChanged, this, &ParameterControl::onSpinBoxChanged);
-    connect(m_spinBox, &ParameterSpinBox::refused, this, [this](const QString& typed) {
-        const QString message =
-            tr("%1: %2 is not a value in %3 to %4; it stays %5")
-                .arg(withoutMnemonic(m_spec.label),
-                     typed.isEmpty() ? tr("an empty box")
-                                     : QStringLiteral("\u201c%1\u201d").arg(typed),
-                     m_spinBox->textFromValue(m_spinBox->minimum()),
-                     m_spinBox->textFromValue(m_spinBox->maximum()),
-                     m_spinBox->textFromValue(m_value));
-        QToolTip::showText(m_spinBox->mapToGlobal(QPoint(0, m_spinBox->height())), message,
-                           m_spinBox, {}, 6000);
-        emit inputRefused(message);
-    });
+void ParameterControl::onRefused(const QString& typed)
+{
+    const QString message =
+        tr("%1: %2 is not a value in %3 to %4; it stays %5")
+            .arg(withoutMnemonic(m_spec.label),
+                 typed.isEmpty() ? tr("an empty box") : QStringLiteral("\u201c%1\u201d").arg(typed),
+                 m_spinBox->textFromValue(m_spinBox->minimum()),
+                 m_spinBox->textFromValue(m_spinBox->maximum()), m_spinBox->textFromValue(m_value));
+    QToolTip::showText(m_spinBox->mapToGlobal(QPoint(0, m_spinBox->height())), message, m_spinBox,
+                       {}, 6000);
+    emit inputRefused(message);
 }
 
 std::int64_t ParameterControl::wholeValue() const

@@ -146,6 +146,10 @@ private:
     void moveSliderToValue();
     void onSliderMoved(int position);
     void onSpinBoxChanged(double value);
+    /// Tooltips and accessible names from the spec.
+    void describe();
+    /// Says why typed text was not taken, beside the spin box and through inputRefused().
+    void onRefused(const QString& typed);
 
     ParameterSpec m_spec;
     double m_value = 0;

@@ -227,7 +227,8 @@ QHash<QString, QString> MemoryTab::explanationValues() const
         {"activations", formatBytes(static_cast<double>(r.activationBytes), byteUnit())},
         {"segments", formatWhole(inputs().segments)},
         {"segment_length", formatWhole(segmentLength)},
-        {"checkpointed", formatBytes(static_cast<double>(r.checkpointedActivationBytes), byteUnit())},
+        {"checkpointed",
+         formatBytes(static_cast<double>(r.checkpointedActivationBytes), byteUnit())},
         {"optimal_segments", formatWhole(r.optimalSegments)},
         {"recomputed_layers", formatWhole(r.recomputedLayers)},
         {"recompute_percent", formatNumber(100.0 * r.recomputeFraction) + "%"},
@@ -270,13 +271,18 @@ void MemoryTab::syncRecipe()
 void MemoryTab::recompute()
 {
     const core::MemoryResult r = core::computeMemory(inputs());
+    showBudget(r);
+    showCheckpointing(r);
+    showFigures(r);
+}
+
+void MemoryTab::showBudget(const core::MemoryResult& r)
+{
     const double unit = bytesPerUnit(byteUnit());
-    const QString unitText = unitName(byteUnit());
     const auto in = [unit](double bytes) {
         return bytes / unit;
     };
-
-    // Budget: one bar without checkpointing and, when it is on, one with it.
+    // One bar without checkpointing and, when it is on, one with it.
     const double state = static_cast<double>(r.modelStateBytes);
     const double all = state + static_cast<double>(r.activationBytes);
     const double ckpt = state + static_cast<double>(r.checkpointedActivationBytes);
@@ -298,7 +304,8 @@ void MemoryTab::recompute()
         + QList<qreal>(bars - 1, in(static_cast<double>(r.checkpointedActivationBytes))));
     QStringList categories = {tr("All saved<br>%1").arg(formatBytes(all, byteUnit()))};
     if (checkpointing())
-        categories << tr("%1 segments<br>%2").arg(inputs().segments).arg(formatBytes(ckpt, byteUnit()));
+        categories
+            << tr("%1 segments<br>%2").arg(inputs().segments).arg(formatBytes(ckpt, byteUnit()));
     if (m_budgetCategories->categories() != categories) {
         m_budgetCategories->clear();
         m_budgetCategories->append(categories);
@@ -312,9 +319,16 @@ void MemoryTab::recompute()
     m_limitLine->setName(tr("Accelerator: %1").arg(formatBytes(limit, byteUnit())));
     m_limitLine->replace(QList<QPointF>{{-0.5, in(limit)}, {bars - 0.5, in(limit)}});
     setNiceRange(m_budgetY, 0, std::max(all, limit) / unit * 1.04);
-    styleAxis(m_budgetY, tr("Memory (%1)").arg(unitText));
+    styleAxis(m_budgetY, tr("Memory (%1)").arg(unitName(byteUnit())));
+}
 
-    // Checkpointing: bytes against the segment count, with the choice and the optimum marked.
+void MemoryTab::showCheckpointing(const core::MemoryResult& r)
+{
+    const double unit = bytesPerUnit(byteUnit());
+    const auto in = [unit](double bytes) {
+        return bytes / unit;
+    };
+    // Bytes against the segment count, with the choice and the optimum marked.
     const std::int64_t layers = inputs().layers;
     const std::vector<std::int64_t> counts =
         core::segmentCountsToPlot(layers, {inputs().segments, r.optimalSegments});
@@ -350,9 +364,16 @@ void MemoryTab::recompute()
     for (const QPointF& p : ckptPoints)
         top = std::max(top, p.y());
     setNiceRange(m_bytesAxis, 0, top * 1.04);
-    styleAxis(m_bytesAxis, tr("Saved activations (%1)").arg(unitText));
+    styleAxis(m_bytesAxis, tr("Saved activations (%1)").arg(unitName(byteUnit())));
+}
 
-    // The figures line: the equation with today's numbers.
+void MemoryTab::showFigures(const core::MemoryResult& r)
+{
+    // The equation with today's numbers.
+    const double state = static_cast<double>(r.modelStateBytes);
+    const double all = state + static_cast<double>(r.activationBytes);
+    const double ckpt = state + static_cast<double>(r.checkpointedActivationBytes);
+    const double limit = acceleratorBytes();
     const double bytesPerParam =
         static_cast<double>(r.modelStateBytes) / static_cast<double>(inputs().parameters);
     const bool fits = (checkpointing() ? ckpt : all) <= limit;
@@ -366,7 +387,8 @@ void MemoryTab::recompute()
                  formatBytes(static_cast<double>(r.checkpointedActivationBytes), byteUnit()))
             .arg(inputs().segments)
             .arg(r.optimalSegments)
-            .arg(formatBytes(checkpointing() ? ckpt : all, byteUnit()), formatBytes(limit, byteUnit()),
+            .arg(formatBytes(checkpointing() ? ckpt : all, byteUnit()),
+                 formatBytes(limit, byteUnit()),
                  fits ? tr("<b>fits</b>") : tr("<b>does not fit</b>")));
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "format.h"
+#include "scalelab/core/memory.h"
 #include "tab.h"
 
 QT_BEGIN_NAMESPACE
@@ -49,6 +50,9 @@ protected:
 
 private:
     void buildControls();
+    void showBudget(const core::MemoryResult& r);
+    void showCheckpointing(const core::MemoryResult& r);
+    void showFigures(const core::MemoryResult& r);
     void buildBudgetChart();
     void buildCheckpointChart();
     void applyRecipe(int index);

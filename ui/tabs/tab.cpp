@@ -283,8 +283,7 @@ QComboBox* Tab::addChoice(QFormLayout* form, const QString& key)
     return combo;
 }
 
-ParameterControl* Tab::addViewControl(QVBoxLayout* group, const ParameterSpec& spec,
-                                      double initial)
+ParameterControl* Tab::addViewControl(QVBoxLayout* group, const ParameterSpec& spec, double initial)
 {
     auto* c = new ParameterControl(spec);
     c->setValue(initial);

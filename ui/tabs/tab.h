@@ -117,8 +117,7 @@ protected:
     QComboBox* addChoice(QFormLayout* form, const QString& key);
     /// A parameter control for something that is not a scenario input (a view's own setting),
     /// set to `initial`; the tab connects to it itself.
-    ParameterControl* addViewControl(QVBoxLayout* group, const ParameterSpec& spec,
-                                     double initial);
+    ParameterControl* addViewControl(QVBoxLayout* group, const ParameterSpec& spec, double initial);
     /// Adds to `group` a button that shows and hides `content` (rarely changed controls),
     /// then `content` itself, hidden until the button is pressed.
     void addDisclosure(QVBoxLayout* group, const QString& text, QWidget* content,
@@ -147,7 +146,7 @@ protected:
 
     /// Called after the controls show a changed section, before the refresh: for what the
     /// field bindings do not cover (a preset box that names the current values, enabled states).
-    virtual void sectionShown() {}
+    virtual void sectionShown() { }
     /// Calls core and updates the charts. Throws core::InputError for inputs core refuses.
     virtual void recompute() = 0;
     /// Schedules one recompute in this turn of the event loop.

@@ -4,22 +4,28 @@
 #include "fp8tab.h"
 #include "memorytab.h"
 #include "pipelinetab.h"
+#include "planpresets.h"
 #include "plantab.h"
+#include "scalelab/core/scenario.h"
 #include "tensorparalleltab.h"
 #include "zerotab.h"
 
 namespace scalelab::ui {
 
-QList<Tab*> createTabs(QWidget* parent)
+QList<Tab*> createTabs(document::ScenarioDocument* document, QWidget* parent)
 {
-    return {new MemoryTab(parent),   new ZeroTab(parent),    new TensorParallelTab(parent),
-            new PipelineTab(parent), new ExpertsTab(parent), new Fp8Tab(parent),
-            new PlanTab(parent)};
+    return {new MemoryTab(document, parent),   new ZeroTab(document, parent),
+            new TensorParallelTab(document, parent), new PipelineTab(document, parent),
+            new ExpertsTab(document, parent),  new Fp8Tab(document, parent),
+            new PlanTab(document, document::planPresets(), parent)};
 }
 
 QStringList tabNames()
 {
-    return {"memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8", "plan"};
+    QStringList names;
+    for (const std::string_view name : core::kSectionNames)
+        names << QString::fromLatin1(name.data(), static_cast<qsizetype>(name.size()));
+    return names;
 }
 
 } // namespace scalelab::ui

@@ -7,14 +7,19 @@ QT_BEGIN_NAMESPACE
 class QWidget;
 QT_END_NAMESPACE
 
+namespace scalelab::document {
+class ScenarioDocument;
+} // namespace scalelab::document
+
 namespace scalelab::ui {
 
 class Tab;
 
-/// Every tab, in the window's order; a tab exists once its topic is built.
-QList<Tab*> createTabs(QWidget* parent = nullptr);
+/// Every tab, in the window's order, each a view of `document`; a tab exists once its topic is
+/// built. The plan tab is handed the compiled-in presets.
+QList<Tab*> createTabs(document::ScenarioDocument* document, QWidget* parent = nullptr);
 
-/// The names of the tabs createTabs() makes ("memory", ...).
+/// The names of the tabs createTabs() makes ("memory", ...): the scenario's section names.
 QStringList tabNames();
 
 } // namespace scalelab::ui

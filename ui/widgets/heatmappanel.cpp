@@ -230,6 +230,21 @@ HeatmapPanel::Layout HeatmapPanel::layoutFor(const QRectF& t) const
     return l;
 }
 
+namespace {
+
+/// A text that does not fit ends in an ellipsis rather than being cut off at both ends.
+QString fitted(const QFont& font, const QString& text, double width)
+{
+    return QFontMetricsF(font).elidedText(text, Qt::ElideRight, std::max(width, 0.0));
+}
+
+/// Room between the tick labels and what they label, in pixels.
+constexpr double kLabelGap = 4;
+/// Grey of the frames around the plot and the colour bar.
+const QColor kFrameGrey(90, 90, 90);
+
+} // namespace
+
 void HeatmapPanel::render(QPainter& painter, const QRectF& target)
 {
     const ChartFonts f = chartFonts();
@@ -237,89 +252,109 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
     painter.fillRect(target, chartBackgroundColor());
-
     painter.setPen(chartTextColor());
     painter.setFont(f.title);
-    // A text that does not fit ends in an ellipsis rather
-    // than being cut off at both ends.
-    const auto fitted = [](const QFont& font, const QString& text, double width) {
-        return QFontMetricsF(font).elidedText(text, Qt::ElideRight, std::max(width, 0.0));
-    };
     painter.drawText(l.title, Qt::AlignCenter, fitted(f.title, m_title, l.title.width() - 8));
-
-    const Eigen::Index rows = m_values.rows(), cols = m_values.cols();
     if (m_values.size() > 0) {
-        // Cells as crisp blocks: no smoothing between neighbouring values.
-        painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
-        const QRectF device = painter.deviceTransform().mapRect(l.plot);
-        painter.drawImage(l.plot, imageFor(device.size().toSize()));
-        const double cw = l.plot.width() / static_cast<double>(cols);
-        const double ch = l.plot.height() / static_cast<double>(rows);
-        if (writesValues(target.size())) {
-            const auto range = colorRange();
-            painter.setFont(f.annotation);
-            for (Eigen::Index r = 0; r < rows; ++r)
-                for (Eigen::Index c = 0; c < cols; ++c) {
-                    const QRectF cell(l.plot.left() + c * cw, l.plot.top() + r * ch, cw, ch);
-                    const QColor bg = viridis(scaled(m_values(r, c), range));
-                    painter.setPen(bg.lightnessF() > 0.55 ? Qt::black : Qt::white);
-                    painter.drawText(cell, Qt::AlignCenter, m_format(m_values(r, c)));
-                }
-        }
-        if (m_markDiagonal && rows == cols && rows <= 64) {
-            painter.setPen(QPen(palette::kVermillion,
-                                std::clamp(std::min(cw, ch) / 12, 2.0, 4.0 * lineScale()),
-                                Qt::SolidLine));
-            painter.setBrush(Qt::NoBrush);
-            for (Eigen::Index i = 0; i < rows; ++i)
-                painter.drawRect(QRectF(l.plot.left() + i * cw, l.plot.top() + i * ch, cw, ch)
-                                     .adjusted(1.5, 1.5, -1.5, -1.5));
-        }
-        // Row and column labels, thinned so they never overlap.
-        painter.setPen(chartTextColor());
-        painter.setFont(f.axisLabels);
-        const QFontMetricsF fm(f.axisLabels);
-        const auto label = [](const QStringList& names, Eigen::Index i) {
-            return i < names.size() ? names[static_cast<int>(i)] : QString::number(i);
-        };
-        const Eigen::Index rowStep =
-            std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((fm.height() + 2) / ch)));
-        // Each label a line tall, centred on its row: a row thinner than a line would cut it.
-        const double line = std::max(ch, fm.height());
-        for (Eigen::Index r = 0; r < rows; r += rowStep)
-            painter.drawText(QRectF(l.yTitle.right() + 4, l.plot.top() + (r + 0.5) * ch - line / 2,
-                                    l.plot.left() - l.yTitle.right() - 10, line),
-                             Qt::AlignRight | Qt::AlignVCenter, label(m_rowLabels, r));
-        double widest = fm.horizontalAdvance(label(m_columnLabels, cols - 1));
-        const Eigen::Index colStep =
-            std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest + 8) / cw)));
-        for (Eigen::Index c = 0; c < cols; c += colStep)
-            painter.drawText(
-                QRectF(l.plot.left() + c * cw - 40, l.plot.bottom() + 2, cw + 80, fm.height()),
-                Qt::AlignHCenter | Qt::AlignTop, label(m_columnLabels, c));
-        painter.setPen(QPen(QColor(90, 90, 90), 1));
-        painter.setBrush(Qt::NoBrush);
-        painter.drawRect(l.plot);
+        renderCells(painter, l, target.size());
+        renderCellLabels(painter, l);
     }
+    renderAxisTitles(painter, l);
+    renderColorBar(painter, l, target);
+    painter.restore();
+}
 
-    // Axis titles.
+void HeatmapPanel::renderCells(QPainter& painter, const Layout& l, const QSizeF& size)
+{
+    const ChartFonts f = chartFonts();
+    const Eigen::Index rows = m_values.rows(), cols = m_values.cols();
+    // Cells as crisp blocks: no smoothing between neighbouring values.
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    const QRectF device = painter.deviceTransform().mapRect(l.plot);
+    painter.drawImage(l.plot, imageFor(device.size().toSize()));
+    const double cw = l.plot.width() / static_cast<double>(cols);
+    const double ch = l.plot.height() / static_cast<double>(rows);
+    if (writesValues(size)) {
+        const auto range = colorRange();
+        painter.setFont(f.annotation);
+        for (Eigen::Index r = 0; r < rows; ++r)
+            for (Eigen::Index c = 0; c < cols; ++c) {
+                const QRectF cell(l.plot.left() + c * cw, l.plot.top() + r * ch, cw, ch);
+                const QColor bg = viridis(scaled(m_values(r, c), range));
+                painter.setPen(bg.lightnessF() > 0.55 ? Qt::black : Qt::white);
+                painter.drawText(cell, Qt::AlignCenter, m_format(m_values(r, c)));
+            }
+    }
+    if (m_markDiagonal && rows == cols && rows <= 64) {
+        painter.setPen(QPen(palette::kVermillion,
+                            std::clamp(std::min(cw, ch) / 12, 2.0, 4.0 * lineScale()),
+                            Qt::SolidLine));
+        painter.setBrush(Qt::NoBrush);
+        for (Eigen::Index i = 0; i < rows; ++i)
+            painter.drawRect(QRectF(l.plot.left() + i * cw, l.plot.top() + i * ch, cw, ch)
+                                 .adjusted(1.5, 1.5, -1.5, -1.5));
+    }
+}
+
+void HeatmapPanel::renderCellLabels(QPainter& painter, const Layout& l) const
+{
+    const Eigen::Index rows = m_values.rows(), cols = m_values.cols();
+    const double cw = l.plot.width() / static_cast<double>(cols);
+    const double ch = l.plot.height() / static_cast<double>(rows);
+    // Row and column labels, thinned so they never overlap.
+    const QFont font = chartFonts().axisLabels;
     painter.setPen(chartTextColor());
-    painter.setFont(f.axisTitle);
-    painter.drawText(l.xTitle, Qt::AlignCenter, fitted(f.axisTitle, m_xTitle, l.xTitle.width()));
+    painter.setFont(font);
+    const QFontMetricsF fm(font);
+    const auto label = [](const QStringList& names, Eigen::Index i) {
+        return i < names.size() ? names[static_cast<int>(i)] : QString::number(i);
+    };
+    const Eigen::Index rowStep =
+        std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((fm.height() + 2) / ch)));
+    // Each label a line tall, centred on its row: a row thinner than a line would cut it.
+    const double line = std::max(ch, fm.height());
+    for (Eigen::Index r = 0; r < rows; r += rowStep)
+        painter.drawText(QRectF(l.yTitle.right() + kLabelGap,
+                                l.plot.top() + (r + 0.5) * ch - line / 2,
+                                l.plot.left() - l.yTitle.right() - 10, line),
+                         Qt::AlignRight | Qt::AlignVCenter, label(m_rowLabels, r));
+    const double widest = fm.horizontalAdvance(label(m_columnLabels, cols - 1));
+    const Eigen::Index colStep =
+        std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest + 8) / cw)));
+    // Each column label gets room well beyond its column, centred on it.
+    constexpr double kOverhang = 40;
+    for (Eigen::Index c = 0; c < cols; c += colStep)
+        painter.drawText(QRectF(l.plot.left() + c * cw - kOverhang, l.plot.bottom() + 2,
+                                cw + 2 * kOverhang, fm.height()),
+                         Qt::AlignHCenter | Qt::AlignTop, label(m_columnLabels, c));
+    painter.setPen(QPen(kFrameGrey, 1));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRect(l.plot);
+}
+
+void HeatmapPanel::renderAxisTitles(QPainter& painter, const Layout& l) const
+{
+    const QFont font = chartFonts().axisTitle;
+    painter.setPen(chartTextColor());
+    painter.setFont(font);
+    painter.drawText(l.xTitle, Qt::AlignCenter, fitted(font, m_xTitle, l.xTitle.width()));
     painter.save();
     painter.translate(l.yTitle.center());
     painter.rotate(-90);
     painter.drawText(
         QRectF(-l.yTitle.height() / 2, -l.yTitle.width() / 2, l.yTitle.height(), l.yTitle.width()),
-        Qt::AlignCenter, fitted(f.axisTitle, m_yTitle, l.yTitle.height()));
+        Qt::AlignCenter, fitted(font, m_yTitle, l.yTitle.height()));
     painter.restore();
+}
 
-    // Colour bar with its range and title.
+void HeatmapPanel::renderColorBar(QPainter& painter, const Layout& l, const QRectF& target) const
+{
+    const ChartFonts f = chartFonts();
     QLinearGradient gradient(l.bar.bottomLeft(), l.bar.topLeft());
     for (int i = 0; i <= 16; ++i)
         gradient.setColorAt(i / 16.0, viridis(i / 16.0));
     painter.fillRect(l.bar, gradient);
-    painter.setPen(QPen(QColor(90, 90, 90), 1));
+    painter.setPen(QPen(kFrameGrey, 1));
     painter.drawRect(l.bar);
     const auto [lo, hi] = colorRange();
     painter.setFont(f.axisLabels);
@@ -327,24 +362,27 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     const QFontMetricsF fm(f.axisLabels);
     // Five labels where they fit, fewer on a short bar (never overlapping), at least the ends.
     const int ticks = std::clamp(static_cast<int>(l.bar.height() / (fm.height() * 1.5)) + 1, 2, 5);
+    constexpr double kTickLength = 4;
+    constexpr double kTickLabelWidth = 200;
     for (int i = 0; i < ticks; ++i) {
         const double t = i / double(ticks - 1);
         const double v = m_log
             ? std::pow(10.0, std::log10(lo) + t * (std::log10(hi) - std::log10(lo)))
             : lo + t * (hi - lo);
         const double y = l.bar.bottom() - t * l.bar.height();
-        painter.drawLine(QPointF(l.bar.right(), y), QPointF(l.bar.right() + 4, y));
-        painter.drawText(QRectF(l.bar.right() + 6, y - fm.height() / 2, 200, fm.height()),
+        painter.drawLine(QPointF(l.bar.right(), y), QPointF(l.bar.right() + kTickLength, y));
+        painter.drawText(QRectF(l.bar.right() + kTickLength + 2, y - fm.height() / 2,
+                                kTickLabelWidth, fm.height()),
                          Qt::AlignLeft | Qt::AlignVCenter, m_format(v));
     }
+    // The bar's title, turned to run along it at the right edge.
     painter.setFont(f.axisTitle);
     painter.save();
-    painter.translate(target.right() - QFontMetricsF(f.axisTitle).height() / 2 - 4,
+    painter.translate(target.right() - QFontMetricsF(f.axisTitle).height() / 2 - kLabelGap,
                       l.bar.center().y());
     painter.rotate(-90);
     painter.drawText(QRectF(-l.bar.height() / 2, -20, l.bar.height(), 40), Qt::AlignCenter,
                      fitted(f.axisTitle, m_barTitle, l.bar.height()));
-    painter.restore();
     painter.restore();
 }
 

@@ -61,6 +61,12 @@ private:
         QRectF title, plot, bar, xTitle, yTitle;
     };
     Layout layoutFor(const QRectF& target) const;
+    // The steps of render(): the cells (with their values and the diagonal when asked), the row
+    // and column labels, the axis titles, and the colour bar with its ticks and title.
+    void renderCells(QPainter& painter, const Layout& l, const QSizeF& size);
+    void renderCellLabels(QPainter& painter, const Layout& l) const;
+    void renderAxisTitles(QPainter& painter, const Layout& l) const;
+    void renderColorBar(QPainter& painter, const Layout& l, const QRectF& target) const;
     void rebuildImage();
     const QImage& imageFor(const QSize& pixels);
     double scaled(double value, std::pair<double, double> range) const;
