@@ -539,125 +539,128 @@ bool fitsIn(const Ratio& peak, double gib)
     return static_cast<double>(r) / static_cast<double>(peak.denominator) <= capacity - whole;
 }
 
-PlanResult computeUnchecked(const PlanInputs& in)
+/// Parameters one GPU holds of each kind of layer and of the vocabulary, after tensor
+/// parallelism (and expert parallelism for the routed experts).
+struct LayerWeights {
+    std::int64_t attention = 0; ///< the four attention matrices' share
+    std::int64_t norms = 0; ///< both layer norms, whole on every rank as in Megatron
+    std::int64_t denseMlp = 0; ///< a dense MLP's share
+    std::int64_t moeLocal = 0; ///< shared experts' share plus the whole router
+    std::int64_t routedLocal = 0; ///< the routed experts this GPU owns
+    std::int64_t vocabShare = 0; ///< the embedding's (or output layer's) share
+};
+
+LayerWeights layerWeights(const PlanInputs& in, const Dims& dims)
 {
-    const std::string& f = kSequence;
-    const ModelShape& model = in.model;
+    // Every matrix has one side of width h, and t divides a, which divides h, so h / t is whole
+    // and each tensor-parallel share below is exact.
+    const std::int64_t hShare = dims.h / in.tensorParallel;
+    const std::string& fp = kHidden;
+    LayerWeights w;
+    w.attention = checkedAdd(checkedMul(2, checkedMul(dims.h, hShare, fp), fp),
+                             checkedMul(2, checkedMul(hShare, dims.kvDim, fp), fp), fp);
+    w.norms = checkedMul(2, dims.h, fp);
+    w.denseMlp = checkedMul(dims.mats, checkedMul(hShare, dims.ffn, kFfn), kFfn);
+    const std::int64_t oneExpert =
+        checkedMul(dims.mats, checkedMul(hShare, dims.expertFfn, kExpertFfn), kExpertFfn);
+    // Shared experts are split like a dense MLP; the router stays whole.
+    w.moeLocal = checkedAdd(checkedMul(dims.shared, oneExpert, kShared),
+                            checkedMul(dims.h, dims.experts, kExperts), kExperts);
+    w.routedLocal = checkedMul(dims.experts / in.expertParallel, oneExpert, kExperts);
+    w.vocabShare = checkedMul(dims.vocab, hShare, kVocab);
+    return w;
+}
+
+/// The parameters stage `i` of `p` holds on one GPU, and of those its routed experts'.
+void stageParameters(const PlanInputs& in, const Dims& dims, const LayerWeights& w, std::int64_t i,
+                     PlanStage& st)
+{
+    const std::int64_t p = in.pipelineParallel;
+    const std::string& fp = kHidden;
+    const std::int64_t denseCount = st.layers - st.moeLayers;
+    std::int64_t params = checkedMul(st.layers, checkedAdd(w.attention, w.norms, fp), fp);
+    params = checkedAdd(params, checkedMul(denseCount, w.denseMlp, kFfn), kFfn);
+    params = checkedAdd(params, checkedMul(st.moeLayers, w.moeLocal, kExperts), kExperts);
+    st.expertParameters = checkedMul(st.moeLayers, w.routedLocal, kExperts);
+    params = checkedAdd(params, st.expertParameters, kExperts);
+    if (i == 0)
+        params = checkedAdd(params, w.vocabShare, kVocab);
+    if (i == p - 1) {
+        params = checkedAdd(params, dims.h, kVocab); // final norm
+        // The output layer; a tied one is the embedding itself unless it lives elsewhere.
+        if (!in.model.tiedEmbeddings || p > 1)
+            params = checkedAdd(params, w.vocabShare, kVocab);
+    }
+    st.parameters = params;
+}
+
+/// What one stage sends per step: tensor-parallel, pipeline and expert traffic. Data-parallel
+/// traffic comes with the model state (stageModelState).
+void stageCommunication(const PlanInputs& in, const Dims& dims, std::int64_t i, std::int64_t m,
+                        PlanStage& st)
+{
     const std::int64_t t = in.tensorParallel;
     const std::int64_t p = in.pipelineParallel;
     const std::int64_t v = in.virtualStages;
     const std::int64_t ep = in.expertParallel;
-    const Dims dims = dimsOf(model);
-
-    PlanResult out;
-    out.parameters = countUnchecked(model);
-    out.dataParallel = in.gpus / (t * p);
-    const std::int64_t d = out.dataParallel;
-    out.microbatches = in.globalBatch / (in.microBatch * d);
-    const std::int64_t m = out.microbatches;
-    const Recipe recipe = recipeOf(in);
-    out.denseLayerActivationBytes = layerBytes(in, recipe, false);
-    out.moeLayerActivationBytes = model.experts > 0 ? layerBytes(in, recipe, true) : whole(0);
-
-    // Weights per GPU. Every matrix has one side of width h, and t divides a, which divides h,
-    // so h / t is whole and each tensor-parallel share below is exact.
-    const std::int64_t hShare = dims.h / t;
-    const std::string& fp = kHidden;
-    const std::int64_t attention =
-        checkedAdd(checkedMul(2, checkedMul(dims.h, hShare, fp), fp),
-                   checkedMul(2, checkedMul(hShare, dims.kvDim, fp), fp), fp);
-    const std::int64_t norms = checkedMul(2, dims.h, fp); // whole on every rank, like Megatron
-    const std::int64_t denseMlp = checkedMul(dims.mats, checkedMul(hShare, dims.ffn, kFfn), kFfn);
-    const std::int64_t oneExpert =
-        checkedMul(dims.mats, checkedMul(hShare, dims.expertFfn, kExpertFfn), kExpertFfn);
-    // Shared experts are split like a dense MLP; the router stays whole.
-    const std::int64_t moeLocal = checkedAdd(checkedMul(dims.shared, oneExpert, kShared),
-                                             checkedMul(dims.h, dims.experts, kExperts), kExperts);
-    const std::int64_t routedLocal = checkedMul(dims.experts / ep, oneExpert, kExperts);
-    const std::int64_t vocabShare = checkedMul(dims.vocab, hShare, kVocab);
-
-    const StageLayout layout = stageLayout(in);
-    out.stages.resize(static_cast<std::size_t>(p));
-    const std::vector<Ratio> activations =
-        stageActivations(in, recipe, m, layout.layers, layout.moeLayers);
-    const std::int64_t expertRanks = d / ep;
+    const std::string& f = kSequence;
     const std::int64_t tokens = checkedMul(in.sequence, in.microBatch, f);
     const std::int64_t activationTensor = checkedMul(checkedMul(2, tokens, f), dims.h, f);
     const bool full = in.recompute == Recompute::Full;
-    for (std::int64_t i = 0; i < p; ++i) {
-        const auto s = static_cast<std::size_t>(i);
-        PlanStage& st = out.stages[s];
-        st.layers = layout.layers[s];
-        st.moeLayers = layout.moeLayers[s];
-        const std::int64_t denseCount = st.layers - st.moeLayers;
-
-        std::int64_t params = checkedMul(st.layers, checkedAdd(attention, norms, fp), fp);
-        params = checkedAdd(params, checkedMul(denseCount, denseMlp, kFfn), kFfn);
-        params = checkedAdd(params, checkedMul(st.moeLayers, moeLocal, kExperts), kExperts);
-        st.expertParameters = checkedMul(st.moeLayers, routedLocal, kExperts);
-        params = checkedAdd(params, st.expertParameters, kExperts);
-        if (i == 0)
-            params = checkedAdd(params, vocabShare, kVocab);
-        if (i == p - 1) {
-            params = checkedAdd(params, dims.h, kVocab); // final norm
-            // The output layer; a tied one is the embedding itself unless it lives elsewhere.
-            if (!model.tiedEmbeddings || p > 1)
-                params = checkedAdd(params, vocabShare, kVocab);
-        }
-        st.parameters = params;
-
-        // ZeRO shards each weight over the ranks that hold a copy of it: d for most, d / ep
-        // for the routed experts (each expert-parallel group holds its own experts).
-        const StatePart shared = statePart(in, params - st.expertParameters, d);
-        const StatePart experts = statePart(in, st.expertParameters, expertRanks);
-        const std::string& fb = kOptimizerBytes;
-        st.weightBytes =
-            add(partBytes(shared.kinds.weights, fb), partBytes(experts.kinds.weights, fb), fb);
-        st.gradBytes =
-            add(partBytes(shared.kinds.gradients, fb), partBytes(experts.kinds.gradients, fb), fb);
-        st.optimizerBytes =
-            add(partBytes(shared.kinds.optimizer, fb), partBytes(experts.kinds.optimizer, fb), fb);
-        st.modelStateBytes = add(shared.total, experts.total, fb);
-
-        st.inFlight = std::min(p - i, m);
-        st.activationBytes = activations[s];
-        st.totalBytes = add(st.modelStateBytes, st.activationBytes, f);
-
-        CommunicationBytes& c = st.communication;
-        // Tensor parallel: per layer and microbatch, 2 all-reduces of the 2sbh activations in
-        // forward and 2 in backward (with SP, all-gathers and reduce-scatters of the same
-        // total), each a ring all-reduce sending 2(t-1)/t of the tensor; full recomputation
-        // runs the forward, and its 2 all-reduces, once more.
-        if (t > 1) {
-            const std::int64_t collectives = full ? 6 : 4;
-            (void)checkedMul(checkedMul(2, t, f), activationTensor, f); // ring's intermediate
-            const Ratio ring = ringAllReduceBytes(activationTensor, t);
-            c.tensorParallel =
-                mul(ring, checkedMul(checkedMul(collectives, st.layers, f), m, f), f);
-        }
-        // Data parallel: once per step, the ring all-reduce of the gradients (ZeRO-1/2:
-        // reduce-scatter + all-gather of the weights; ZeRO-3: weights gathered twice).
-        c.dataParallel = add(shared.traffic, experts.traffic, fb);
-        // Pipeline: a stage sends each microbatch's activations on to the next stage from
-        // every chunk but the model's last, and gradients back from every chunk but the first.
-        if (p > 1) {
-            const std::int64_t sends = (v - (i == p - 1 ? 1 : 0)) + (v - (i == 0 ? 1 : 0));
-            const Ratio message =
-                makeRatio(activationTensor, in.sequenceParallel ? t : 1); // SP keeps it split
-            c.pipeline = mul(message, checkedMul(sends, m, f), f);
-        }
-        // Expert: per MoE layer and microbatch, dispatch and combine in forward and backward
-        // (plus the forward pair again under full recomputation), each moving the GPU's tokens
-        // times top_k hidden vectors of 2 bytes, of which (ep - 1)/ep leave the GPU.
-        if (model.experts > 0 && ep > 1) {
-            const std::int64_t allToAlls = full ? 6 : 4;
-            const Ratio slots =
-                makeRatio(checkedMul(activationTensor, dims.topK, f), in.sequenceParallel ? t : 1);
-            const Ratio leaving = mul(slots, makeRatio(ep - 1, ep), f);
-            c.expert = mul(leaving, checkedMul(checkedMul(allToAlls, st.moeLayers, f), m, f), f);
-        }
+    CommunicationBytes& c = st.communication;
+    // Tensor parallel: per layer and microbatch, 2 all-reduces of the 2sbh activations in
+    // forward and 2 in backward (with SP, all-gathers and reduce-scatters of the same total),
+    // each a ring all-reduce sending 2(t-1)/t of the tensor; full recomputation runs the
+    // forward, and its 2 all-reduces, once more.
+    if (t > 1) {
+        const std::int64_t collectives = full ? 6 : 4;
+        (void)checkedMul(checkedMul(2, t, f), activationTensor, f); // ring's intermediate
+        const Ratio ring = ringAllReduceBytes(activationTensor, t);
+        c.tensorParallel = mul(ring, checkedMul(checkedMul(collectives, st.layers, f), m, f), f);
     }
+    // Pipeline: a stage sends each microbatch's activations on to the next stage from every
+    // chunk but the model's last, and gradients back from every chunk but the first.
+    if (p > 1) {
+        const std::int64_t sends = (v - (i == p - 1 ? 1 : 0)) + (v - (i == 0 ? 1 : 0));
+        const Ratio message =
+            makeRatio(activationTensor, in.sequenceParallel ? t : 1); // SP keeps it split
+        c.pipeline = mul(message, checkedMul(sends, m, f), f);
+    }
+    // Expert: per MoE layer and microbatch, dispatch and combine in forward and backward (plus
+    // the forward pair again under full recomputation), each moving the GPU's tokens times
+    // top_k hidden vectors of 2 bytes, of which (ep - 1)/ep leave the GPU.
+    if (in.model.experts > 0 && ep > 1) {
+        const std::int64_t allToAlls = full ? 6 : 4;
+        const Ratio slots =
+            makeRatio(checkedMul(activationTensor, dims.topK, f), in.sequenceParallel ? t : 1);
+        const Ratio leaving = mul(slots, makeRatio(ep - 1, ep), f);
+        c.expert = mul(leaving, checkedMul(checkedMul(allToAlls, st.moeLayers, f), m, f), f);
+    }
+}
 
+/// A stage's model-state bytes under ZeRO, and the data-parallel traffic that goes with them.
+void stageModelState(const PlanInputs& in, std::int64_t d, PlanStage& st)
+{
+    // ZeRO shards each weight over the ranks that hold a copy of it: d for most, d / ep for the
+    // routed experts (each expert-parallel group holds its own experts).
+    const StatePart shared = statePart(in, st.parameters - st.expertParameters, d);
+    const StatePart experts = statePart(in, st.expertParameters, d / in.expertParallel);
+    const std::string& fb = kOptimizerBytes;
+    st.weightBytes =
+        add(partBytes(shared.kinds.weights, fb), partBytes(experts.kinds.weights, fb), fb);
+    st.gradBytes =
+        add(partBytes(shared.kinds.gradients, fb), partBytes(experts.kinds.gradients, fb), fb);
+    st.optimizerBytes =
+        add(partBytes(shared.kinds.optimizer, fb), partBytes(experts.kinds.optimizer, fb), fb);
+    st.modelStateBytes = add(shared.total, experts.total, fb);
+    // Data parallel: once per step, the ring all-reduce of the gradients (ZeRO-1/2:
+    // reduce-scatter + all-gather of the weights; ZeRO-3: weights gathered twice).
+    st.communication.dataParallel = add(shared.traffic, experts.traffic, fb);
+}
+
+/// The peak stage, whether it fits, the bubble, and the largest traffic of any stage.
+void summarize(const PlanInputs& in, PlanResult& out)
+{
     out.peakStage = 0;
     for (std::size_t s = 1; s < out.stages.size(); ++s)
         if (less(out.stages[static_cast<std::size_t>(out.peakStage)].totalBytes,
@@ -665,7 +668,8 @@ PlanResult computeUnchecked(const PlanInputs& in)
             out.peakStage = static_cast<std::int64_t>(s);
     out.peakBytesPerGpu = out.stages[static_cast<std::size_t>(out.peakStage)].totalBytes;
     out.fits = fitsIn(out.peakBytesPerGpu, in.gpuMemoryGib);
-    out.bubbleFraction = pipelineBubbleFraction(p, m, v);
+    out.bubbleFraction =
+        pipelineBubbleFraction(in.pipelineParallel, out.microbatches, in.virtualStages);
     for (const PlanStage& st : out.stages) {
         out.communication.tensorParallel =
             maxOf(out.communication.tensorParallel, st.communication.tensorParallel);
@@ -674,6 +678,40 @@ PlanResult computeUnchecked(const PlanInputs& in)
         out.communication.pipeline = maxOf(out.communication.pipeline, st.communication.pipeline);
         out.communication.expert = maxOf(out.communication.expert, st.communication.expert);
     }
+}
+
+PlanResult computeUnchecked(const PlanInputs& in)
+{
+    const Dims dims = dimsOf(in.model);
+    PlanResult out;
+    out.parameters = countUnchecked(in.model);
+    out.dataParallel = in.gpus / (in.tensorParallel * in.pipelineParallel);
+    const std::int64_t d = out.dataParallel;
+    out.microbatches = in.globalBatch / (in.microBatch * d);
+    const std::int64_t m = out.microbatches;
+    const Recipe recipe = recipeOf(in);
+    out.denseLayerActivationBytes = layerBytes(in, recipe, false);
+    out.moeLayerActivationBytes = in.model.experts > 0 ? layerBytes(in, recipe, true) : whole(0);
+
+    const LayerWeights weights = layerWeights(in, dims);
+    const StageLayout layout = stageLayout(in);
+    const std::int64_t p = in.pipelineParallel;
+    out.stages.resize(static_cast<std::size_t>(p));
+    const std::vector<Ratio> activations =
+        stageActivations(in, recipe, m, layout.layers, layout.moeLayers);
+    for (std::int64_t i = 0; i < p; ++i) {
+        const auto s = static_cast<std::size_t>(i);
+        PlanStage& st = out.stages[s];
+        st.layers = layout.layers[s];
+        st.moeLayers = layout.moeLayers[s];
+        stageParameters(in, dims, weights, i, st);
+        stageModelState(in, d, st);
+        st.inFlight = std::min(p - i, m);
+        st.activationBytes = activations[s];
+        st.totalBytes = add(st.modelStateBytes, st.activationBytes, kSequence);
+        stageCommunication(in, dims, i, m, st);
+    }
+    summarize(in, out);
     return out;
 }
 
