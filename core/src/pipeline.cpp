@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -210,27 +211,68 @@ std::vector<PipelineEvent> pipelineOrder(const PipelineInputs& in)
     return order;
 }
 
-PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<PipelineEvent> order)
-{
-    validate(in);
-    const Shape sh = shapeOf(in);
-    checkOrder(sh, order);
+namespace {
 
+/// The simulation's state: where each stage is in its order, when it is free, and when every
+/// pass that has run ended (negative until then).
+struct Progress {
+    std::vector<double> endOf;
+    std::vector<std::size_t> next;
+    std::vector<double> freeAt;
+};
+
+/// The pass `e` (on `stage`) waits for, if any: the previous part's forward, the next part's
+/// backward, or the same part's forward for the model's last part.
+std::optional<std::size_t> dependencyOf(const Shape& sh, const PipelineEvent& e, int stage)
+{
+    const int part = e.chunk * sh.p + stage;
     const int lastPart = sh.p * sh.v - 1;
+    if (e.pass == Pass::Forward)
+        return part > 0 ? std::optional(passId(sh, e.microbatch, part - 1, Pass::Forward))
+                        : std::nullopt;
+    if (part < lastPart)
+        return passId(sh, e.microbatch, part + 1, Pass::Backward);
+    return passId(sh, e.microbatch, part, Pass::Forward);
+}
+
+/// Runs stage `s` along its order until a pass must wait; returns whether any pass ran.
+bool runStage(const PipelineInputs& in, const Shape& sh, std::vector<PipelineEvent>& order,
+              Progress& pr, int s)
+{
+    const auto su = static_cast<std::size_t>(s);
     const double forwardChunk = in.forwardTime / sh.v;
     const double backwardChunk = in.backwardTime / sh.v;
+    const std::size_t stageEnd = (su + 1) * sh.perStage;
+    const std::size_t before = pr.next[su];
+    while (pr.next[su] < stageEnd) {
+        PipelineEvent& e = order[pr.next[su]];
+        double ready = 0.0;
+        if (const auto dependency = dependencyOf(sh, e, s)) {
+            if (pr.endOf[*dependency] < 0.0)
+                break;
+            ready = pr.endOf[*dependency];
+        }
+        e.start = std::max(pr.freeAt[su], ready);
+        e.end = e.start + (e.pass == Pass::Forward ? forwardChunk : backwardChunk);
+        pr.freeAt[su] = e.end;
+        pr.endOf[passId(sh, e.microbatch, e.chunk * sh.p + s, e.pass)] = e.end;
+        ++pr.next[su];
+    }
+    return pr.next[su] != before;
+}
 
-    // End time of every pass once it has run; negative until then.
-    std::vector<double> endOf(sh.total, -1.0);
-    std::vector<std::size_t> next(static_cast<std::size_t>(sh.p));
-    std::vector<double> freeAt(static_cast<std::size_t>(sh.p), 0.0);
+/// Timings of every pass of `order`. Stages are tried and run until they block. A stage's pass
+/// waits on a pass of the stage before (forwards) or after it (backwards), so progress on stage
+/// s can only unblock s +- 1 (cyclically, since chunk c's part after stage p-1 is chunk c+1 on
+/// stage 0). This visits each pass once, with O(1) extra work per wake-up: linear in the
+/// number of passes. Throws std::logic_error when the order deadlocks.
+std::vector<double> runOrder(const PipelineInputs& in, const Shape& sh,
+                             std::vector<PipelineEvent>& order)
+{
+    Progress pr{std::vector<double>(sh.total, -1.0), std::vector<std::size_t>(std::size_t(sh.p)),
+                std::vector<double>(std::size_t(sh.p), 0.0)};
     for (int s = 0; s < sh.p; ++s)
-        next[static_cast<std::size_t>(s)] = static_cast<std::size_t>(s) * sh.perStage;
-
-    // Stages to try, run until they block. A stage's pass waits on a pass of the stage before
-    // (forwards) or after it (backwards), so progress on stage s can only unblock s +- 1
-    // (cyclically, since chunk c's part after stage p-1 is chunk c+1 on stage 0). This visits
-    // each pass once, with O(1) extra work per wake-up: linear in the number of passes.
+        pr.next[static_cast<std::size_t>(s)] = static_cast<std::size_t>(s) * sh.perStage;
     std::vector<int> work;
     std::vector<char> queued(static_cast<std::size_t>(sh.p), 1);
     for (int s = sh.p - 1; s >= 0; --s)
@@ -238,70 +280,32 @@ PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<Pipel
     while (!work.empty()) {
         const int s = work.back();
         work.pop_back();
-        const auto su = static_cast<std::size_t>(s);
-        queued[su] = 0;
-        const std::size_t stageEnd = (su + 1) * sh.perStage;
-        const std::size_t before = next[su];
-        while (next[su] < stageEnd) {
-            PipelineEvent& e = order[next[su]];
-            const int part = e.chunk * sh.p + s;
-            double ready = 0.0;
-            bool hasDependency = true;
-            std::size_t dependency = 0;
-            if (e.pass == Pass::Forward) {
-                hasDependency = part > 0;
-                if (hasDependency)
-                    dependency = passId(sh, e.microbatch, part - 1, Pass::Forward);
-            } else if (part < lastPart) {
-                dependency = passId(sh, e.microbatch, part + 1, Pass::Backward);
-            } else {
-                dependency = passId(sh, e.microbatch, part, Pass::Forward);
-            }
-            if (hasDependency) {
-                if (endOf[dependency] < 0.0)
-                    break;
-                ready = endOf[dependency];
-            }
-            e.start = std::max(freeAt[su], ready);
-            e.end = e.start + (e.pass == Pass::Forward ? forwardChunk : backwardChunk);
-            freeAt[su] = e.end;
-            endOf[passId(sh, e.microbatch, part, e.pass)] = e.end;
-            ++next[su];
-        }
-        if (next[su] == before)
+        queued[static_cast<std::size_t>(s)] = 0;
+        if (!runStage(in, sh, order, pr, s))
             continue;
         for (const int t : {(s + 1) % sh.p, (s + sh.p - 1) % sh.p}) {
             const auto tu = static_cast<std::size_t>(t);
-            if (!queued[tu] && next[tu] < (tu + 1) * sh.perStage) {
+            if (!queued[tu] && pr.next[tu] < (tu + 1) * sh.perStage) {
                 queued[tu] = 1;
                 work.push_back(t);
             }
         }
     }
-
     // Nothing left to wake: any stage not at its end waits for a pass that can never run.
     for (int s = 0; s < sh.p; ++s) {
         const auto su = static_cast<std::size_t>(s);
-        if (next[su] < (su + 1) * sh.perStage)
-            throw std::logic_error("pipeline schedule deadlock: the " + describe(order[next[su]])
+        if (pr.next[su] < (su + 1) * sh.perStage)
+            throw std::logic_error("pipeline schedule deadlock: the " + describe(order[pr.next[su]])
                                    + " waits for a pass that can never run");
     }
+    return pr.freeAt;
+}
 
-    PipelineResult result;
-    result.makespan = *std::max_element(freeAt.begin(), freeAt.end());
-    result.bubbleFraction = pipelineBubbleFraction(in.stages, in.microbatches, sh.v);
-    // Busy time is m v passes of each kind per stage; one product instead of summing millions
-    // of durations keeps the rounding small.
-    const double busy = static_cast<double>(sh.p) * static_cast<double>(sh.m)
-        * static_cast<double>(sh.v) * (forwardChunk + backwardChunk);
-    const double capacity = static_cast<double>(sh.p) * result.makespan;
-    // Rounding can leave a perfectly full pipeline (p = 1) a hair below zero idle time.
-    result.simulatedBubbleFraction = std::max(0.0, (capacity - busy) / capacity);
-    result.bubbleOverIdeal = pipelineBubbleOverIdeal(in.stages, in.microbatches, sh.v);
-    result.simulatedBubbleOverIdeal = std::max(0.0, (capacity - busy) / busy);
-
+/// The most activations each stage holds at once, in whole stages' worth.
+void countInFlight(const Shape& sh, const std::vector<PipelineEvent>& order, PipelineResult& r)
+{
     // No two passes of a stage overlap, so counting along the order is counting over time.
-    result.peakInFlight.assign(static_cast<std::size_t>(sh.p), 0);
+    r.peakInFlight.assign(static_cast<std::size_t>(sh.p), 0);
     for (int s = 0; s < sh.p; ++s) {
         const auto su = static_cast<std::size_t>(s);
         int held = 0;
@@ -310,12 +314,36 @@ PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<Pipel
             held += order[i].pass == Pass::Forward ? 1 : -1;
             peak = std::max(peak, held);
         }
-        result.peakInFlight[su] = peak;
+        r.peakInFlight[su] = peak;
     }
     // A chunk's activations are 1/v of its stage's, so held chunks count 1/v each.
-    result.peakActivations.reserve(result.peakInFlight.size());
-    for (const int held : result.peakInFlight)
-        result.peakActivations.push_back(static_cast<double>(held) / static_cast<double>(sh.v));
+    r.peakActivations.reserve(r.peakInFlight.size());
+    for (const int held : r.peakInFlight)
+        r.peakActivations.push_back(static_cast<double>(held) / static_cast<double>(sh.v));
+}
+
+} // namespace
+
+PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<PipelineEvent> order)
+{
+    validate(in);
+    const Shape sh = shapeOf(in);
+    checkOrder(sh, order);
+    const std::vector<double> freeAt = runOrder(in, sh, order);
+
+    PipelineResult result;
+    result.makespan = *std::max_element(freeAt.begin(), freeAt.end());
+    result.bubbleFraction = pipelineBubbleFraction(in.stages, in.microbatches, sh.v);
+    // Busy time is m v passes of each kind per stage; one product instead of summing millions
+    // of durations keeps the rounding small.
+    const double busy = static_cast<double>(sh.p) * static_cast<double>(sh.m)
+        * static_cast<double>(sh.v) * (in.forwardTime / sh.v + in.backwardTime / sh.v);
+    const double capacity = static_cast<double>(sh.p) * result.makespan;
+    // Rounding can leave a perfectly full pipeline (p = 1) a hair below zero idle time.
+    result.simulatedBubbleFraction = std::max(0.0, (capacity - busy) / capacity);
+    result.bubbleOverIdeal = pipelineBubbleOverIdeal(in.stages, in.microbatches, sh.v);
+    result.simulatedBubbleOverIdeal = std::max(0.0, (capacity - busy) / busy);
+    countInFlight(sh, order, result);
     result.events = std::move(order);
     return result;
 }
