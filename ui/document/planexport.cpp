@@ -70,10 +70,11 @@ QByteArray deepSpeedConfig(const core::PlanInputs& in)
     return QJsonDocument(config).toJson(QJsonDocument::Indented);
 }
 
-QString megatronArguments(const core::PlanInputs& in)
+namespace {
+
+/// Throws what Megatron-LM refuses at start-up, with the field to change.
+void requireMegatronLayout(const core::PlanInputs& in)
 {
-    core::validate(in);
-    requireWeightFormat(in, "Megatron-LM");
     const core::ModelShape& model = in.model;
     const std::int64_t layers = model.layers;
     const std::int64_t t = in.tensorParallel;
@@ -81,8 +82,6 @@ QString megatronArguments(const core::PlanInputs& in)
     const std::int64_t v = in.virtualStages;
     const std::int64_t kv = core::kvHeadsOf(model);
     const std::int64_t m = core::computePlan(in).microbatches;
-
-    // What Megatron-LM refuses at start-up, refused here with the field to change.
     if (layers % p != 0)
         throw InputError("plan.pipeline_parallel",
                          "a divisor of layers for Megatron-LM, which gives every pipeline stage "
@@ -112,17 +111,23 @@ QString megatronArguments(const core::PlanInputs& in)
                              + ") for Megatron-LM, which splits the key/value groups over the "
                                "tensor-parallel ranks; tensor_parallel is "
                              + str(t));
-    const bool moe = model.experts > 0;
-    if (moe && in.expertParallel > 1 && t > 1 && !in.sequenceParallel)
+    if (model.experts > 0 && in.expertParallel > 1 && t > 1 && !in.sequenceParallel)
         throw InputError("plan.sequence_parallel",
                          "true when expert and tensor parallelism are combined: Megatron-LM "
                          "refuses that pair without sequence parallelism");
+}
 
-    std::vector<std::pair<QString, QString>> args;
+using Arguments = std::vector<std::pair<QString, QString>>;
+
+/// The model's shape: layers, widths, heads, the MLP and the experts.
+void addModelArguments(const core::PlanInputs& in, Arguments& args)
+{
+    const core::ModelShape& model = in.model;
+    const std::int64_t kv = core::kvHeadsOf(model);
     const auto add = [&args](const QString& flag, const QString& value = {}) {
         args.emplace_back(flag, value);
     };
-    add("--num-layers", num(layers));
+    add("--num-layers", num(model.layers));
     add("--hidden-size", num(model.hidden));
     add("--num-attention-heads", num(model.heads));
     if (kv < model.heads) {
@@ -137,7 +142,7 @@ QString megatronArguments(const core::PlanInputs& in)
     add("--seq-length", num(in.sequence));
     // Megatron-LM requires it, and it must cover the sequence.
     add("--max-position-embeddings", num(in.sequence));
-    if (moe) {
+    if (model.experts > 0) {
         const std::int64_t expertFfn = core::expertFfnHiddenOf(model);
         add("--num-experts", num(model.experts));
         add("--moe-router-topk", num(model.topK));
@@ -148,13 +153,24 @@ QString megatronArguments(const core::PlanInputs& in)
             add("--moe-layer-freq",
                 QString("\"([0]*%1+[1]*%2)\"")
                     .arg(model.denseLayers)
-                    .arg(layers - model.denseLayers));
+                    .arg(model.layers - model.denseLayers));
     }
+}
+
+/// The layout over the GPUs, recomputation, the optimizer and the batch.
+void addLayoutArguments(const core::PlanInputs& in, Arguments& args)
+{
+    const std::int64_t t = in.tensorParallel;
+    const std::int64_t p = in.pipelineParallel;
+    const std::int64_t v = in.virtualStages;
+    const auto add = [&args](const QString& flag, const QString& value = {}) {
+        args.emplace_back(flag, value);
+    };
     add("--tensor-model-parallel-size", num(t));
     add("--pipeline-model-parallel-size", num(p));
     if (v > 1)
-        add("--num-layers-per-virtual-pipeline-stage", num(layers / (p * v)));
-    if (moe)
+        add("--num-layers-per-virtual-pipeline-stage", num(in.model.layers / (p * v)));
+    if (in.model.experts > 0)
         add("--expert-model-parallel-size", num(in.expertParallel));
     // With one tensor-parallel rank there is nothing to split; Megatron-LM drops the flag.
     if (in.sequenceParallel && t > 1)
@@ -174,7 +190,18 @@ QString megatronArguments(const core::PlanInputs& in)
         add("--bf16");
     add("--micro-batch-size", num(in.microBatch));
     add("--global-batch-size", num(in.globalBatch));
+}
 
+} // namespace
+
+QString megatronArguments(const core::PlanInputs& in)
+{
+    core::validate(in);
+    requireWeightFormat(in, "Megatron-LM");
+    requireMegatronLayout(in);
+    Arguments args;
+    addModelArguments(in, args);
+    addLayoutArguments(in, args);
     QStringList lines;
     for (const auto& [flag, value] : args)
         lines << (value.isEmpty() ? flag : flag + ' ' + value);
