@@ -122,11 +122,11 @@ ui::Tab* tabNamed(app::MainWindow& window, const QString& name)
     return nullptr;
 }
 
-/// What a tab holds, written into a copy of the window's scenario, as JSON.
+/// What a tab shows, as JSON: the tab's section of its document over `scenario`.
 QJsonObject writtenBy(const ui::Tab* tab, const core::Scenario& scenario)
 {
     core::Scenario copy = scenario;
-    tab->writeScenario(copy);
+    core::copySection(tab->scenario(), copy, tab->section());
     return document::scenarioToJson(copy);
 }
 

@@ -8,9 +8,16 @@
 #include "mainwindow.h"
 #include "report.h"
 #include "memorytab.h"
+#include "fields.h"
+#include "scenariojson.h"
 #include "tabs.h"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QJsonObject>
+#include <QMap>
+#include <QSlider>
 #include <QApplication>
 #include <QChart>
 #include <QFileInfo>
@@ -27,6 +34,56 @@
 #include <cmath>
 
 using namespace scalelab;
+
+namespace {
+
+/// Every widget of the window that shows a scenario field (a parameter control, a check box, a
+/// combo box named by its field's key), with the value it shows.
+QMap<QString, double> shownValues(const app::MainWindow& w)
+{
+    QMap<QString, double> values;
+    for (ui::Tab* tab : w.tabs())
+        for (QWidget* widget : tab->findChildren<QWidget*>()) {
+            if (!document::findField(widget->objectName()))
+                continue;
+            if (auto* control = qobject_cast<ui::ParameterControl*>(widget))
+                values.insert(widget->objectName(), control->value());
+            else if (auto* box = qobject_cast<QCheckBox*>(widget))
+                values.insert(widget->objectName(), box->isChecked() ? 1 : 0);
+            else if (auto* combo = qobject_cast<QComboBox*>(widget))
+                values.insert(widget->objectName(), combo->currentIndex());
+        }
+    return values;
+}
+
+/// Moves `widget` off the value it shows as a user would (a slider step, a click, the next
+/// item); false when nothing it offers changes it.
+bool moveOff(QWidget* widget, const QMap<QString, double>& defaults, const app::MainWindow& w)
+{
+    const QString key = widget->objectName();
+    const auto moved = [&] { return shownValues(w).value(key) != defaults.value(key); };
+    if (auto* control = qobject_cast<ui::ParameterControl*>(widget)) {
+        QSlider* slider = control->slider();
+        for (int delta : {1, -1, 7, -7, 60, -60, 400}) {
+            slider->setValue(std::clamp(slider->value() + delta, 0, slider->maximum()));
+            if (moved())
+                return true;
+        }
+        return false;
+    }
+    if (auto* box = qobject_cast<QCheckBox*>(widget)) {
+        box->click();
+        return moved();
+    }
+    if (auto* combo = qobject_cast<QComboBox*>(widget)) {
+        for (int i = 1; i < combo->count() && !moved(); ++i)
+            combo->setCurrentIndex((combo->currentIndex() + 1) % combo->count());
+        return moved();
+    }
+    return false;
+}
+
+} // namespace
 
 class TstMainWindow : public QObject {
     Q_OBJECT
@@ -88,6 +145,59 @@ private slots:
         auto* memory = qobject_cast<ui::MemoryTab*>(w.tabs().first());
         memory->control("memory.layers")->setValue(40);
         QCOMPARE(w.scenario().memory.layers, std::int64_t(40));
+    }
+
+    void everyControlComesBackExactlyFromASavedFile()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("every-control.json");
+        QMap<QString, double> shown;
+        {
+            app::MainWindow w{core::Scenario{}};
+            const QMap<QString, double> defaults = shownValues(w);
+            QVERIFY(defaults.size() > 60);
+            QStringList stuck;
+            for (ui::Tab* tab : w.tabs())
+                for (QWidget* widget : tab->findChildren<QWidget*>())
+                    if (document::findField(widget->objectName()) && widget->isEnabled()
+                        && !moveOff(widget, defaults, w))
+                        stuck << widget->objectName();
+            QVERIFY2(stuck.isEmpty(), qPrintable("not moved off the default: " + stuck.join(", ")));
+            shown = shownValues(w);
+            QCOMPARE(w.saveScenarioFile(path), QString());
+        }
+        app::MainWindow fresh{core::Scenario{}};
+        QCOMPARE(fresh.openScenarioFile(path), QString());
+        const QMap<QString, double> back = shownValues(fresh);
+        QCOMPARE(back.keys(), shown.keys());
+        for (auto it = shown.cbegin(); it != shown.cend(); ++it)
+            QVERIFY2(back.value(it.key()) == it.value(),
+                     qPrintable(QString("%1: saved %2, opened %3")
+                                    .arg(it.key())
+                                    .arg(it.value(), 0, 'g', 17)
+                                    .arg(back.value(it.key()), 0, 'g', 17)));
+    }
+
+    void unitAndCheckpointingAreSavedAndUndoable()
+    {
+        app::MainWindow w{core::Scenario{}};
+        ui::Tab* memory = w.tabs().first();
+        auto* unit = memory->findChild<QComboBox*>("memory.unit");
+        auto* checkpointing = memory->findChild<QCheckBox*>("memory.checkpointing");
+        QVERIFY(unit && checkpointing);
+        unit->setCurrentIndex(1);
+        QCOMPARE(w.scenario().memoryDisplay.gib, true);
+        w.undoStack()->clear();
+        checkpointing->click();
+        QCOMPARE(w.scenario().memoryDisplay.checkpointing, false);
+        QCOMPARE(w.undoStack()->count(), 1);
+        QCOMPARE(document::scenarioToJson(w.scenario())["memory"].toObject()["checkpointing"],
+                 QJsonValue(false));
+        QCOMPARE(document::scenarioToJson(w.scenario())["memory"].toObject()["unit"],
+                 QJsonValue("GiB"));
+        w.undoStack()->undo();
+        QCOMPARE(checkpointing->isChecked(), true);
+        QCOMPARE(w.scenario().memoryDisplay.checkpointing, true);
     }
 
     void geometryAndTabComeBack()

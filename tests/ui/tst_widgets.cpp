@@ -33,14 +33,15 @@ public:
     enum class How { Fine, NoMemory, OtherException, BadInput, NoMemoryAtOnce };
     How how = How::Fine;
 
-    QString name() const override { return QStringLiteral("failing"); }
+    FailingTab()
+        : ui::Tab(nullptr, core::Section::Memory)
+    {
+    }
+
     QString title() const override { return QStringLiteral("Failing"); }
     QList<ui::ChartPanel*> charts() const override { return {}; }
-    void setScenario(const core::Scenario&) override { }
-    void writeScenario(core::Scenario&) const override { }
 
 protected:
-    void readControls() override { }
     void recompute() override
     {
         if (how == How::NoMemoryAtOnce)

@@ -116,7 +116,11 @@ bool ScenarioDocument::setValue(const QString& key, double value)
     normalizeSection(m_scenario, after, f->section, f);
     if (sameSection(after, m_scenario, f->section))
         return false;
-    push(std::move(after), tr("Change %1").arg(f->translatedLabel().remove('&')), f->key);
+    // Edits of one section in quick succession (a drag, a held key, batch then sequence length)
+    // are one step, as they were one change in the user's mind.
+    const std::string_view section = core::sectionName(f->section);
+    push(std::move(after), tr("Change %1").arg(f->translatedLabel().remove('&')),
+         QString::fromLatin1(section.data(), static_cast<qsizetype>(section.size())));
     return true;
 }
 

@@ -16,7 +16,7 @@ struct Field;
 
 /// The one scenario of a window (or of an off-screen export), and the only way to change it.
 /// Every change is an undo command: a control's edit, an opened file, a preset, a reset. Edits
-/// of one field in quick succession (a slider drag, a held arrow key) merge into one step.
+/// of one section in quick succession (a slider drag, a held arrow key) merge into one step.
 /// After every change, undo and redo included, sectionChanged() names each section that now
 /// differs; views render from scenario() and never keep a copy of their inputs.
 class ScenarioDocument : public QObject {
@@ -32,7 +32,7 @@ public:
     /// A field's value now (a flag as 0 or 1, a choice as its index).
     double value(const QString& key) const;
     /// Sets one field from a control, as one undo step merged with the previous one when that
-    /// edited the same field a moment ago. The section's rules then keep it consistent
+    /// edited the same section a moment ago (a slider drag, a held arrow key). The section's rules then keep it consistent
     /// (segments <= layers, ...). Returns false when nothing changed.
     bool setValue(const QString& key, double value);
     /// Any other change of one section (a button that sets several fields, a list): `change`
@@ -47,7 +47,7 @@ public:
     /// Starts over from `scenario` with no undo history (a restored session, a fresh view).
     void load(const core::Scenario& scenario);
 
-    /// How long after an edit of a field the next edit of it still merges into the same step.
+    /// How long after an edit of a section the next edit of it still merges into the same step.
     static constexpr qint64 kMergeMs = 1500;
 
 signals:
