@@ -43,6 +43,10 @@ struct Field {
 
     std::function<double(const core::Scenario&)> get;
     std::function<void(core::Scenario&, double)> set;
+    /// How the scenario reader stores a value read from a file, when that differs from `set`
+    /// (which acts like the control: moving the batch keeps the sequence length, while a file's
+    /// batch is just the batch). Unset means `set`.
+    std::function<void(core::Scenario&, double)> load;
     /// For keys that may be absent (plan.model.kv_heads follows heads until set): whether the
     /// scenario holds one. Unset means the key is always present.
     std::function<bool(const core::Scenario&)> isSet;

@@ -100,6 +100,7 @@ void addBatchFields(std::vector<Field>& out)
         s.memoryDisplay.batch = std::max<std::int64_t>(std::llround(v), 1);
         s.memory.tokens = s.memoryDisplay.batch * sequence;
     };
+    batch.load = [](Scenario& s, double v) { s.memoryDisplay.batch = std::llround(v); };
     out.push_back(batch);
     // Sequence length: a face of the saved tokens and batch, never a key of its own.
     Field sequence =

@@ -201,7 +201,7 @@ void readSection(const QJsonObject& root, core::Section section, core::Scenario&
             continue;
         const SectionReader reader = objectReader(root, section, f->jsonObject());
         if (reader.has(f->jsonKey()))
-            f->set(s, readFieldValue(*f, reader.value(f->jsonKey())));
+            (f->load ? f->load : f->set)(s, readFieldValue(*f, reader.value(f->jsonKey())));
     }
 }
 
