@@ -5,6 +5,7 @@
 // bubble curves, the activation bars and every text of the tab. The tab only hands these to its
 // charts; tests call them directly.
 
+#include "scalelab/core/error.h"
 #include "scalelab/core/pipeline.h"
 
 #include <QColor>
