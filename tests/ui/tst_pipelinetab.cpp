@@ -1,15 +1,21 @@
 // The pipeline tab: the Gantt chart shows the core's simulated passes, the bubble and memory
 // charts follow the core, and the Gantt stays readable (no overlapping text) at p = 32, m = 256.
+// Its inputs live in the scenario document (saved, undoable); its comparison of schedules is a
+// presenter tested here without widgets.
 
 #include "chartexport.h"
 #include "chartpanel.h"
 #include "explanationpanel.h"
+#include "fields.h"
 #include "format.h"
-#include "parametercontrol.h"
-#include "scalelab/core/pipeline.h"
-#include "pipelinetab.h"
-#include "testhelpers.h"
 #include "ganttpanel.h"
+#include "parametercontrol.h"
+#include "pipelinepresenter.h"
+#include "pipelinetab.h"
+#include "scalelab/core/pipeline.h"
+#include "scenariodocument.h"
+#include "scenariojson.h"
+#include "testhelpers.h"
 
 #include <QAbstractAxis>
 #include <QBarSet>
@@ -18,6 +24,7 @@
 #include <QDir>
 #include <QHelpEvent>
 #include <QImage>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineSeries>
 #include <QPainter>
@@ -26,6 +33,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
+#include <QUndoStack>
 #include <algorithm>
 
 using namespace scalelab;
@@ -251,14 +259,12 @@ private slots:
         ParameterControl* control = tab.control(key);
         QVERIFY(control);
         const double before = control->value();
-        core::Scenario old;
-        tab.writeScenario(old);
+        const core::Scenario old = tab.scenario();
         control->slider()->setFocus();
         QTest::keyClick(control->slider(), Qt::Key(qtKey));
         QVERIFY(control->value() != before);
         settle(tab);
-        core::Scenario now;
-        tab.writeScenario(now);
+        const core::Scenario now = tab.document()->scenario();
         const auto tie = [](const core::PipelineInputs& in) {
             return std::tie(in.stages, in.microbatches, in.virtualStages, in.forwardTime,
                             in.backwardTime);
@@ -500,14 +506,16 @@ private slots:
         PipelineTab tab;
         tab.setScenario(s);
         settle(tab);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario back = tab.document()->scenario();
         QCOMPARE(back.pipeline.stages, std::int64_t(40));
         QCOMPARE(back.pipeline.microbatches, std::int64_t(300));
         QCOMPARE(back.pipeline.virtualStages, std::int64_t(12));
         QCOMPARE(back.pipeline.schedule, Schedule::OneFOneB);
         QCOMPARE(back.pipeline.forwardTime, 0.001);
         QCOMPARE(back.pipeline.backwardTime, 1.0 / 3.0);
+        // The slider shows the file's value (its range widened), the document keeps it exact.
+        QVERIFY(tab.control("pipeline.forward_time")->spec().minimum <= 0.001);
+        QVERIFY(tab.control("pipeline.stages")->spec().maximum >= 40);
         checkAgainstCore(tab);
     }
 
@@ -521,6 +529,228 @@ private slots:
         QVERIFY(!tab.refreshPending());
         QCOMPARE(tab.ganttChart()->events().size(), std::size_t(2 * 100 * 1000));
         checkAgainstCore(tab);
+    }
+
+    // The document: every input of the tab is in the scenario, saved and undoable.
+
+    void theScheduleAndTheDefinitionAreSavedAndUndoable_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("index");
+        QTest::newRow("schedule 1F1B") << "pipeline.schedule" << 1;
+        QTest::newRow("schedule interleaved") << "pipeline.schedule" << 2;
+        QTest::newRow("bubble definition Megatron-LM") << "pipeline.bubble_definition" << 1;
+    }
+
+    void theScheduleAndTheDefinitionAreSavedAndUndoable()
+    {
+        QFETCH(QString, key);
+        QFETCH(int, index);
+        PipelineTab tab;
+        auto* box = tab.findChild<QComboBox*>(key);
+        QVERIFY(box);
+        QCOMPARE(box->currentIndex(), 0);
+        const core::Scenario before = tab.document()->scenario();
+        box->setCurrentIndex(index);
+        settle(tab);
+        const core::Scenario after = tab.document()->scenario();
+        if (key == "pipeline.schedule") {
+            QCOMPARE(after.pipeline.schedule, PipelineTab::schedules().at(index));
+        } else {
+            QVERIFY(after.pipelineDisplay.megatronBubble);
+            QCOMPARE(tab.bubbleDefinition(), PipelineTab::BubbleDefinition::OverIdeal);
+        }
+        checkAgainstCore(tab);
+        // Written under its key in a scenario file, and read back the same.
+        const document::Field* field = document::findField(key);
+        QVERIFY(field);
+        const QJsonObject json = document::scenarioToJson(after);
+        QCOMPARE(json.value("pipeline").toObject().value(field->jsonKey()).toString(),
+                 QString(field->choices.at(std::size_t(index))));
+        QVERIFY(document::scenarioFromJson(json) == after);
+
+        // One undo step; undo brings the box and the charts back, redo forward again.
+        QCOMPARE(tab.document()->undoStack()->count(), 1);
+        tab.document()->undoStack()->undo();
+        settle(tab);
+        QCOMPARE(box->currentIndex(), 0);
+        QVERIFY(tab.document()->scenario() == before);
+        checkAgainstCore(tab);
+        tab.document()->undoStack()->redo();
+        settle(tab);
+        QCOMPARE(box->currentIndex(), index);
+        QVERIFY(tab.document()->scenario() == after);
+        checkAgainstCore(tab);
+    }
+
+    void aDragOfAPassTimeIsOneUndoStep()
+    {
+        PipelineTab tab;
+        ParameterControl* forward = tab.control("pipeline.forward_time");
+        QVERIFY(forward);
+        for (const double f : {1.1, 1.2, 1.3, 1.5})
+            forward->setValue(f);
+        settle(tab);
+        QCOMPARE(tab.inputs().forwardTime, 1.5);
+        QCOMPARE(tab.document()->undoStack()->count(), 1);
+        checkAgainstCore(tab);
+        tab.document()->undoStack()->undo();
+        settle(tab);
+        QCOMPARE(tab.inputs().forwardTime, core::PipelineInputs{}.forwardTime);
+        QCOMPARE(forward->value(), core::PipelineInputs{}.forwardTime);
+        checkAgainstCore(tab);
+    }
+
+    void noRuleSnapsTheInputs()
+    {
+        // An interleaved schedule with m not a multiple of p is refused by core and named in the
+        // message line; the edit itself stands (the lesson is the refusal).
+        const core::Scenario before = scenarioWith(Schedule::Interleaved, 4, 12, 2);
+        for (const char* key : {"pipeline.microbatches", "pipeline.stages"}) {
+            core::Scenario after = before;
+            if (QString(key) == "pipeline.microbatches")
+                after.pipeline.microbatches = 13;
+            else
+                after.pipeline.stages = 5;
+            const core::Scenario edited = after;
+            document::normalizeSection(before, after, core::Section::Pipeline,
+                                       document::findField(QString(key)));
+            QVERIFY2(after == edited, key);
+        }
+        document::ScenarioDocument document(before);
+        QVERIFY(document.setValue("pipeline.microbatches", 13));
+        QCOMPARE(document.scenario().pipeline.microbatches, std::int64_t(13));
+        QCOMPARE(document.scenario().pipeline.schedule, Schedule::Interleaved);
+    }
+
+    // The presenter: the comparison of schedules, without a widget.
+
+    void theComparisonSimulatesEverySchedule()
+    {
+        const core::PipelineInputs in; // p = 4, m = 12, GPipe
+        const PipelineComparison c = comparePipelineSchedules(in);
+        const core::PipelineResult r = core::simulatePipeline(in);
+        QCOMPARE(c.result.makespan, r.makespan);
+        QCOMPARE(c.result.events.size(), r.events.size());
+        for (Schedule s : pipelineSchedules()) {
+            core::PipelineInputs other = in;
+            other.schedule = s;
+            QVERIFY(c.held[scheduleIndex(s)]);
+            QCOMPARE(*c.held[scheduleIndex(s)], core::simulatePipeline(other).peakActivations);
+        }
+        const ActivationChart chart = activationChart(c);
+        QCOMPARE(chart.bars[scheduleIndex(Schedule::GPipe)].values, QList<qreal>(4, 12.0));
+        QCOMPARE(chart.bars[scheduleIndex(Schedule::OneFOneB)].values,
+                 QList<qreal>({4.0, 3.0, 2.0, 1.0}));
+        QCOMPARE(chart.bars[scheduleIndex(Schedule::Interleaved)].label,
+                 QString("Interleaved, v = 2"));
+        QCOMPARE(chart.most, 12.0);
+        // 4 p m passes of GPipe and 1F1B, 2 p m v of the interleaved schedule.
+        QCOMPARE(comparisonPasses(in), 4.0 * 48 + 2.0 * 48 * 2);
+    }
+
+    void theComparisonLeavesOutWhatCoreRefuses()
+    {
+        core::PipelineInputs in;
+        in.microbatches = 13; // not a multiple of p = 4: no interleaved schedule
+        const PipelineComparison c = comparePipelineSchedules(in);
+        QVERIFY(!c.held[scheduleIndex(Schedule::Interleaved)]);
+        QVERIFY(c.held[scheduleIndex(Schedule::OneFOneB)]);
+        const ActivationChart chart = activationChart(c);
+        const ActivationBars& interleaved = chart.bars[scheduleIndex(Schedule::Interleaved)];
+        QCOMPARE(interleaved.values, QList<qreal>(4, 0.0));
+        QVERIFY(interleaved.label.contains("multiple"));
+        QCOMPARE(chart.most,
+                 *std::max_element(c.held[0]->begin(), c.held[0]->end())); // GPipe's, the most
+        QCOMPARE(pipelineFigures(c, true).explanation.value("peak_gpipe"),
+                 formatNumber(c.held[0]->front(), 3));
+        // The schedule shown refused is an error, not an empty chart.
+        in.schedule = Schedule::Interleaved;
+        QVERIFY_THROWS_EXCEPTION(core::InputError, comparePipelineSchedules(in));
+    }
+
+    void theBubbleCurvesAreTheClosedForms_data()
+    {
+        QTest::addColumn<int>("p");
+        QTest::addColumn<int>("v");
+        QTest::addColumn<bool>("idleShare");
+        QTest::newRow("p=4 v=2 idle share") << 4 << 2 << true;
+        QTest::newRow("p=4 v=2 over ideal") << 4 << 2 << false;
+        QTest::newRow("p=32 v=8 idle share") << 32 << 8 << true;
+        QTest::newRow("p=1 v=1 over ideal") << 1 << 1 << false;
+    }
+
+    void theBubbleCurvesAreTheClosedForms()
+    {
+        QFETCH(int, p);
+        QFETCH(int, v);
+        QFETCH(bool, idleShare);
+        // The axis ends at a power of two from 512, past twice m.
+        QCOMPARE(bubbleAxisMicrobatches(12), std::int64_t(512));
+        QCOMPARE(bubbleAxisMicrobatches(256), std::int64_t(512));
+        QCOMPARE(bubbleAxisMicrobatches(300), std::int64_t(1024));
+        const std::int64_t top = 1024;
+        const std::vector<std::int64_t> ms = bubbleCurveMicrobatches(top);
+        for (std::int64_t i = 0; i < 32; ++i)
+            QCOMPARE(ms[std::size_t(i)], i + 1);
+        QVERIFY(std::is_sorted(ms.begin(), ms.end()));
+        QVERIFY(std::adjacent_find(ms.begin(), ms.end()) == ms.end());
+        QCOMPARE(ms.back(), top);
+        QVERIFY(ms.size() < 300); // few enough points to draw thick and dashed strokes fast
+        for (Schedule s : pipelineSchedules()) {
+            const std::int64_t chunks = s == Schedule::Interleaved ? v : 1;
+            const QList<QPointF> points = bubbleCurvePoints(s, p, v, top, idleShare);
+            QCOMPARE(std::size_t(points.size()), ms.size());
+            for (std::size_t i = 0; i < ms.size(); ++i) {
+                const QPointF pt = points[qsizetype(i)];
+                QCOMPARE(pt.x(), double(ms[i]));
+                QCOMPARE(pt.y(),
+                         100.0
+                             * (idleShare ? core::pipelineBubbleFraction(p, ms[i], chunks)
+                                          : core::pipelineBubbleOverIdeal(p, ms[i], chunks)));
+            }
+        }
+        const BubbleCurveTexts texts = bubbleCurveTexts(p, v, idleShare);
+        QVERIFY(texts.bubbleAxisTitle.contains(idleShare ? "Idle share" : "over ideal"));
+        QVERIFY(texts.microbatchAxisTitle.contains(QString("p = %1, v = %2").arg(p).arg(v)));
+        QCOMPARE(texts.curveNames[scheduleIndex(Schedule::Interleaved)],
+                 QString("Interleaved, v = %1").arg(v));
+    }
+
+    void theFiguresSpeakTheChosenDefinition()
+    {
+        const PipelineComparison c = comparePipelineSchedules(core::PipelineInputs{});
+        const PipelineFigures idle = pipelineFigures(c, true);
+        QCOMPARE(idle.measured, c.result.simulatedBubbleFraction);
+        QCOMPARE(idle.closed, c.result.bubbleFraction);
+        QCOMPARE(idle.chunks, 1);
+        QVERIFY2(idle.figuresLine.contains("idles 20.0 % of the time"),
+                 qPrintable(idle.figuresLine));
+        QVERIFY(idle.figuresLine.contains("instead of 12"));
+        QCOMPARE(idle.ganttTitle, QString("GPipe: 4 stages, 12 microbatches"));
+        QCOMPARE(idle.ganttFigures.size(), 2);
+        QVERIFY(idle.ganttFigures.at(1).contains("(p−1)/(m+p−1) = (4−1)/(12+4−1) = 20.0 %"));
+        QCOMPARE(idle.explanation.value("megatron"), QString("25.0 %"));
+
+        const PipelineFigures megatron = pipelineFigures(c, false);
+        QCOMPARE(megatron.measured, c.result.simulatedBubbleOverIdeal);
+        QCOMPARE(megatron.closed, 0.25);
+        QVERIFY(megatron.ganttFigures.at(1).contains("(p−1)/m = (4−1)/12 = 25.0 %"));
+        QVERIFY(megatron.figuresLine.contains("adds 25.0 % to the ideal time"));
+        // The explanation speaks the chapter's definition whatever the switch.
+        QCOMPARE(megatron.explanation, idle.explanation);
+
+        core::PipelineInputs in;
+        in.schedule = Schedule::Interleaved;
+        const PipelineFigures interleaved = pipelineFigures(comparePipelineSchedules(in), true);
+        QCOMPARE(interleaved.chunks, 2);
+        QVERIFY(interleaved.ganttTitle.contains("2 chunks"));
+        QVERIFY(interleaved.timeAxisTitle.contains("1/v"));
+        QVERIFY(interleaved.figuresLine.contains("11.1 %"));
+
+        QCOMPARE(bubblePercent(0.2), QString("20.0 %"));
+        QCOMPARE(bubblePercent(0.005), QString("0.50 %"));
+        QCOMPARE(bubblePercent(0.0), QString("0.0 %"));
     }
 };
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "pipelinepresenter.h"
 #include "scalelab/core/pipeline.h"
 #include "tab.h"
 
@@ -33,21 +34,19 @@ public:
         OverIdeal, ///< Megatron-LM's: bubble time over ideal time, (p-1)/m
     };
 
-    explicit PipelineTab(QWidget* parent = nullptr);
+    explicit PipelineTab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString name() const override { return "pipeline"; }
     QString title() const override { return tr("Pipeline schedules"); }
     QList<ChartPanel*> charts() const override;
-    void setScenario(const core::Scenario& scenario) override;
-    void writeScenario(core::Scenario& scenario) const override;
 
-    /// The inputs as the controls hold them.
-    core::PipelineInputs inputs() const { return m_inputs; }
-    BubbleDefinition bubbleDefinition() const { return m_definition; }
+    /// The inputs the charts show: the document's.
+    const core::PipelineInputs& inputs() const { return scenario().pipeline; }
+    /// The bubble definition the document holds (pipeline.bubble_definition).
+    BubbleDefinition bubbleDefinition() const;
     /// Today's numbers for resources/explanations/pipeline.html, from the last refresh.
     QHash<QString, QString> explanationValues() const override { return m_explanationValues; }
     /// Schedules of the bubble chart's curves and the memory chart's bars, in legend order.
-    static QList<core::Schedule> schedules();
+    static QList<core::Schedule> schedules() { return pipelineSchedules(); }
 
     GanttPanel* ganttChart() const { return m_gantt; }
     ChartViewPanel* bubbleChart() const { return m_bubble; }
@@ -61,26 +60,24 @@ public:
     static constexpr std::int64_t kBackgroundPasses = 400'000;
 
 protected:
-    void readControls() override;
     void recompute() override;
 
 private:
-    struct Computed;
-    static Computed compute(const core::PipelineInputs& in);
-    void present(Computed& c);
+    /// Shows a comparison: the Gantt chart, the bubble curves, the bars, the figures line.
+    void present(PipelineComparison& comparison);
+    void showGantt(PipelineComparison& comparison, const PipelineFigures& figures);
+    void showBubbleCurves(const PipelineComparison& comparison, const PipelineFigures& figures,
+                          bool idleShare);
+    void showActivationBars(const PipelineComparison& comparison);
 
     void buildControls();
     void buildGanttChart();
     void buildBubbleChart();
     void buildMemoryChart();
+    /// The Gantt chart across the full width; bubble and memory side by side under it.
+    void placeCharts();
 
-    core::PipelineInputs m_inputs;
-    BubbleDefinition m_definition = BubbleDefinition::IdleShare;
     QHash<QString, QString> m_explanationValues;
-    // Times as a scenario gave them: the spin boxes round to two decimals, the file's value is
-    // kept until the user moves the control.
-    double m_exactForward = 1.0, m_shownForward = 1.0;
-    double m_exactBackward = 2.0, m_shownBackward = 2.0;
 
     QComboBox* m_scheduleBox = nullptr;
     QComboBox* m_definitionBox = nullptr;

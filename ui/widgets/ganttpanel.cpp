@@ -38,9 +38,41 @@ const QColor kIdleHatch(150, 150, 150);
 const QColor kGrid(215, 215, 215);
 const QColor kAxis(90, 90, 90);
 
-constexpr double kTickLength = 5.0;
+const QColor kCardBorder(170, 170, 170);
+const QColor kCardFill(246, 246, 246);
+
+// Layout metrics, in logical pixels (of the target a chart is drawn into).
+constexpr double kMinimumWidth = 480, kMinimumHeight = 300; // the panel on screen
+constexpr double kOuterMargin = 6.0; // above the title, below the legend
+constexpr double kSideMargin = 12.0; // figures and legend, from the left and right edges
+constexpr double kGap = 4.0; // between neighbouring bands (title, figures, ticks, row labels)
+constexpr double kTitlePadding = 4.0; // added to the title font's height
+constexpr double kFigureLinePadding = 8.0; // added to the figure font's height, per line
+constexpr double kFigureCardPaddingX = 8.0; // the card around a figure, each side
+constexpr double kFigureCardPaddingY = 3.0;
+constexpr double kFigureCardRadius = 4.0;
 constexpr double kFigureGap = 36.0; // between figures written side by side
+constexpr double kLegendLinePadding = 6.0; // added to the legend font's height, per line
 constexpr double kLegendGap = 28.0; // between legend entries
+constexpr double kSwatchGap = 6.0; // between a legend swatch and its text
+constexpr double kSwatchShare = 0.8; // a swatch's side, of the legend font's height
+constexpr double kSwatchHatchGap = 4.0; // the idle swatch's hatching
+constexpr double kXTitleGap = 8.0; // between the time axis title and the legend
+constexpr double kTickLength = 5.0;
+constexpr double kTickLabelSpacing = 28.0; // added to the widest tick label: room between labels
+constexpr double kPlotRightMargin = 14.0; // at least, for half the last tick label
+constexpr double kPlotTopGap = 8.0; // between the figures and the plot
+constexpr double kRowLabelPadding = 10.0; // added to the widest stage number
+constexpr double kRowLabelInset = 6.0; // stage numbers end this far left of the plot's band
+constexpr double kRowLabelSpacing = 2.0; // at least, between stage numbers
+constexpr double kRowGapFrom = 10.0; // rows this tall or taller leave a gap between them
+constexpr double kBoxShare = 0.8; // ... and their boxes take this share of the row
+constexpr double kIdleHatchGap = 7.0; // the bubble's hatching
+constexpr double kBoxLabelPadding = 4.0; // a box label needs this much more than its width
+constexpr double kEdgeFromPixels = 5.0; // boxes this wide (device pixels) get a white edge
+constexpr double kEdgeWidth = 1.2; // device pixels
+constexpr double kPooledBelowPixels = 2.0; // boxes narrower (device pixels) are pooled
+constexpr double kUprightTitle = 1.5; // a text band this much taller than wide is drawn turned
 
 // Hatches `r` with "/" lines `gap` apart on a grid anchored at x = `origin`, so neighbouring
 // rows line up. On pixels a tile of the pattern, made at device resolution, is repeated by a
@@ -167,7 +199,7 @@ std::vector<std::vector<int>> legendLines(const std::vector<LegendEntry>& entrie
     std::vector<std::vector<int>> lines(1);
     double used = 0;
     for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
-        const double w = fm.height() + 6 + fm.horizontalAdvance(entries[i].text);
+        const double w = fm.height() + kSwatchGap + fm.horizontalAdvance(entries[i].text);
         if (!lines.back().empty() && used + kLegendGap + w > width) {
             lines.emplace_back();
             used = 0;
@@ -184,7 +216,7 @@ bool figuresFitOnOneLine(const QStringList& figures, double width)
     const QFontMetricsF fm(chartFonts().annotation);
     double used = 0;
     for (const QString& f : figures)
-        used += fm.horizontalAdvance(f) + 16;
+        used += fm.horizontalAdvance(f) + 2 * kFigureCardPaddingX;
     used += kFigureGap * std::max<qsizetype>(0, figures.size() - 1);
     return used <= width;
 }
@@ -195,7 +227,7 @@ GanttPanel::GanttPanel(const QString& name, QWidget* parent)
     : ChartPanel(name, parent)
     , m_timeUnit(tr("time units"))
 {
-    setMinimumSize(480, 300);
+    setMinimumSize(static_cast<int>(kMinimumWidth), static_cast<int>(kMinimumHeight));
     setAttribute(Qt::WA_OpaquePaintEvent);
     m_rowBegin = {0};
 }
@@ -259,31 +291,35 @@ GanttPanel::Layout GanttPanel::layoutFor(const QRectF& t) const
     const QFontMetricsF titleFm(f.title), axisFm(f.axisTitle), labelFm(f.axisLabels),
         figureFm(f.annotation), legendFm(f.legend);
     Layout l;
-    l.title = QRectF(t.left(), t.top() + 6, t.width(), titleFm.height() + 4);
-    const double inner = t.width() - 24;
+    l.title = QRectF(t.left(), t.top() + kOuterMargin, t.width(), titleFm.height() + kTitlePadding);
+    const double inner = t.width() - 2 * kSideMargin;
     const int figureLines = m_figures.isEmpty()
         ? 0
         : (figuresFitOnOneLine(m_figures, inner) ? 1 : static_cast<int>(m_figures.size()));
-    l.figures =
-        QRectF(t.left() + 12, l.title.bottom() + 4, inner, figureLines * (figureFm.height() + 8));
+    l.figures = QRectF(t.left() + kSideMargin, l.title.bottom() + kGap, inner,
+                       figureLines * (figureFm.height() + kFigureLinePadding));
 
     const auto lines = legendLines(legendEntries(m_chunks), inner);
-    const double legendHeight = static_cast<double>(lines.size()) * (legendFm.height() + 6);
-    l.legend = QRectF(t.left() + 12, t.bottom() - 6 - legendHeight, inner, legendHeight);
-    l.xTitle = QRectF(t.left(), l.legend.top() - 8 - axisFm.height(), t.width(), axisFm.height());
-    l.ticks = QRectF(t.left(), l.xTitle.top() - 4 - labelFm.height() - kTickLength, t.width(),
+    const double legendHeight =
+        static_cast<double>(lines.size()) * (legendFm.height() + kLegendLinePadding);
+    l.legend = QRectF(t.left() + kSideMargin, t.bottom() - kOuterMargin - legendHeight, inner,
+                      legendHeight);
+    l.xTitle =
+        QRectF(t.left(), l.legend.top() - kXTitleGap - axisFm.height(), t.width(), axisFm.height());
+    l.ticks = QRectF(t.left(), l.xTitle.top() - kGap - labelFm.height() - kTickLength, t.width(),
                      labelFm.height() + kTickLength);
 
-    l.yTitle = QRectF(t.left() + 4, 0, axisFm.height(), 0);
+    l.yTitle = QRectF(t.left() + kGap, 0, axisFm.height(), 0);
     const double rowLabelWidth =
-        labelFm.horizontalAdvance(QString::number(std::max(0, m_stages - 1))) + 10;
-    l.rowLabels = QRectF(l.yTitle.right() + 4, 0, rowLabelWidth, 0);
+        labelFm.horizontalAdvance(QString::number(std::max(0, m_stages - 1))) + kRowLabelPadding;
+    l.rowLabels = QRectF(l.yTitle.right() + kGap, 0, rowLabelWidth, 0);
 
     // The time axis: as many round ticks as fit with room between their labels.
     const double span = m_makespan > 0 ? m_makespan : 1.0;
-    const double widest = labelFm.horizontalAdvance(QString::number(span, 'f', 1)) + 28;
-    const double left = l.rowLabels.right() + 4;
-    const double right = t.right() - std::max(14.0, widest / 2);
+    const double widest =
+        labelFm.horizontalAdvance(QString::number(span, 'f', 1)) + kTickLabelSpacing;
+    const double left = l.rowLabels.right() + kGap;
+    const double right = t.right() - std::max(kPlotRightMargin, widest / 2);
     const int maxTicks = std::max(1, static_cast<int>((right - left) / widest));
     l.tickStep = niceStep(span / maxTicks);
     l.tickDecimals = decimalsFor(l.tickStep);
@@ -291,7 +327,7 @@ GanttPanel::Layout GanttPanel::layoutFor(const QRectF& t) const
     if (!(l.timeEnd > 0))
         l.timeEnd = l.tickStep;
 
-    const double top = l.figures.bottom() + 8;
+    const double top = l.figures.bottom() + kPlotTopGap;
     const double bottom = l.ticks.top();
     l.plot = QRectF(QPointF(left, top), QPointF(right, std::max(top + 1, bottom)));
     l.yTitle.setTop(l.plot.top());
@@ -300,7 +336,7 @@ GanttPanel::Layout GanttPanel::layoutFor(const QRectF& t) const
     l.rowLabels.setHeight(l.plot.height());
     l.rowPitch = l.plot.height() / std::max(1, m_stages);
     // A gap between rows while they are tall enough to spare one.
-    l.boxHeight = l.rowPitch >= 10 ? l.rowPitch * 0.8 : l.rowPitch;
+    l.boxHeight = l.rowPitch >= kRowGapFrom ? l.rowPitch * kBoxShare : l.rowPitch;
     return l;
 }
 
@@ -337,7 +373,7 @@ bool GanttPanel::drawsPooled(const QRectF& target, double deviceScale) const
     // Only two durations exist (a chunk's forward and backward); the first row has both.
     for (std::size_t i = 0; i < m_rowBegin[1]; ++i)
         shortest = std::min(shortest, m_events[i].end - m_events[i].start);
-    return shortest / l.timeEnd * l.plot.width() * deviceScale < 2.0;
+    return shortest / l.timeEnd * l.plot.width() * deviceScale < kPooledBelowPixels;
 }
 
 void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
@@ -353,7 +389,7 @@ void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
     if (h > l.boxHeight)
         return;
     // The narrowest label there can be: boxes narrower than it are skipped without measuring.
-    const double narrowest = fm.horizontalAdvance(QStringLiteral("0")) + 4;
+    const double narrowest = fm.horizontalAdvance(QStringLiteral("0")) + kBoxLabelPadding;
     for (std::size_t i = 0; i < m_events.size(); ++i) {
         const core::PipelineEvent& e = m_events[i];
         const double w = (e.end - e.start) / l.timeEnd * l.plot.width();
@@ -366,7 +402,7 @@ void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
         if (known == m_advances.constEnd())
             known = m_advances.insert(text, fm.horizontalAdvance(text));
         const double advance = *known;
-        if (advance + 4 > w)
+        if (advance + kBoxLabelPadding > w)
             continue;
         const QRectF box = boxRect(l, i);
         out.push_back({TextKind::BoxLabel, text,
@@ -377,107 +413,137 @@ void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
 
 std::vector<GanttPanel::Text> GanttPanel::texts(const QRectF& target) const
 {
-    const ChartFonts f = chartFonts();
     const Layout l = layoutFor(target);
     std::vector<Text> out;
-    const auto centred = [](TextKind kind, const QFont& font, const QString& text,
-                            const QRectF& band) {
-        const QFontMetricsF fm(font);
-        const QString shown = fm.elidedText(text, Qt::ElideRight, band.width());
-        const double w = std::min(fm.horizontalAdvance(shown), band.width());
-        return Text{
-            kind, shown,
-            QRectF(band.center().x() - w / 2, band.center().y() - fm.height() / 2, w, fm.height()),
-            0};
-    };
     if (!m_title.isEmpty())
-        out.push_back(centred(TextKind::Title, f.title, m_title, l.title));
+        out.push_back(centredText(TextKind::Title, chartFonts().title, m_title, l.title));
+    appendFigures(l, out);
+    appendTickLabels(l, out);
+    appendRowLabels(l, out);
+    appendAxisTitles(l, out);
+    appendLegend(l, out);
+    appendBoxLabels(l, out);
+    return out;
+}
 
-    // Figures: side by side when they fit, otherwise one a line.
-    if (!m_figures.isEmpty()) {
-        const QFontMetricsF fm(f.annotation);
-        const double lineHeight = fm.height() + 8;
-        if (figuresFitOnOneLine(m_figures, l.figures.width())) {
-            double total = kFigureGap * static_cast<double>(m_figures.size() - 1);
-            for (const QString& s : m_figures)
-                total += fm.horizontalAdvance(s) + 16;
-            double x = l.figures.center().x() - total / 2 + 8;
-            for (const QString& s : m_figures) {
-                const double w = fm.horizontalAdvance(s);
-                out.push_back(
-                    {TextKind::Figure, s, QRectF(x, l.figures.top() + 4, w, fm.height()), 0});
-                x += w + 16 + kFigureGap;
-            }
-        } else {
-            for (int i = 0; i < m_figures.size(); ++i)
-                out.push_back(centred(TextKind::Figure, f.annotation, m_figures[i],
+GanttPanel::Text GanttPanel::centredText(TextKind kind, const QFont& font, const QString& text,
+                                         const QRectF& band)
+{
+    const QFontMetricsF fm(font);
+    const QString shown = fm.elidedText(text, Qt::ElideRight, band.width());
+    const double w = std::min(fm.horizontalAdvance(shown), band.width());
+    return Text{
+        kind, shown,
+        QRectF(band.center().x() - w / 2, band.center().y() - fm.height() / 2, w, fm.height()), 0};
+}
+
+void GanttPanel::appendFigures(const Layout& l, std::vector<Text>& out) const
+{
+    // Side by side when they fit, otherwise one a line.
+    if (m_figures.isEmpty())
+        return;
+    const QFont font = chartFonts().annotation;
+    const QFontMetricsF fm(font);
+    const double lineHeight = fm.height() + kFigureLinePadding;
+    if (!figuresFitOnOneLine(m_figures, l.figures.width())) {
+        for (int i = 0; i < m_figures.size(); ++i)
+            out.push_back(centredText(TextKind::Figure, font, m_figures[i],
                                       QRectF(l.figures.left(), l.figures.top() + i * lineHeight,
                                              l.figures.width(), lineHeight)));
-        }
+        return;
     }
+    const double card = 2 * kFigureCardPaddingX;
+    double total = kFigureGap * static_cast<double>(m_figures.size() - 1);
+    for (const QString& s : m_figures)
+        total += fm.horizontalAdvance(s) + card;
+    double x = l.figures.center().x() - total / 2 + kFigureCardPaddingX;
+    for (const QString& s : m_figures) {
+        const double w = fm.horizontalAdvance(s);
+        out.push_back({TextKind::Figure, s,
+                       QRectF(x, l.figures.top() + kFigureLinePadding / 2, w, fm.height()), 0});
+        x += w + card + kFigureGap;
+    }
+}
 
-    // Time ticks.
-    {
-        const QFontMetricsF fm(f.axisLabels);
-        const int count = static_cast<int>(std::floor(l.timeEnd / l.tickStep + 1e-9));
-        for (int i = 0; i <= count; ++i) {
-            const double t = i * l.tickStep;
-            const QString s = QString::number(t, 'f', l.tickDecimals);
-            const double w = fm.horizontalAdvance(s);
-            out.push_back(
-                {TextKind::TickLabel, s,
-                 QRectF(timeToX(l, t) - w / 2, l.ticks.top() + kTickLength, w, fm.height()), 0});
-        }
+int GanttPanel::tickCount(const Layout& l)
+{
+    return static_cast<int>(std::floor(l.timeEnd / l.tickStep + 1e-9));
+}
+
+void GanttPanel::appendTickLabels(const Layout& l, std::vector<Text>& out) const
+{
+    const QFontMetricsF fm(chartFonts().axisLabels);
+    const int count = tickCount(l);
+    for (int i = 0; i <= count; ++i) {
+        const double t = i * l.tickStep;
+        const QString s = QString::number(t, 'f', l.tickDecimals);
+        const double w = fm.horizontalAdvance(s);
+        out.push_back({TextKind::TickLabel, s,
+                       QRectF(timeToX(l, t) - w / 2, l.ticks.top() + kTickLength, w, fm.height()),
+                       0});
     }
+}
+
+void GanttPanel::appendRowLabels(const Layout& l, std::vector<Text>& out) const
+{
     // Stage numbers, thinned so they never touch.
-    if (m_stages > 0) {
-        const QFontMetricsF fm(f.axisLabels);
-        const int step = std::max(1, static_cast<int>(std::ceil((fm.height() + 2) / l.rowPitch)));
-        for (int s = 0; s < m_stages; s += step) {
-            const QString text = QString::number(s);
-            const double w = fm.horizontalAdvance(text);
-            const double cy = l.plot.top() + (s + 0.5) * l.rowPitch;
-            out.push_back(
-                {TextKind::RowLabel, text,
-                 QRectF(l.rowLabels.right() - 6 - w, cy - fm.height() / 2, w, fm.height()), 0});
-        }
+    if (m_stages <= 0)
+        return;
+    const QFontMetricsF fm(chartFonts().axisLabels);
+    const int step =
+        std::max(1, static_cast<int>(std::ceil((fm.height() + kRowLabelSpacing) / l.rowPitch)));
+    for (int s = 0; s < m_stages; s += step) {
+        const QString text = QString::number(s);
+        const double w = fm.horizontalAdvance(text);
+        const double cy = l.plot.top() + (s + 0.5) * l.rowPitch;
+        out.push_back(
+            {TextKind::RowLabel, text,
+             QRectF(l.rowLabels.right() - kRowLabelInset - w, cy - fm.height() / 2, w, fm.height()),
+             0});
     }
-    // Axis titles; the row title is drawn turned, so its rectangle is upright and narrow.
+}
+
+void GanttPanel::appendAxisTitles(const Layout& l, std::vector<Text>& out) const
+{
+    // The row title is drawn turned, so its rectangle is upright and narrow.
+    const QFont font = chartFonts().axisTitle;
     if (!m_xTitle.isEmpty())
         out.push_back(
-            centred(TextKind::AxisTitle, f.axisTitle, m_xTitle,
-                    QRectF(l.plot.left(), l.xTitle.top(), l.plot.width(), l.xTitle.height())));
+            centredText(TextKind::AxisTitle, font, m_xTitle,
+                        QRectF(l.plot.left(), l.xTitle.top(), l.plot.width(), l.xTitle.height())));
     if (!m_yTitle.isEmpty()) {
-        const QFontMetricsF fm(f.axisTitle);
+        const QFontMetricsF fm(font);
         const QString shown = fm.elidedText(m_yTitle, Qt::ElideRight, l.plot.height());
         const double len = std::min(fm.horizontalAdvance(shown), l.plot.height());
         out.push_back({TextKind::AxisTitle, shown,
                        QRectF(l.yTitle.left(), l.yTitle.center().y() - len / 2, fm.height(), len),
                        0});
     }
-    // Legend, line by line, each entry's text after its swatch.
-    {
-        const QFontMetricsF fm(f.legend);
-        const auto entries = legendEntries(m_chunks);
-        const auto lines = legendLines(entries, l.legend.width());
-        double y = l.legend.top();
-        for (const auto& line : lines) {
-            double total = kLegendGap * static_cast<double>(line.size() - 1);
-            for (int i : line)
-                total += fm.height() + 6 + fm.horizontalAdvance(entries[i].text);
-            double x = l.legend.center().x() - total / 2;
-            for (int i : line) {
-                const double w = fm.horizontalAdvance(entries[i].text);
-                x += fm.height() + 6;
-                out.push_back({TextKind::Legend, entries[i].text, QRectF(x, y + 3, w, fm.height()),
-                               static_cast<std::size_t>(i)});
-                x += w + kLegendGap;
-            }
-            y += fm.height() + 6;
+}
+
+void GanttPanel::appendLegend(const Layout& l, std::vector<Text>& out) const
+{
+    // Line by line, each entry's text after its swatch.
+    const QFontMetricsF fm(chartFonts().legend);
+    const auto entries = legendEntries(m_chunks);
+    const auto lines = legendLines(entries, l.legend.width());
+    const double swatch = fm.height() + kSwatchGap;
+    double y = l.legend.top();
+    for (const auto& line : lines) {
+        double total = kLegendGap * static_cast<double>(line.size() - 1);
+        for (int i : line)
+            total += swatch + fm.horizontalAdvance(entries[i].text);
+        double x = l.legend.center().x() - total / 2;
+        for (int i : line) {
+            const double w = fm.horizontalAdvance(entries[i].text);
+            x += swatch;
+            out.push_back({TextKind::Legend, entries[i].text,
+                           QRectF(x, y + kLegendLinePadding / 2, w, fm.height()),
+                           static_cast<std::size_t>(i)});
+            x += w + kLegendGap;
         }
+        y += fm.height() + kLegendLinePadding;
     }
-    appendBoxLabels(l, out);
-    return out;
 }
 
 void GanttPanel::drawBoxes(QPainter& painter, const Layout& l)
@@ -495,7 +561,7 @@ void GanttPanel::drawBoxes(QPainter& painter, const Layout& l)
         const QRectF r = boxRect(l, i);
         const std::size_t hue = static_cast<std::size_t>(e.chunk) % kPassColors.size();
         batches[hue * 2 + (e.pass == Pass::Forward ? 0 : 1)].append(r);
-        if (r.width() * scale >= 5 && i > 0 && m_events[i - 1].stage == e.stage
+        if (r.width() * scale >= kEdgeFromPixels && i > 0 && m_events[i - 1].stage == e.stage
             && m_events[i - 1].end == e.start)
             edges.emplace_back(r.topLeft(), r.bottomLeft());
     }
@@ -507,7 +573,7 @@ void GanttPanel::drawBoxes(QPainter& painter, const Layout& l)
         painter.setBrush(k % 2 == 0 ? c.forward : c.backward);
         painter.drawRects(batches[k].constData(), static_cast<int>(batches[k].size()));
     }
-    painter.setPen(QPen(Qt::white, 1.2 / scale));
+    painter.setPen(QPen(Qt::white, kEdgeWidth / scale));
     painter.drawLines(edges.data(), static_cast<int>(edges.size()));
 }
 
@@ -570,8 +636,9 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
         if (t.kind != TextKind::Legend)
             continue;
         const LegendEntry& e = entries[t.box];
-        const double side = fm.height() * 0.8;
-        const QRectF swatch(t.rect.left() - 6 - side, t.rect.center().y() - side / 2, side, side);
+        const double side = fm.height() * kSwatchShare;
+        const QRectF swatch(t.rect.left() - kSwatchGap - side, t.rect.center().y() - side / 2, side,
+                            side);
         switch (e.kind) {
         case LegendEntry::Forward:
             painter.fillRect(swatch, passColor(Pass::Forward, 0));
@@ -581,7 +648,7 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
             break;
         case LegendEntry::Idle:
             painter.fillRect(swatch, kIdleFill);
-            hatch(painter, swatch, 4, swatch.left());
+            hatch(painter, swatch, kSwatchHatchGap, swatch.left());
             break;
         case LegendEntry::Chunk: {
             // Both shades of the chunk's hue, forward on the left.
@@ -603,49 +670,68 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
 
 void GanttPanel::render(QPainter& painter, const QRectF& target)
 {
-    const ChartFonts f = chartFonts();
     const Layout l = layoutFor(target);
     const std::vector<Text> all = texts(target);
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
     painter.fillRect(target, Qt::white);
+    drawGrid(painter, l);
+    drawRows(painter, l, target);
+    drawAxes(painter, l);
+    drawTexts(painter, l, all);
+    drawLegend(painter, l, all);
+    painter.restore();
+}
 
+void GanttPanel::drawGrid(QPainter& painter, const Layout& l) const
+{
     // Grid lines at the ticks, under the rows so they show in the gaps.
     painter.setPen(QPen(kGrid, 1));
-    const int count = static_cast<int>(std::floor(l.timeEnd / l.tickStep + 1e-9));
+    const int count = tickCount(l);
     for (int i = 0; i <= count; ++i) {
         const double x = timeToX(l, i * l.tickStep);
         painter.drawLine(QPointF(x, l.plot.top()), QPointF(x, l.plot.bottom()));
     }
+}
 
-    if (m_stages > 0 && !m_events.empty()) {
-        // Every row is idle until a box covers it: what stays hatched is the bubble. Crisp
-        // hatching and boxes: no antialiasing needed for axis-aligned fills and thin hatch.
-        painter.setRenderHint(QPainter::Antialiasing, false);
-        const double end = timeToX(l, m_makespan);
-        for (int s = 0; s < m_stages; ++s) {
-            QRectF row = rowRect(l, s);
-            row.setRight(end);
-            painter.fillRect(row, kIdleFill);
-            hatch(painter, row, 7, l.plot.left());
-        }
-        if (drawsPooled(target, deviceScale(painter)))
-            drawPooled(painter, l);
-        else
-            drawBoxes(painter, l);
-        painter.setRenderHint(QPainter::Antialiasing);
+void GanttPanel::drawRows(QPainter& painter, const Layout& l, const QRectF& target)
+{
+    if (m_stages <= 0 || m_events.empty())
+        return;
+    // Every row is idle until a box covers it: what stays hatched is the bubble. Crisp
+    // hatching and boxes: no antialiasing needed for axis-aligned fills and thin hatch.
+    painter.setRenderHint(QPainter::Antialiasing, false);
+    const double end = timeToX(l, m_makespan);
+    for (int s = 0; s < m_stages; ++s) {
+        QRectF row = rowRect(l, s);
+        row.setRight(end);
+        painter.fillRect(row, kIdleFill);
+        hatch(painter, row, kIdleHatchGap, l.plot.left());
     }
+    if (drawsPooled(target, deviceScale(painter)))
+        drawPooled(painter, l);
+    else
+        drawBoxes(painter, l);
+    painter.setRenderHint(QPainter::Antialiasing);
+}
 
-    // The time axis: line, ticks.
+void GanttPanel::drawAxes(QPainter& painter, const Layout& l) const
+{
+    // The time axis: line, ticks; and the row axis' line.
     painter.setPen(QPen(kAxis, 1));
     painter.drawLine(l.plot.bottomLeft(), l.plot.bottomRight());
     painter.drawLine(l.plot.topLeft(), l.plot.bottomLeft());
+    const int count = tickCount(l);
     for (int i = 0; i <= count; ++i) {
         const double x = timeToX(l, i * l.tickStep);
         painter.drawLine(QPointF(x, l.plot.bottom()), QPointF(x, l.plot.bottom() + kTickLength));
     }
+}
 
+void GanttPanel::drawTexts(QPainter& painter, const Layout& l, const std::vector<Text>& all)
+{
+    const ChartFonts f = chartFonts();
     for (const Text& t : all) {
         switch (t.kind) {
         case TextKind::Title:
@@ -653,17 +739,9 @@ void GanttPanel::render(QPainter& painter, const QRectF& target)
             painter.setPen(Qt::black);
             painter.drawText(t.rect, Qt::AlignCenter, t.text);
             break;
-        case TextKind::Figure: {
-            // Each figure on a light card, so measured and closed form read as a pair.
-            const QRectF card = t.rect.adjusted(-8, -3, 8, 3);
-            painter.setPen(QPen(QColor(170, 170, 170), 1));
-            painter.setBrush(QColor(246, 246, 246));
-            painter.drawRoundedRect(card, 4, 4);
-            painter.setFont(f.annotation);
-            painter.setPen(Qt::black);
-            painter.drawText(t.rect, Qt::AlignCenter, t.text);
+        case TextKind::Figure:
+            drawFigure(painter, t, f.annotation);
             break;
-        }
         case TextKind::TickLabel:
         case TextKind::RowLabel:
             painter.setFont(f.axisLabels);
@@ -671,41 +749,62 @@ void GanttPanel::render(QPainter& painter, const QRectF& target)
             painter.drawText(t.rect, Qt::AlignCenter, t.text);
             break;
         case TextKind::AxisTitle:
-            painter.setFont(f.axisTitle);
-            painter.setPen(Qt::black);
-            if (t.rect.height() > t.rect.width() * 1.5 && t.rect.left() < l.plot.left()) {
-                painter.save();
-                painter.translate(t.rect.center());
-                painter.rotate(-90);
-                painter.drawText(QRectF(-t.rect.height() / 2, -t.rect.width() / 2, t.rect.height(),
-                                        t.rect.width()),
-                                 Qt::AlignCenter, t.text);
-                painter.restore();
-            } else {
-                painter.drawText(t.rect, Qt::AlignCenter, t.text);
-            }
+            drawAxisTitle(painter, l, t, f.axisTitle);
             break;
-        case TextKind::BoxLabel: {
-            // Hundreds of short numbers: laid out once each and kept (drawText would shape
-            // every one of them on every paint).
-            painter.setFont(f.annotation);
-            painter.setPen(m_events[t.box].pass == Pass::Forward ? Qt::black : Qt::white);
-            auto it = m_labelCache.find(t.text);
-            if (it == m_labelCache.end() || it->font != f.annotation) {
-                CachedLabel label{QStaticText(t.text), f.annotation};
-                label.text.setTextFormat(Qt::PlainText);
-                label.text.prepare(QTransform(), f.annotation);
-                it = m_labelCache.insert(t.text, label);
-            }
-            painter.drawStaticText(t.rect.topLeft(), it->text);
+        case TextKind::BoxLabel:
+            drawBoxLabel(painter, t, f.annotation);
             break;
-        }
-        case TextKind::Legend:
+        case TextKind::Legend: // with its swatch, in drawLegend()
             break;
         }
     }
-    drawLegend(painter, l, all);
+}
+
+void GanttPanel::drawFigure(QPainter& painter, const Text& t, const QFont& font)
+{
+    // Each figure on a light card, so measured and closed form read as a pair.
+    const QRectF card = t.rect.adjusted(-kFigureCardPaddingX, -kFigureCardPaddingY,
+                                        kFigureCardPaddingX, kFigureCardPaddingY);
+    painter.setPen(QPen(kCardBorder, 1));
+    painter.setBrush(kCardFill);
+    painter.drawRoundedRect(card, kFigureCardRadius, kFigureCardRadius);
+    painter.setFont(font);
+    painter.setPen(Qt::black);
+    painter.drawText(t.rect, Qt::AlignCenter, t.text);
+}
+
+void GanttPanel::drawAxisTitle(QPainter& painter, const Layout& l, const Text& t, const QFont& font)
+{
+    painter.setFont(font);
+    painter.setPen(Qt::black);
+    if (t.rect.height() <= t.rect.width() * kUprightTitle || t.rect.left() >= l.plot.left()) {
+        painter.drawText(t.rect, Qt::AlignCenter, t.text);
+        return;
+    }
+    // The row axis title, turned to read upwards.
+    painter.save();
+    painter.translate(t.rect.center());
+    painter.rotate(-90);
+    painter.drawText(
+        QRectF(-t.rect.height() / 2, -t.rect.width() / 2, t.rect.height(), t.rect.width()),
+        Qt::AlignCenter, t.text);
     painter.restore();
+}
+
+void GanttPanel::drawBoxLabel(QPainter& painter, const Text& t, const QFont& font)
+{
+    // Hundreds of short numbers: laid out once each and kept (drawText would shape every one of
+    // them on every paint).
+    painter.setFont(font);
+    painter.setPen(m_events[t.box].pass == Pass::Forward ? Qt::black : Qt::white);
+    auto it = m_labelCache.find(t.text);
+    if (it == m_labelCache.end() || it->font != font) {
+        CachedLabel label{QStaticText(t.text), font};
+        label.text.setTextFormat(Qt::PlainText);
+        label.text.prepare(QTransform(), font);
+        it = m_labelCache.insert(t.text, label);
+    }
+    painter.drawStaticText(t.rect.topLeft(), it->text);
 }
 
 long long GanttPanel::eventAt(const QRectF& target, const QPointF& pos) const

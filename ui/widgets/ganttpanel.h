@@ -98,9 +98,32 @@ private:
     void changed();
     double timeToX(const Layout& layout, double t) const;
     double xToTime(const Layout& layout, double x) const;
+    /// The number of the last tick of the time axis (ticks run from 0 to it).
+    static int tickCount(const Layout& layout);
+    /// `text` in `font`, elided to `band`'s width and centred in it.
+    static Text centredText(TextKind kind, const QFont& font, const QString& text,
+                            const QRectF& band);
+
+    // The steps of texts(), in drawing order.
+    void appendFigures(const Layout& layout, std::vector<Text>& out) const;
+    void appendTickLabels(const Layout& layout, std::vector<Text>& out) const;
+    void appendRowLabels(const Layout& layout, std::vector<Text>& out) const;
+    void appendAxisTitles(const Layout& layout, std::vector<Text>& out) const;
+    void appendLegend(const Layout& layout, std::vector<Text>& out) const;
     void appendBoxLabels(const Layout& layout, std::vector<Text>& out) const;
+
+    // The steps of render(), in drawing order.
+    void drawGrid(QPainter& painter, const Layout& layout) const;
+    /// The rows: hatched idle time under the boxes (one by one, or pooled into pixel strips).
+    void drawRows(QPainter& painter, const Layout& layout, const QRectF& target);
     void drawBoxes(QPainter& painter, const Layout& layout);
     void drawPooled(QPainter& painter, const Layout& layout);
+    void drawAxes(QPainter& painter, const Layout& layout) const;
+    void drawTexts(QPainter& painter, const Layout& layout, const std::vector<Text>& texts);
+    static void drawFigure(QPainter& painter, const Text& text, const QFont& font);
+    static void drawAxisTitle(QPainter& painter, const Layout& layout, const Text& text,
+                              const QFont& font);
+    void drawBoxLabel(QPainter& painter, const Text& text, const QFont& font);
     void drawLegend(QPainter& painter, const Layout& layout, const std::vector<Text>& texts);
 
     QString m_title, m_xTitle, m_yTitle, m_timeUnit;

@@ -1,0 +1,97 @@
+#pragma once
+
+// What the pipeline tab shows, computed without a widget: the comparison of the three schedules
+// at the same p, m and v (the simulated schedule, the activations every schedule holds), the
+// bubble curves, the activation bars and every text of the tab. The tab only hands these to its
+// charts; tests call them directly.
+
+#include "scalelab/core/error.h"
+#include "scalelab/core/pipeline.h"
+
+#include <QColor>
+#include <QHash>
+#include <QList>
+#include <QPointF>
+#include <QString>
+#include <QStringList>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace scalelab::ui {
+
+/// The schedules of the bubble chart's curves and the memory chart's bars, in legend order.
+QList<core::Schedule> pipelineSchedules();
+/// The position of `schedule` in pipelineSchedules().
+std::size_t scheduleIndex(core::Schedule schedule);
+/// "GPipe", "1F1B", "Interleaved 1F1B".
+QString scheduleName(core::Schedule schedule);
+/// One colour per schedule, the same in the bubble chart, the memory chart and the figures line.
+QColor scheduleColor(core::Schedule schedule);
+
+/// The simulated schedule, and the peak activations per stage of every schedule at the same p,
+/// m and v.
+struct PipelineComparison {
+    core::PipelineInputs in;
+    core::PipelineResult result;
+    /// Peak activations per stage of GPipe, 1F1B and interleaved (pipelineSchedules() order);
+    /// nullopt where core refuses the schedule (interleaved when m is not a multiple of p).
+    std::array<std::optional<std::vector<double>>, 3> held;
+};
+
+/// Passes over the three simulations of a comparison (in double: v is unbounded unless
+/// interleaved), the measure of its cost.
+double comparisonPasses(const core::PipelineInputs& in);
+/// Simulates `in` and the two other schedules (on a second thread). Throws core::InputError
+/// when core refuses `in` itself.
+PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in);
+
+/// The right-hand end of the microbatch axis: a power of two past the slider's 256, or past m.
+std::int64_t bubbleAxisMicrobatches(std::int64_t m);
+/// The m of a bubble curve up to `top`: every m up to 32, then whole m about 3 % apart (smooth
+/// on a log axis, and few enough points to keep thick and dashed strokes cheap), ending at top.
+std::vector<std::int64_t> bubbleCurveMicrobatches(std::int64_t top);
+/// The closed-form bubble of `schedule` (in %) at every m of bubbleCurveMicrobatches(top), for
+/// p stages and v chunks (interleaved only), as the idle share or over the ideal time.
+QList<QPointF> bubbleCurvePoints(core::Schedule schedule, std::int64_t p, std::int64_t v,
+                                 std::int64_t top, bool idleShare);
+
+/// One schedule's bars of the memory chart.
+struct ActivationBars {
+    QList<qreal> values; ///< peak activations of each stage; zeros where core refused
+    QString label; ///< the legend entry
+};
+/// The memory chart's bars, schedule by schedule, and the tallest bar (at least 1).
+struct ActivationChart {
+    std::array<ActivationBars, 3> bars;
+    double most = 1.0;
+};
+ActivationChart activationChart(const PipelineComparison& comparison);
+
+/// The texts of the bubble chart, which depend on p, v and the definition only.
+struct BubbleCurveTexts {
+    std::array<QString, 3> curveNames; ///< pipelineSchedules() order
+    QString microbatchAxisTitle;
+    QString bubbleAxisTitle;
+};
+BubbleCurveTexts bubbleCurveTexts(std::int64_t p, std::int64_t v, bool idleShare);
+
+/// Every figure and text of the tab for one comparison and one bubble definition.
+struct PipelineFigures {
+    double measured = 0; ///< the simulated bubble in the chosen definition (a fraction)
+    double closed = 0; ///< the closed form in the chosen definition
+    int chunks = 1; ///< chunks per stage the Gantt chart colours
+    QString ganttTitle;
+    QStringList ganttFigures; ///< measured, then closed form
+    QString timeAxisTitle;
+    QString figuresLine; ///< the tab's line of live figures (rich text)
+    /// The values of resources/explanations/pipeline.html (the chapter's definition always).
+    QHash<QString, QString> explanation;
+};
+PipelineFigures pipelineFigures(const PipelineComparison& comparison, bool idleShare);
+
+/// A bubble figure as a percentage with one decimal ("20.0 %"), two for small values.
+QString bubblePercent(double fraction);
+
+} // namespace scalelab::ui
