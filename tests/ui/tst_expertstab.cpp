@@ -3,13 +3,17 @@
 
 #include "chartexport.h"
 #include "chartpanel.h"
+#include "expertsrules.h"
+#include "expertstab.h"
 #include "explanationpanel.h"
+#include "fields.h"
 #include "format.h"
+#include "heatmappanel.h"
 #include "parametercontrol.h"
 #include "scalelab/core/experts.h"
-#include "expertstab.h"
+#include "scenariodocument.h"
+#include "scenariojson.h"
 #include "testhelpers.h"
-#include "heatmappanel.h"
 
 #include <QBarSet>
 #include <QChart>
@@ -26,6 +30,7 @@
 #include <QStackedBarSeries>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 #include <algorithm>
 
 using namespace scalelab;
@@ -199,8 +204,7 @@ private slots:
                  (QList<qreal>{2, 3}));
         QCOMPARE(values(setNamed(barsOf(tab.ranksChart()->chart()), "From other ranks")),
                  (QList<qreal>{0, 1}));
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario& back = tab.scenario();
         QCOMPARE(back.experts.assignments, exerciseScenario().experts.assignments);
         QCOMPARE(back.experts.expertToRank, exerciseScenario().experts.expertToRank);
     }
@@ -271,9 +275,7 @@ private slots:
         QVERIFY(control->value() != before);
         QVERIFY(tab.refreshPending()); // until the worker's result is on screen
         settle(tab, kWorkerTimeoutMs);
-        core::Scenario scenario;
-        tab.writeScenario(scenario);
-        const core::ExpertsInputs& now = scenario.experts;
+        const core::ExpertsInputs& now = tab.scenario().experts;
         QVERIFY(std::tie(now.ranks, now.experts, now.topK, now.skew, now.capacityFactor)
                 != std::tie(old.ranks, old.experts, old.topK, old.skew, old.capacityFactor));
         QCOMPARE(now.experts % now.ranks, std::int64_t(0));
@@ -493,8 +495,7 @@ private slots:
         s.experts.capacityFactor = 0.5;
         ExpertsTab tab;
         tab.setScenario(s);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario& back = tab.scenario();
         QCOMPARE(back.experts.ranks, std::int64_t(100));
         QCOMPARE(back.experts.experts, std::int64_t(300));
         QCOMPARE(back.experts.topK, std::int64_t(10));
@@ -504,6 +505,12 @@ private slots:
         QCOMPARE(back.experts.capacityFactor, 0.5);
         settle(tab, kWorkerTimeoutMs);
         checkAgainstCore(tab);
+        // Another input's edit keeps them: only a move of what a range follows clamps.
+        tab.control("experts.seed")->setValue(7);
+        QCOMPARE(tab.inputs().experts, std::int64_t(300));
+        QCOMPARE(tab.inputs().topK, std::int64_t(10));
+        QCOMPARE(tab.inputs().capacityFactor, 0.5);
+        QVERIFY(tab.findChild<QCheckBox*>("experts.capacity")->isChecked());
     }
 
     void anOwnerMapFromAFileIsKept()
@@ -515,8 +522,7 @@ private slots:
         ExpertsTab tab;
         tab.setScenario(s);
         settle(tab, kWorkerTimeoutMs);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario& back = tab.scenario();
         QCOMPARE(back.experts.expertToRank, s.experts.expertToRank);
         QCOMPARE(back.experts.experts, std::int64_t(6));
         checkAgainstCore(tab);
@@ -526,6 +532,263 @@ private slots:
         QVERIFY(!tab.inputs().expertToRank);
         QCOMPARE(tab.inputs().experts, std::int64_t(6));
         checkAgainstCore(tab);
+    }
+
+    // --- The tab as a view of the document -------------------------------------------------
+
+    void widgetOnlyInputsAreInTheDocumentAndUndoable()
+    {
+        ExpertsTab tab;
+        document::ScenarioDocument* doc = tab.document();
+        QUndoStack* undo = doc->undoStack();
+        const auto experts = [doc] {
+            return doc->scenario().experts;
+        };
+
+        // Popularity: a check box over a choice of two.
+        auto* byId = tab.findChild<QCheckBox*>("experts.popularity");
+        QVERIFY(byId);
+        byId->setChecked(true);
+        QCOMPARE(experts().popularity, core::ExpertPopularity::ById);
+        QCOMPARE(tab.preset(), ExpertsTab::OneHotRank);
+        undo->undo();
+        QCOMPARE(experts().popularity, core::ExpertPopularity::Shuffled);
+        QVERIFY(!byId->isChecked());
+        QCOMPARE(tab.findChild<QComboBox*>("experts.preset")->currentIndex(),
+                 int(ExpertsTab::Zipf));
+
+        // The capacity box: a face of capacity_factor, 0 = no limit.
+        auto* limit = tab.findChild<QCheckBox*>("experts.capacity");
+        QVERIFY(limit);
+        ParameterControl* factor = tab.control("experts.capacity_factor");
+        QCOMPARE(factor->value(), document::experts::kUnlimitedShownFactor);
+        limit->setChecked(true);
+        QCOMPARE(experts().capacityFactor, document::experts::kUnlimitedShownFactor);
+        undo->undo();
+        QCOMPARE(experts().capacityFactor, 0.0);
+        QVERIFY(!limit->isChecked());
+        QCOMPARE(factor->value(), document::experts::kUnlimitedShownFactor);
+        QCOMPARE(factor->spec().minimum, 1.0);
+
+        // Hidden size and bytes per value: display settings of the scenario.
+        tab.control("experts.hidden")->setValue(1024);
+        tab.control("experts.bytes_per_value")->setValue(1);
+        QCOMPARE(doc->scenario().expertsDisplay.hidden, std::int64_t(1024));
+        QCOMPARE(doc->scenario().expertsDisplay.bytesPerValue, std::int64_t(1));
+        undo->undo();
+        QCOMPARE(tab.control("experts.bytes_per_value")->value(), 2.0);
+        undo->undo();
+        QCOMPARE(tab.control("experts.hidden")->value(), 4096.0);
+        QCOMPARE(doc->scenario(), core::Scenario{});
+
+        // The preset box: one undo step, and the box names the values it comes back to.
+        choosePreset(tab, ExpertsTab::OneHotExpert);
+        QCOMPARE(experts().skew, 3.0);
+        undo->undo();
+        QCOMPARE(experts().skew, 1.0);
+        QCOMPARE(tab.findChild<QComboBox*>("experts.preset")->currentIndex(),
+                 int(ExpertsTab::Zipf));
+        undo->redo();
+        QCOMPARE(tab.findChild<QComboBox*>("experts.preset")->currentIndex(),
+                 int(ExpertsTab::OneHotExpert));
+        // "Custom" changes nothing, and the box goes back to what the values are.
+        choosePreset(tab, ExpertsTab::Custom);
+        QCOMPARE(tab.findChild<QComboBox*>("experts.preset")->currentIndex(),
+                 int(ExpertsTab::OneHotExpert));
+    }
+
+    void everyControlIsSavedAndOpenedExactly()
+    {
+        ExpertsTab tab;
+        tab.findChild<QCheckBox*>("experts.popularity")->setChecked(true);
+        tab.findChild<QCheckBox*>("experts.capacity")->setChecked(true);
+        tab.control("experts.capacity_factor")->setValue(1.5);
+        tab.control("experts.hidden")->setValue(2048);
+        tab.control("experts.bytes_per_value")->setValue(4);
+        tab.control("experts.seed")->setValue(9);
+        const QJsonObject json = document::scenarioToJson(tab.scenario());
+        const QJsonObject experts = json.value("experts").toObject();
+        QCOMPARE(experts.value("hidden").toInteger(), 2048);
+        QCOMPARE(experts.value("bytes_per_value").toInteger(), 4);
+        QCOMPARE(experts.value("popularity").toString(), QString("by_id"));
+        QCOMPARE(experts.value("capacity_factor").toDouble(), 1.5);
+        QVERIFY(!experts.contains("capacity")); // the box is the factor, not a key
+
+        ExpertsTab reopened;
+        reopened.setScenario(document::scenarioFromJson(json));
+        QCOMPARE(reopened.scenario(), tab.scenario());
+        for (ParameterControl* c : tab.controls())
+            QCOMPARE(reopened.control(c->spec().key)->value(), c->value());
+        for (const char* key : {"experts.popularity", "experts.capacity"})
+            QCOMPARE(reopened.findChild<QCheckBox*>(key)->isChecked(),
+                     tab.findChild<QCheckBox*>(key)->isChecked());
+        QCOMPARE(reopened.preset(), ExpertsTab::OneHotRank);
+    }
+
+    // --- The section's rules, without widgets ----------------------------------------------
+
+    void expertsSnapToAMultipleOfTheRanks_data()
+    {
+        QTest::addColumn<int>("ranks");
+        QTest::addColumn<int>("experts");
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<int>("expectedRanks");
+        QTest::addColumn<int>("expectedExperts");
+        QTest::newRow("new ranks: up to a multiple")
+            << 4 << 16 << "experts.ranks" << 5.0 << 5 << 20;
+        QTest::newRow("experts up: next multiple")
+            << 5 << 20 << "experts.experts" << 21.0 << 5 << 25;
+        QTest::newRow("experts down: multiple below")
+            << 5 << 25 << "experts.experts" << 24.0 << 5 << 20;
+        QTest::newRow("ranks past the experts") << 5 << 20 << "experts.ranks" << 48.0 << 48 << 48;
+        QTest::newRow("fewer ranks keep a multiple")
+            << 4 << 16 << "experts.ranks" << 2.0 << 2 << 16;
+        QTest::newRow("last multiple of the slider")
+            << 64 << 64 << "experts.experts" << 256.0 << 64 << 256;
+        QTest::newRow("above the slider: its end")
+            << 48 << 48 << "experts.experts" << 245.0 << 48 << 240;
+    }
+
+    void expertsSnapToAMultipleOfTheRanks()
+    {
+        QFETCH(int, ranks);
+        QFETCH(int, experts);
+        QFETCH(QString, key);
+        QFETCH(double, value);
+        QFETCH(int, expectedRanks);
+        QFETCH(int, expectedExperts);
+        core::Scenario s;
+        s.experts.ranks = ranks;
+        s.experts.experts = experts;
+        document::ScenarioDocument doc(s);
+        doc.setValue(key, value);
+        QCOMPARE(doc.scenario().experts.ranks, std::int64_t(expectedRanks));
+        QCOMPARE(doc.scenario().experts.experts, std::int64_t(expectedExperts));
+        QCOMPARE(doc.scenario().experts.experts % doc.scenario().experts.ranks, std::int64_t(0));
+    }
+
+    void rangesFollowTheirInputs()
+    {
+        using namespace document;
+        core::Scenario s;
+        s.experts.ranks = 48;
+        QCOMPARE(findField(u"experts.experts")->maximumIn(s), 240.0);
+        s.experts.experts = 3;
+        QCOMPARE(findField(u"experts.top_k")->maximumIn(s), 3.0);
+        s.experts.experts = 64;
+        QCOMPARE(findField(u"experts.top_k")->maximumIn(s), 8.0);
+        s.experts.ranks = 64;
+        s.experts.topK = 8;
+        QCOMPARE(findField(u"experts.tokens_per_rank")->maximumIn(s),
+                 double(core::kMaxRoutedSlots / (64 * 8)));
+        s.experts.ranks = 1;
+        s.experts.topK = 1;
+        QCOMPARE(findField(u"experts.tokens_per_rank")->maximumIn(s),
+                 double(experts::kTokensSlider));
+
+        // Top-k follows the experts, tokens follow ranks x top-k.
+        core::Scenario d;
+        d.experts.ranks = 1;
+        d.experts.topK = 8;
+        d.experts.tokensPerRank = 1'000'000;
+        ScenarioDocument doc(d);
+        doc.setValue("experts.experts", 3);
+        QCOMPARE(doc.scenario().experts.topK, std::int64_t(3));
+        doc.setValue("experts.ranks", 64);
+        QCOMPARE(doc.scenario().experts.experts, std::int64_t(64));
+        QCOMPARE(doc.scenario().experts.tokensPerRank, core::kMaxRoutedSlots / (64 * 3));
+        QVERIFY(core::routeExperts(doc.scenario().experts).totalSlots <= core::kMaxRoutedSlots);
+    }
+
+    void valuesBeyondTheSliderWaitForWhatTheyFollow()
+    {
+        core::Scenario s;
+        s.experts.ranks = 100;
+        s.experts.experts = 300;
+        s.experts.topK = 10;
+        document::ScenarioDocument doc(s);
+        doc.setValue("experts.skew", 2);
+        QCOMPARE(doc.scenario().experts.experts, std::int64_t(300));
+        QCOMPARE(doc.scenario().experts.topK, std::int64_t(10));
+        doc.setValue("experts.ranks", 50); // the experts' range moves: 250 at most
+        QCOMPARE(doc.scenario().experts.experts, std::int64_t(250));
+        QCOMPARE(doc.scenario().experts.topK, std::int64_t(8)); // and so does top-k's
+    }
+
+    void explicitListsLastWhileTheyFit()
+    {
+        // An owner map survives edits that keep ranks and experts; a new rank count drops it.
+        core::Scenario s;
+        s.experts.experts = 6;
+        s.experts.expertToRank = std::vector<std::int64_t>{3, 1, 0, 2, 0, 1};
+        document::ScenarioDocument doc(s);
+        doc.setValue("experts.skew", 0.5);
+        QCOMPARE(doc.scenario().experts.expertToRank, s.experts.expertToRank);
+        QCOMPARE(doc.scenario().experts.experts, std::int64_t(6)); // not snapped: the map owns them
+        doc.setValue("experts.ranks", 3);
+        QVERIFY(!doc.scenario().experts.expertToRank);
+        QCOMPARE(doc.scenario().experts.experts, std::int64_t(6));
+
+        // Explicit assignments give way to any router input, not to capacity or slot size.
+        document::ScenarioDocument exercise(exerciseScenario());
+        exercise.setValue("experts.capacity_factor", 2);
+        exercise.setValue("experts.hidden", 512);
+        QVERIFY(exercise.scenario().experts.assignments);
+        QVERIFY(exercise.scenario().experts.expertToRank);
+        for (const char* key : {"experts.seed", "experts.popularity", "experts.top_k"}) {
+            document::ScenarioDocument d(exerciseScenario());
+            d.setValue(key, key == QString("experts.top_k") ? 1 : 1.0 + d.value(key));
+            QVERIFY2(!d.scenario().experts.assignments, key);
+            QVERIFY2(d.scenario().experts.expertToRank, key); // ranks and experts unchanged
+        }
+    }
+
+    void capacityBoxAndFactorAreOneNumber()
+    {
+        document::ScenarioDocument doc;
+        const auto factor = [&doc] {
+            return doc.scenario().experts.capacityFactor;
+        };
+        QCOMPARE(doc.value("experts.capacity"), 0.0);
+        doc.setValue("experts.capacity", 1);
+        QCOMPARE(factor(), document::experts::kUnlimitedShownFactor);
+        doc.setValue("experts.capacity_factor", 2);
+        doc.setValue("experts.capacity", 1); // already on: the factor stays
+        QCOMPARE(factor(), 2.0);
+        doc.setValue("experts.capacity", 0);
+        QCOMPARE(factor(), 0.0);
+        doc.setValue("experts.capacity_factor", 3); // moving the factor turns the limit on
+        QCOMPARE(factor(), 3.0);
+        QCOMPARE(doc.value("experts.capacity"), 1.0);
+        QVERIFY(!document::findField(u"experts.capacity")->saved);
+    }
+
+    void presetsWithoutWidgets()
+    {
+        QCOMPARE(ExpertsTab::presetOf(core::ExpertsInputs{}), ExpertsTab::Zipf);
+        QCOMPARE(ExpertsTab::presetOf(exerciseScenario().experts), ExpertsTab::ChapterExercise);
+        core::ExpertsInputs custom;
+        custom.skew = 0.5;
+        QCOMPARE(ExpertsTab::presetOf(custom), ExpertsTab::Custom);
+
+        // The exercise through the document keeps its lists and fits top-k to its 4 experts.
+        core::Scenario s;
+        s.experts.topK = 8;
+        document::ScenarioDocument doc(s);
+        doc.edit(core::Section::Experts, "exercise", [](core::Scenario& x) {
+            ExpertsTab::applyPreset(x, ExpertsTab::ChapterExercise);
+        });
+        QCOMPARE(doc.scenario().experts.assignments, exerciseScenario().experts.assignments);
+        QCOMPARE(doc.scenario().experts.expertToRank, exerciseScenario().experts.expertToRank);
+        QCOMPARE(doc.scenario().experts.topK, std::int64_t(4));
+        QCOMPARE(ExpertsTab::presetOf(doc.scenario().experts), ExpertsTab::ChapterExercise);
+        // A router preset leaves it.
+        doc.edit(core::Section::Experts, "one hot expert",
+                 [](core::Scenario& x) { ExpertsTab::applyPreset(x, ExpertsTab::OneHotExpert); });
+        QVERIFY(!doc.scenario().experts.assignments);
+        QVERIFY(!doc.scenario().experts.expertToRank);
+        QCOMPARE(ExpertsTab::presetOf(doc.scenario().experts), ExpertsTab::OneHotExpert);
     }
 
     void refusedInputsKeepTheLastCharts()

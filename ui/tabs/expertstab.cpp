@@ -2,9 +2,10 @@
 
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "expertsrules.h"
 #include "format.h"
-#include "parametercontrol.h"
 #include "heatmappanel.h"
+#include "parametercontrol.h"
 
 #include <QBarSet>
 #include <QCategoryAxis>
@@ -28,17 +29,27 @@
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 namespace scalelab::ui {
 
 namespace {
 
-// Slider ends; a scenario file may ask for more, and then the slider widens.
-constexpr std::int64_t kRanksSlider = 64;
-constexpr std::int64_t kExpertsSlider = 256;
-constexpr std::int64_t kTopKSlider = 8;
-constexpr std::int64_t kTokensSlider = 1'000'000;
+using namespace document::experts;
+
+// Layout metrics of the controls column and the rank chart's caption, in pixels.
+constexpr int kIndent = 12; ///< the disclosed controls under their button
+constexpr int kCaptionMargin = 12; ///< caption to the chart's left and right edges
+constexpr int kCaptionTop = 4; ///< caption to the chart's top edge
+constexpr int kCaptionGap = 6; ///< caption to the plot under it
+constexpr double kCaptionMinWidth = 100;
+constexpr int kBusiestMarkerSize = 18;
+// Bars and axes.
+constexpr double kLoadBarWidth = 0.8;
+constexpr double kRankBarWidth = 0.7;
+constexpr std::int64_t kMaxAxisBands = 8; ///< "56-63" must fit under one band
+constexpr int kMaxRankTicks = 16;
+constexpr double kLoadHeadroom = 1.04; ///< above the hottest expert or the capacity
+constexpr double kRanksHeadroom = 1.1; ///< above the busiest rank: room for its marker
 
 struct RouterPreset {
     const char* name;
@@ -59,27 +70,6 @@ constexpr RouterPreset kPresets[] = {
 // Exercise 41.4: two ranks choose [0,1,3] and [2,3,2]; experts 0,1 live on rank 0, 2,3 on 1.
 const std::vector<std::vector<std::int64_t>> kExerciseAssignments{{0, 1, 3}, {2, 3, 2}};
 const std::vector<std::int64_t> kExerciseOwners{0, 0, 1, 1};
-
-bool sameInputs(const core::ExpertsInputs& a, const core::ExpertsInputs& b)
-{
-    return std::tie(a.ranks, a.experts, a.assignments, a.expertToRank, a.tokensPerRank, a.topK,
-                    a.skew, a.capacityFactor, a.seed, a.popularity)
-        == std::tie(b.ranks, b.experts, b.assignments, b.expertToRank, b.tokensPerRank, b.topK,
-                    b.skew, b.capacityFactor, b.seed, b.popularity);
-}
-
-/// Largest multiple of `ranks` the experts slider offers (at least `ranks` itself).
-std::int64_t expertsMaximum(std::int64_t ranks)
-{
-    return std::max(ranks, kExpertsSlider / ranks * ranks);
-}
-
-/// Most tokens per rank the router accepts with these ranks and top-k (core's slot limit).
-std::int64_t tokensMaximum(std::int64_t ranks, std::int64_t topK)
-{
-    const std::int64_t perToken = std::max<std::int64_t>(1, ranks * topK);
-    return std::clamp(core::kMaxRoutedSlots / perToken, std::int64_t{1}, kTokensSlider);
-}
 
 /// A slot count as people read it: whole counts grouped ("4,096"), small fractions (colour-bar
 /// ticks between whole values, a mean) with three significant digits.
@@ -120,12 +110,6 @@ void setValues(QBarSet* set, const QList<qreal>& values)
 {
     set->remove(0, set->count());
     set->append(values);
-}
-
-void setRangeQuietly(ParameterControl* control, double minimum, double maximum)
-{
-    const QSignalBlocker block(control);
-    control->setRange(minimum, maximum);
 }
 
 /// setNiceRange() sets the range before the tick step, so a jump from a small range (the
@@ -173,8 +157,8 @@ void showInLegend(QChart* chart, QAbstractSeries* series, bool visible)
 
 } // namespace
 
-ExpertsTab::ExpertsTab(QWidget* parent)
-    : Tab(parent)
+ExpertsTab::ExpertsTab(document::ScenarioDocument* document, QWidget* parent)
+    : Tab(document, core::Section::Experts, parent)
 {
     setObjectName("experts");
     buildControls();
@@ -193,15 +177,21 @@ ExpertsTab::ExpertsTab(QWidget* parent)
     auto* charts = new QWidget;
     charts->setLayout(grid);
     chartsColumn()->insertWidget(1, charts, 1); // under the figures line
-    setScenario(core::Scenario{});
+    sectionShown();
     refreshNow();
 }
 
 void ExpertsTab::buildControls()
 {
-    using Scale = ParameterSpec::Scale;
-    const core::ExpertsInputs d;
+    buildRouterControls();
+    buildLayoutControls();
+    buildCapacityControls();
+    buildMoreControls();
+    buildPredictBox();
+}
 
+void ExpertsTab::buildRouterControls()
+{
     // The router: how lopsided its choices are, and how many experts each token takes.
     QVBoxLayout* routerBox = addGroup(tr("Router"));
     m_preset = new QComboBox;
@@ -214,85 +204,49 @@ void ExpertsTab::buildControls()
     auto* presetRow = new QFormLayout;
     presetRow->addRow(tr("&Preset"), m_preset);
     routerBox->addLayout(presetRow);
-    connect(m_preset, &QComboBox::activated, this, &ExpertsTab::applyPreset);
+    connect(m_preset, &QComboBox::activated, this, &ExpertsTab::choosePreset);
 
-    auto skew = makeSpec("experts.skew", tr("S&kew"), "s", tr("exponent"),
-                         tr("Expert popularity falls as (position + 1)^-s: 0 is a balanced "
-                            "router, larger values send more tokens to the hottest experts."),
-                         0, 4);
-    skew.decimals = 2;
-    skew.step = 0.05;
-    addControl(routerBox, skew, d.skew);
-    m_byIdBox = new QCheckBox(tr("Hottest experts &grouped on rank 0"));
-    m_byIdBox->setObjectName("experts.popularity");
+    addControl(routerBox, "experts.skew");
+    // experts.popularity is a choice of two: the box is checked for the second, "by_id".
+    m_byIdBox = addCheckBox(routerBox, "experts.popularity");
+    m_byIdBox->setText(tr("Hottest experts &grouped on rank 0"));
     m_byIdBox->setToolTip(tr("Off: the seed scatters the popular experts over the ranks. On: "
                              "expert 0 is the hottest, then 1, 2, ... so rank 0 owns them all."));
-    routerBox->addWidget(m_byIdBox);
-    connect(m_byIdBox, &QCheckBox::toggled, this, &ExpertsTab::inputEdited);
-    addControl(routerBox,
-               makeSpec("experts.top_k", tr("&Top-k"), "k", tr("experts per token"),
-                        tr("Distinct experts each token is sent to; each choice is one slot."), 1,
-                        kTopKSlider),
-               static_cast<double>(d.topK));
+    addControl(routerBox, "experts.top_k");
+}
 
+void ExpertsTab::buildLayoutControls()
+{
     // Where the experts live.
     QVBoxLayout* layoutBox = addGroup(tr("Expert parallelism"));
-    addControl(layoutBox,
-               makeSpec("experts.ranks", tr("&Ranks"), "R", tr("ranks"),
-                        tr("Accelerators; each holds tokens and an equal block of experts."), 1,
-                        kRanksSlider),
-               static_cast<double>(d.ranks));
-    addControl(layoutBox,
-               makeSpec("experts.experts", tr("E&xperts"), "E", tr("experts"),
-                        tr("Experts in the layer, a multiple of the ranks: rank r owns experts "
-                           "r E/R to (r + 1) E/R - 1."),
-                        static_cast<double>(d.ranks), static_cast<double>(expertsMaximum(d.ranks))),
-               static_cast<double>(d.experts));
+    addControl(layoutBox, "experts.ranks");
+    addControl(layoutBox, "experts.experts");
+}
 
+void ExpertsTab::buildCapacityControls()
+{
     // Capacity: each expert keeps at most factor x its even share of the slots.
     QVBoxLayout* capacityBox = addGroup(tr("Expert capacity"));
-    m_capacityBox = new QCheckBox(tr("&Limit the slots each expert keeps"));
-    m_capacityBox->setObjectName("experts.capacity");
-    m_capacityBox->setToolTip(tr("Slots past an expert's capacity are dropped: the token skips "
-                                 "that expert. Ranks are served in order, rank 0 first."));
-    capacityBox->addWidget(m_capacityBox);
-    connect(m_capacityBox, &QCheckBox::toggled, this, &ExpertsTab::inputEdited);
-    auto capacity =
-        makeSpec("experts.capacity_factor", tr("C&apacity factor"), "c", tr("x even share"),
-                 tr("Capacity per expert = ceil(c x slots / experts). Moving it "
-                    "turns the limit on."),
-                 1.0, 4.0);
-    capacity.decimals = 2;
-    capacity.step = 0.05;
-    addControl(capacityBox, capacity, m_capacityValue);
+    m_capacityBox = addCheckBox(capacityBox, "experts.capacity");
+    addControl(capacityBox, "experts.capacity_factor");
+}
 
+void ExpertsTab::buildMoreControls()
+{
     // The rest: batch size, seed, and what a slot weighs on the wire.
     QVBoxLayout* moreBox = addGroup(tr("Tokens and bytes"));
     auto* advanced = new QWidget;
     auto* advancedBox = new QVBoxLayout(advanced);
-    advancedBox->setContentsMargins(12, 0, 0, 0);
-    addControl(advancedBox,
-               makeSpec("experts.tokens_per_rank", tr("T&okens per rank"), "", tr("tokens"),
-                        tr("Tokens each rank routes in this step."), 1,
-                        static_cast<double>(kTokensSlider), Scale::Log),
-               static_cast<double>(d.tokensPerRank));
-    addControl(advancedBox,
-               makeSpec("experts.seed", tr("See&d"), "", tr("(any whole number)"),
-                        tr("Seed of the simulated router: the same seed routes the same way."), 0,
-                        1000),
-               static_cast<double>(d.seed));
-    addControl(advancedBox,
-               makeSpec("experts.hidden", tr("Hidde&n size"), "d", tr("values per token"),
-                        tr("Width of the token vector each slot carries to its expert."), 1, 65536,
-                        Scale::Log),
-               static_cast<double>(m_hidden));
-    addControl(advancedBox,
-               makeSpec("experts.bytes_per_value", tr("&Bytes per value"), "", tr("bytes"),
-                        tr("Precision on the wire: 1 for FP8, 2 for bf16, 4 for fp32."), 1, 4),
-               static_cast<double>(m_bytesPerValue));
+    advancedBox->setContentsMargins(kIndent, 0, 0, 0);
+    for (const char* key :
+         {"experts.tokens_per_rank", "experts.seed", "experts.hidden", "experts.bytes_per_value"})
+        addControl(advancedBox, key);
     addDisclosure(moreBox, tr("Tokens, seed and slot size"), advanced,
                   tr("Show tokens, seed and slot size"));
+}
 
+void ExpertsTab::buildPredictBox()
+{
     // Predict, then reveal; and the misconception this tab answers.
     QVBoxLayout* thinkBox = addGroup(tr("Predict first"));
     auto* think = new QLabel(
@@ -331,7 +285,7 @@ void ExpertsTab::buildLoadChart()
     ink(m_loadDroppedSet);
     m_loadBars->append(m_keptSet);
     m_loadBars->append(m_loadDroppedSet);
-    m_loadBars->setBarWidth(0.8);
+    m_loadBars->setBarWidth(kLoadBarWidth);
     chart->addSeries(m_loadBars);
 
     m_expertAxis = new QCategoryAxis;
@@ -372,7 +326,7 @@ void ExpertsTab::buildRanksChart()
     m_remoteSet->setPen(Qt::NoPen);
     for (QBarSet* set : {m_localSet, m_remoteSet, m_rankDroppedSet})
         m_rankBars->append(set);
-    m_rankBars->setBarWidth(0.7);
+    m_rankBars->setBarWidth(kRankBarWidth);
     chart->addSeries(m_rankBars);
 
     m_rankAxis = new QValueAxis;
@@ -392,7 +346,7 @@ void ExpertsTab::buildRanksChart()
     m_rankMean->setPen(QPen(chartTextColor(), kLineWidth, Qt::DotLine));
     m_busiest = new QScatterSeries;
     m_busiest->setMarkerShape(QScatterSeries::MarkerShapeTriangle);
-    m_busiest->setMarkerSize(18);
+    m_busiest->setMarkerSize(kBusiestMarkerSize);
     m_busiest->setColor(palette::kYellow);
     m_busiest->setBorderColor(palette::kBlack);
     for (QXYSeries* s : std::initializer_list<QXYSeries*>{m_rankMean, m_busiest}) {
@@ -416,13 +370,14 @@ void ExpertsTab::layoutRanksCaption()
     if (m_ranksCaption->font() != f.legend)
         m_ranksCaption->setFont(f.legend);
     m_ranksCaption->setDefaultTextColor(chartTextColor());
-    const double width = std::max(100.0, chart->size().width() - 24);
+    const double width = std::max(kCaptionMinWidth, chart->size().width() - 2 * kCaptionMargin);
     if (m_ranksCaption->textWidth() != width)
         m_ranksCaption->setTextWidth(width);
-    m_ranksCaption->setPos(12, 4);
+    m_ranksCaption->setPos(kCaptionMargin, kCaptionTop);
     // The plot starts under the caption: the chart's top margin is the caption's height.
     QMargins margins = chart->margins();
-    const int top = static_cast<int>(std::ceil(m_ranksCaption->boundingRect().height())) + 6;
+    const int top =
+        static_cast<int>(std::ceil(m_ranksCaption->boundingRect().height())) + kCaptionGap;
     if (margins.top() != top) {
         margins.setTop(top);
         chart->setMargins(margins);
@@ -434,52 +389,35 @@ QList<ChartPanel*> ExpertsTab::charts() const
     return {m_heatmap, m_load, m_ranks};
 }
 
-void ExpertsTab::updateRanges(std::int64_t ranks, std::int64_t experts, std::int64_t topK)
+void ExpertsTab::sectionShown()
 {
-    setRangeQuietly(control("experts.experts"), static_cast<double>(ranks),
-                    static_cast<double>(expertsMaximum(ranks)));
-    setRangeQuietly(control("experts.top_k"), 1,
-                    static_cast<double>(std::clamp<std::int64_t>(experts, 1, kTopKSlider)));
-    setRangeQuietly(control("experts.tokens_per_rank"), 1,
-                    static_cast<double>(tokensMaximum(ranks, topK)));
+    showDependentRanges();
+    syncPreset();
 }
 
-void ExpertsTab::setScenario(const core::Scenario& scenario)
+void ExpertsTab::showDependentRanges()
 {
-    const core::ExpertsInputs& e = scenario.experts;
-    m_inputs = e;
-    // Ranges first, from the file's own values, so loadValue() widens rather than clamps.
-    loadValue(control("experts.ranks"), static_cast<double>(e.ranks));
-    updateRanges(e.ranks, e.experts, e.topK);
-    const std::pair<const char*, double> values[] = {
-        {"experts.experts", static_cast<double>(e.experts)},
-        {"experts.top_k", static_cast<double>(e.topK)},
-        {"experts.tokens_per_rank", static_cast<double>(e.tokensPerRank)},
-        {"experts.skew", e.skew},
-        {"experts.seed", static_cast<double>(e.seed)}};
-    for (const auto& [key, value] : values)
-        loadValue(control(key), value);
-    {
-        const QSignalBlocker block(m_capacityBox);
-        m_capacityBox->setChecked(e.capacityFactor > 0.0);
+    // The experts slider starts at the ranks (fewer would snap back up), unless a file asks
+    // for fewer.
+    ParameterControl* experts = control("experts.experts");
+    const core::ExpertsInputs& in = inputs();
+    const double lowest = static_cast<double>(std::min(in.ranks, in.experts));
+    if (experts->spec().minimum != lowest) {
+        const QSignalBlocker block(experts);
+        experts->setRange(lowest, experts->spec().maximum);
     }
-    if (e.capacityFactor > 0.0)
-        loadValue(control("experts.capacity_factor"), e.capacityFactor);
-    m_capacityValue = control("experts.capacity_factor")->value();
-    {
-        const QSignalBlocker block(m_byIdBox);
-        m_byIdBox->setChecked(e.popularity == core::ExpertPopularity::ById);
+    // No limit: the slider keeps its 1..4 range and shows the factor the box would turn on.
+    if (in.capacityFactor == 0.0) {
+        ParameterControl* factor = control("experts.capacity_factor");
+        const document::Field* field = document::findField(u"experts.capacity_factor");
+        const QSignalBlocker block(factor);
+        factor->setRange(field->minimum, field->maximum);
+        factor->setValue(kUnlimitedShownFactor);
     }
-    readControls();
-    scheduleRefresh();
-}
-
-void ExpertsTab::writeScenario(core::Scenario& scenario) const
-{
-    scenario.experts = m_inputs;
 }
 
 QHash<QString, QString> ExpertsTab::explanationValues() const
+
 {
     // From the routing on screen: the explanation never routes again by itself.
     if (!m_result)
@@ -501,81 +439,38 @@ QHash<QString, QString> ExpertsTab::explanationValues() const
     };
 }
 
-void ExpertsTab::readControls()
+ExpertsTab::Preset ExpertsTab::presetOf(const core::ExpertsInputs& in)
 {
-    const auto whole = [this](const char* key) {
-        return control(key)->wholeValue();
-    };
-    const core::ExpertsInputs old = m_inputs;
-    const std::int64_t ranks = whole("experts.ranks");
-    const bool ranksChanged = ranks != old.ranks;
-    ParameterControl* expertsControl = control("experts.experts");
-    if (ranksChanged)
-        setRangeQuietly(expertsControl, static_cast<double>(ranks),
-                        static_cast<double>(expertsMaximum(ranks)));
-    std::int64_t experts = whole("experts.experts");
-    // An owner map from a file survives only while ranks and experts stay as it was written.
-    const bool keepOwners = old.expertToRank && !ranksChanged && experts == old.experts;
-    if (!keepOwners && experts % ranks != 0) {
-        // Every rank owns an equal block: step to the next multiple in the direction moved
-        // (upwards when the ranks changed), so an arrow key never snaps back where it was.
-        const std::int64_t down = std::max(ranks, experts / ranks * ranks);
-        const std::int64_t up = std::min(expertsMaximum(ranks), down + ranks);
-        experts = (ranksChanged || experts > old.experts) ? up : down;
-        loadValue(expertsControl, static_cast<double>(experts));
-    }
-    if (experts != old.experts)
-        setRangeQuietly(control("experts.top_k"), 1,
-                        static_cast<double>(std::clamp<std::int64_t>(experts, 1, kTopKSlider)));
-    const std::int64_t topK = whole("experts.top_k");
-    if (ranksChanged || topK != old.topK)
-        setRangeQuietly(control("experts.tokens_per_rank"), 1,
-                        static_cast<double>(tokensMaximum(ranks, topK)));
-
-    m_inputs.ranks = ranks;
-    m_inputs.experts = experts;
-    m_inputs.topK = topK;
-    m_inputs.tokensPerRank = whole("experts.tokens_per_rank");
-    m_inputs.skew = control("experts.skew")->value();
-    m_inputs.seed = whole("experts.seed");
-    m_inputs.popularity =
-        m_byIdBox->isChecked() ? core::ExpertPopularity::ById : core::ExpertPopularity::Shuffled;
-    if (!keepOwners)
-        m_inputs.expertToRank.reset();
-    // Touching any router input leaves explicit assignments for the simulated router.
-    if (std::tie(m_inputs.ranks, m_inputs.experts, m_inputs.topK, m_inputs.tokensPerRank,
-                 m_inputs.skew, m_inputs.seed, m_inputs.popularity)
-        != std::tie(old.ranks, old.experts, old.topK, old.tokensPerRank, old.skew, old.seed,
-                    old.popularity))
-        m_inputs.assignments.reset();
-
-    // Moving the factor means the user wants a limit.
-    const double factor = control("experts.capacity_factor")->value();
-    if (factor != m_capacityValue && !m_capacityBox->isChecked()) {
-        const QSignalBlocker block(m_capacityBox);
-        m_capacityBox->setChecked(true);
-    }
-    m_capacityValue = factor;
-    m_inputs.capacityFactor = m_capacityBox->isChecked() ? factor : 0.0;
-
-    m_hidden = whole("experts.hidden");
-    m_bytesPerValue = whole("experts.bytes_per_value");
-    syncPreset();
-}
-
-ExpertsTab::Preset ExpertsTab::preset() const
-{
-    if (m_inputs.assignments) {
-        const bool exercise = m_inputs.ranks == 2 && m_inputs.experts == 4
-            && *m_inputs.assignments == kExerciseAssignments
-            && (!m_inputs.expertToRank || *m_inputs.expertToRank == kExerciseOwners);
+    if (in.assignments) {
+        const bool exercise = in.ranks == 2 && in.experts == 4
+            && *in.assignments == kExerciseAssignments
+            && (!in.expertToRank || *in.expertToRank == kExerciseOwners);
         return exercise ? ChapterExercise : Custom;
     }
-    const bool byId = m_inputs.popularity == core::ExpertPopularity::ById;
+    const bool byId = in.popularity == core::ExpertPopularity::ById;
     for (int i = 0; i < static_cast<int>(std::size(kPresets)); ++i)
-        if (m_inputs.skew == kPresets[i].skew && byId == kPresets[i].byId)
+        if (in.skew == kPresets[i].skew && byId == kPresets[i].byId)
             return static_cast<Preset>(i);
     return Custom;
+}
+
+void ExpertsTab::applyPreset(core::Scenario& scenario, Preset preset)
+{
+    core::ExpertsInputs& in = scenario.experts;
+    if (preset == ChapterExercise) {
+        // The router inputs stay as they are (unused); the section's rules fit top-k and the
+        // tokens to the exercise's two ranks and four experts.
+        in.ranks = 2;
+        in.experts = 4;
+        in.assignments = kExerciseAssignments;
+        in.expertToRank = kExerciseOwners;
+    } else if (preset >= 0 && preset < static_cast<int>(std::size(kPresets))) {
+        in.assignments.reset();
+        in.expertToRank.reset();
+        in.skew = kPresets[preset].skew;
+        in.popularity =
+            kPresets[preset].byId ? core::ExpertPopularity::ById : core::ExpertPopularity::Shuffled;
+    }
 }
 
 void ExpertsTab::syncPreset()
@@ -584,41 +479,27 @@ void ExpertsTab::syncPreset()
     m_preset->setCurrentIndex(preset());
 }
 
-void ExpertsTab::applyPreset(int index)
+void ExpertsTab::choosePreset(int index)
 {
-    if (index == ChapterExercise) {
-        loadValue(control("experts.ranks"), 2);
-        updateRanges(2, 4, control("experts.top_k")->wholeValue());
-        loadValue(control("experts.experts"), 4);
-        // The router inputs stay as they are (unused) but may have been clamped to the new
-        // ranges; record them so readControls() sees no router edit.
-        m_inputs.ranks = 2;
-        m_inputs.experts = 4;
-        m_inputs.topK = control("experts.top_k")->wholeValue();
-        m_inputs.tokensPerRank = control("experts.tokens_per_rank")->wholeValue();
-        m_inputs.assignments = kExerciseAssignments;
-        m_inputs.expertToRank = kExerciseOwners;
-    } else if (index >= 0 && index < static_cast<int>(std::size(kPresets))) {
-        m_inputs.assignments.reset();
-        m_inputs.expertToRank.reset();
-        loadValue(control("experts.skew"), kPresets[index].skew);
-        const QSignalBlocker block(m_byIdBox);
-        m_byIdBox->setChecked(kPresets[index].byId);
-    }
-    inputEdited();
+    const auto preset = static_cast<Preset>(index);
+    const bool changed =
+        document()->edit(core::Section::Experts, tr("Preset %1").arg(m_preset->itemText(index)),
+                         [preset](core::Scenario& s) { applyPreset(s, preset); });
+    if (!changed) // "Custom", or the preset already shown: the box names the values again
+        syncPreset();
 }
 
-void ExpertsTab::recompute()
+void ExpertsTab::validateInputs()
 {
     // Refused inputs are named at once, and every time (also when only the slot size moved).
     try {
-        core::validate(m_inputs);
+        core::validate(inputs());
     } catch (const core::InputError&) {
         // A result still on its way is for older inputs: a job that fails the same way takes
         // its place, so it cannot draw them over the refusal.
         if (m_inFlight) {
             m_inFlight.reset();
-            computeInBackground([in = m_inputs]() -> std::function<void()> {
+            computeInBackground([in = inputs()]() -> std::function<void()> {
                 core::validate(in);
                 return [] {
                 };
@@ -626,16 +507,22 @@ void ExpertsTab::recompute()
         }
         throw;
     }
+}
+
+void ExpertsTab::recompute()
+{
+    validateInputs();
+    const core::ExpertsInputs& inputs = this->inputs();
     // A new hidden size or byte width only re-weighs the slots on screen.
-    if (m_result && sameInputs(m_resultInputs, m_inputs)) {
+    if (m_result && m_resultInputs == inputs) {
         showResult();
         return;
     }
     // Already on its way: it is drawn, with whatever the slot size is then, when it arrives.
-    if (m_inFlight && sameInputs(*m_inFlight, m_inputs))
+    if (m_inFlight && *m_inFlight == inputs)
         return;
-    m_inFlight = m_inputs;
-    computeInBackground([this, in = m_inputs]() -> std::function<void()> {
+    m_inFlight = inputs;
+    computeInBackground([this, in = inputs]() -> std::function<void()> {
         auto result = std::make_shared<const core::ExpertsResult>(core::routeExperts(in));
         return [this, in, result] {
             m_inFlight.reset();
@@ -659,56 +546,65 @@ void ExpertsTab::updateLoadAxis(const core::ExpertsResult& r)
     for (const QString& label : m_expertAxis->categoriesLabels())
         m_expertAxis->remove(label);
     const auto experts = static_cast<std::int64_t>(r.expertToRank.size());
-    const auto ranks = static_cast<std::int64_t>(r.counts.size());
     m_expertAxis->setStartValue(-0.5);
-    const auto& owners = r.expertToRank;
-    if (std::is_sorted(owners.begin(), owners.end())) {
-        // One labelled band per rank (or per group of ranks when there are many), its grid
-        // lines at the rank boundaries: the columns of the heatmap, spread out by expert.
-        std::int64_t group = 1;
-        while (ranks / group > 8) // at most eight bands: "56-63" must fit under one
-            group *= 2;
-        std::ptrdiff_t previousEnd = 0;
-        for (std::int64_t first = 0; first < ranks; first += group) {
-            const std::int64_t last = std::min(ranks, first + group) - 1;
-            const auto end = std::upper_bound(owners.begin(), owners.end(), last) - owners.begin();
-            if (end == previousEnd) // ranks that own no expert get no band
-                continue;
-            previousEnd = end;
-            m_expertAxis->append(group == 1 ? QString::number(first)
-                                            : QString("%1-%2").arg(first).arg(last),
-                                 static_cast<double>(end) - 0.5);
-        }
-        m_expertAxis->setTitleText(tr("Experts, grouped by owner rank"));
-    } else {
-        // Owners in no order: label the experts themselves.
-        std::int64_t group = 1;
-        while (experts / group > 8)
-            group *= 2;
-        for (std::int64_t first = 0; first < experts; first += group) {
-            const std::int64_t last = std::min(experts, first + group) - 1;
-            m_expertAxis->append(group == 1 ? QString::number(first)
-                                            : QString("%1-%2").arg(first).arg(last),
-                                 static_cast<double>(last) + 0.5);
-        }
-        m_expertAxis->setTitleText(tr("Expert id"));
-    }
+    if (std::is_sorted(r.expertToRank.begin(), r.expertToRank.end()))
+        labelRankBands(r.expertToRank, static_cast<std::int64_t>(r.counts.size()));
+    else
+        labelExpertIds(experts);
     m_expertAxis->setRange(-0.5, static_cast<double>(experts) - 0.5);
+}
+
+void ExpertsTab::labelRankBands(const std::vector<std::int64_t>& owners, std::int64_t ranks)
+{
+    // One labelled band per rank (or per group of ranks when there are many), its grid lines at
+    // the rank boundaries: the columns of the heatmap, spread out by expert.
+    std::int64_t group = 1;
+    while (ranks / group > kMaxAxisBands)
+        group *= 2;
+    std::ptrdiff_t previousEnd = 0;
+    for (std::int64_t first = 0; first < ranks; first += group) {
+        const std::int64_t last = std::min(ranks, first + group) - 1;
+        const auto end = std::upper_bound(owners.begin(), owners.end(), last) - owners.begin();
+        if (end == previousEnd) // ranks that own no expert get no band
+            continue;
+        previousEnd = end;
+        m_expertAxis->append(group == 1 ? QString::number(first)
+                                        : QString("%1-%2").arg(first).arg(last),
+                             static_cast<double>(end) - 0.5);
+    }
+    m_expertAxis->setTitleText(tr("Experts, grouped by owner rank"));
+}
+
+void ExpertsTab::labelExpertIds(std::int64_t experts)
+{
+    // Owners in no order: label the experts themselves.
+    std::int64_t group = 1;
+    while (experts / group > kMaxAxisBands)
+        group *= 2;
+    for (std::int64_t first = 0; first < experts; first += group) {
+        const std::int64_t last = std::min(experts, first + group) - 1;
+        m_expertAxis->append(group == 1 ? QString::number(first)
+                                        : QString("%1-%2").arg(first).arg(last),
+                             static_cast<double>(last) + 0.5);
+    }
+    m_expertAxis->setTitleText(tr("Expert id"));
 }
 
 void ExpertsTab::showResult()
 {
     const core::ExpertsResult& r = *m_result;
-    const core::ExpertsInputs& in = m_resultInputs;
-    m_traffic = core::allToAllTraffic(r, m_hidden, m_bytesPerValue);
-    const core::AllToAllTraffic& t = m_traffic;
-    const std::optional<double> loss = core::loadBalancingLoss(r);
-    const auto ranks = static_cast<int>(r.counts.size());
-    const auto experts = static_cast<int>(r.expertLoad.size());
-    const auto total = static_cast<double>(r.totalSlots);
-    const bool limited = in.capacityFactor > 0.0;
+    m_traffic = core::allToAllTraffic(r, hiddenSize(), bytesPerValue());
+    showHeatmap(r);
+    showLoad(r, m_resultInputs);
+    showRanks(r);
+    showRanksCaption(r);
+    showFigures(r, m_resultInputs);
+}
 
-    // Heatmap: the count matrix itself, coloured from zero so an even router looks even.
+void ExpertsTab::showHeatmap(const core::ExpertsResult& r)
+{
+    // The count matrix itself, coloured from zero so an even router looks even.
+    const auto ranks = static_cast<int>(r.counts.size());
     Eigen::MatrixXd counts(ranks, ranks);
     double largest = 0;
     for (int s = 0; s < ranks; ++s)
@@ -718,8 +614,13 @@ void ExpertsTab::showResult()
         }
     m_heatmap->setRange(std::pair{0.0, std::max(largest, 1.0)});
     m_heatmap->setMatrix(counts);
+}
 
-    // Load: kept and dropped slots of every expert, with the mean and the capacity.
+void ExpertsTab::showLoad(const core::ExpertsResult& r, const core::ExpertsInputs& in)
+{
+    // Kept and dropped slots of every expert, with the mean and the capacity.
+    const auto experts = static_cast<int>(r.expertLoad.size());
+    const bool limited = in.capacityFactor > 0.0;
     updateLoadAxis(r);
     QList<qreal> kept, dropped;
     kept.reserve(experts);
@@ -737,7 +638,7 @@ void ExpertsTab::showResult()
     for (QLineSeries* line : {m_loadMean, m_rankMean})
         ink(line);
     const double left = -0.5, right = experts - 0.5;
-    const double expertMean = total / experts;
+    const double expertMean = static_cast<double>(r.totalSlots) / experts;
     m_loadMean->replace(QList<QPointF>{{left, expertMean}, {right, expertMean}});
     // Legend names stay short: the window's charts are narrow, the numbers are in the
     // figures line.
@@ -749,9 +650,15 @@ void ExpertsTab::showResult()
     for (QLegendMarker* marker : m_load->chart()->legend()->markers(m_loadBars))
         if (marker->label() == m_loadDroppedSet->label())
             marker->setVisible(limited);
-    setNiceRangeSafely(m_loadY, 0, std::max({hottest, limited ? capacity : 0.0, 1.0}) * 1.04);
+    setNiceRangeSafely(m_loadY, 0,
+                       std::max({hottest, limited ? capacity : 0.0, 1.0}) * kLoadHeadroom);
+}
 
-    // Ranks: what each rank's experts receive, split into local, remote and dropped.
+void ExpertsTab::showRanks(const core::ExpertsResult& r)
+{
+    // What each rank's experts receive, split into local, remote and dropped.
+    const core::AllToAllTraffic& t = m_traffic;
+    const auto ranks = static_cast<int>(r.counts.size());
     QList<qreal> local, remote, rankDropped;
     for (int d = 0; d < ranks; ++d) {
         local << static_cast<double>(t.localPerRank[d]);
@@ -761,27 +668,33 @@ void ExpertsTab::showResult()
     setValues(m_localSet, local);
     setValues(m_remoteSet, remote);
     setValues(m_rankDroppedSet, rankDropped);
+    const bool limited = m_resultInputs.capacityFactor > 0.0;
     for (QLegendMarker* marker : m_ranks->chart()->legend()->markers(m_rankBars))
         if (marker->label() == m_rankDroppedSet->label())
             marker->setVisible(limited);
     const auto busiestAt = std::max_element(r.receivedPerRank.begin(), r.receivedPerRank.end());
     const auto busiest = static_cast<double>(*busiestAt);
     const auto busiestRank = static_cast<double>(busiestAt - r.receivedPerRank.begin());
-    const double rankMean = total / ranks;
+    const double rankMean = static_cast<double>(r.totalSlots) / ranks;
     m_rankMean->replace(QList<QPointF>{{-0.5, rankMean}, {ranks - 0.5, rankMean}});
     m_rankMean->setName(tr("Mean"));
     m_busiest->replace(QList<QPointF>{{busiestRank, busiest}});
     m_busiest->setName(tr("Busiest: rank %1").arg(busiestAt - r.receivedPerRank.begin()));
     int step = 1;
-    while (ranks / step > 16)
+    while (ranks / step > kMaxRankTicks)
         step *= 2;
     m_rankAxis->setTickInterval(step);
     m_rankAxis->setRange(-0.5, ranks - 0.5);
-    setNiceRangeSafely(m_ranksY, 0, std::max(busiest, 1.0) * 1.1);
+    setNiceRangeSafely(m_ranksY, 0, std::max(busiest, 1.0) * kRanksHeadroom);
+}
 
+void ExpertsTab::showRanksCaption(const core::ExpertsResult& r)
+{
     // The rank chart's caption carries the figures the issue asks to see beside it.
+    const core::AllToAllTraffic& t = m_traffic;
+    const std::optional<double> loss = core::loadBalancingLoss(r);
     const QString imbalance = r.imbalance ? formatNumber(*r.imbalance) : tr("none");
-    const QString lossText = in.assignments || !loss
+    const QString lossText = m_resultInputs.assignments || !loss
         ? tr("Aux loss: none, explicit assignments have no router probabilities")
         : tr("Aux loss E&Sigma;f<sub>i</sub>P<sub>i</sub> = %1 (balanced: 1.0)")
               .arg(formatNumber(*loss));
@@ -799,8 +712,19 @@ void ExpertsTab::showResult()
         m_ranksCaption->setProperty("html", caption);
         layoutRanksCaption();
     }
+}
 
+void ExpertsTab::showFigures(const core::ExpertsResult& r, const core::ExpertsInputs& in)
+{
     // The figures line: each equation with today's numbers.
+    const core::AllToAllTraffic& t = m_traffic;
+    const std::optional<double> loss = core::loadBalancingLoss(r);
+    const auto experts = static_cast<int>(r.expertLoad.size());
+    const auto total = static_cast<double>(r.totalSlots);
+    const auto busiest =
+        static_cast<double>(*std::max_element(r.receivedPerRank.begin(), r.receivedPerRank.end()));
+    const double rankMean = total / static_cast<double>(r.counts.size());
+    const QString imbalance = r.imbalance ? formatNumber(*r.imbalance) : tr("none");
     QStringList parts;
     if (in.assignments)
         parts << tr("<b>Explicit assignments</b> (exercise 41.4): the router inputs are not "
@@ -810,15 +734,16 @@ void ExpertsTab::showResult()
     parts << tr("<b>All-to-all</b> %1 of %2 slots leave their rank: %1 x %3 values x %4 bytes = "
                 "<b>%5 sent off-rank</b>, %6 kept local (decimal units; the combine step sends "
                 "as much back)")
-                 .arg(formatWhole(t.offRankSlots), formatWhole(r.totalSlots), formatWhole(m_hidden),
-                      formatWhole(m_bytesPerValue), bytesText(static_cast<double>(t.offRankBytes)),
+                 .arg(formatWhole(t.offRankSlots), formatWhole(r.totalSlots),
+                      formatWhole(hiddenSize()), formatWhole(bytesPerValue()),
+                      bytesText(static_cast<double>(t.offRankBytes)),
                       bytesText(static_cast<double>(t.localBytes)));
     if (!in.assignments && loss)
         parts << tr("<b>Aux loss</b> E &Sigma; f<sub>i</sub>P<sub>i</sub> = %1 x %2 = <b>%3</b> "
                     "(balanced: 1.0)")
                      .arg(experts)
                      .arg(formatNumber(*loss / experts), formatNumber(*loss));
-    if (limited)
+    if (in.capacityFactor > 0.0)
         parts << tr("<b>Capacity</b> ceil(%1 x %2 / %3) = %4 slots per expert: <b>%5 dropped</b> "
                     "(%6% of slots)")
                      .arg(formatNumber(in.capacityFactor), formatWhole(r.totalSlots))

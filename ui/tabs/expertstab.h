@@ -31,6 +31,10 @@ class HeatmapPanel;
 /// Routing a million tokens per rank takes a good fraction of a second, so the router runs on
 /// a worker thread (newest request only); hidden size and bytes per value only turn slots into
 /// bytes and redraw from the last result without routing again.
+///
+/// The capacity check box is a face of experts.capacity_factor (0 = no limit): on is a
+/// positive factor, off is 0; while the limit is off the slider shows the factor the box would
+/// turn on.
 class ExpertsTab : public Tab {
     Q_OBJECT
 
@@ -38,23 +42,26 @@ public:
     /// Entries of the preset box, in order.
     enum Preset { Balanced, OneHotExpert, OneHotRank, Zipf, ChapterExercise, Custom };
 
-    explicit ExpertsTab(QWidget* parent = nullptr);
+    explicit ExpertsTab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString name() const override { return "experts"; }
     QString title() const override { return tr("Expert routing"); }
     QList<ChartPanel*> charts() const override;
-    void setScenario(const core::Scenario& scenario) override;
-    void writeScenario(core::Scenario& scenario) const override;
     QHash<QString, QString> explanationValues() const override;
 
-    /// The inputs as the controls hold them.
-    core::ExpertsInputs inputs() const { return m_inputs; }
-    /// Values per token and bytes per value: what one slot weighs on the wire. Tab state, not
-    /// scenario keys.
-    std::int64_t hiddenSize() const { return m_hidden; }
-    std::int64_t bytesPerValue() const { return m_bytesPerValue; }
+    /// The inputs the charts show: the document's.
+    const core::ExpertsInputs& inputs() const { return scenario().experts; }
+    /// Values per token and bytes per value: what one slot weighs on the wire (display
+    /// settings of the scenario, not router inputs).
+    std::int64_t hiddenSize() const { return scenario().expertsDisplay.hidden; }
+    std::int64_t bytesPerValue() const { return scenario().expertsDisplay.bytesPerValue; }
     /// The preset the inputs match (Custom when none does).
-    Preset preset() const;
+    Preset preset() const { return presetOf(inputs()); }
+
+    /// The preset `inputs` match (Custom when none does). No widgets involved.
+    static Preset presetOf(const core::ExpertsInputs& inputs);
+    /// Sets the inputs `preset` stands for in `scenario` (Custom changes nothing). The router
+    /// presets leave explicit lists; the chapter's exercise brings its own.
+    static void applyPreset(core::Scenario& scenario, Preset preset);
 
     HeatmapPanel* heatmap() const { return m_heatmap; }
     ChartViewPanel* loadChart() const { return m_load; }
@@ -63,29 +70,42 @@ public:
     QGraphicsTextItem* ranksCaption() const { return m_ranksCaption; }
 
 protected:
-    void readControls() override;
+    void sectionShown() override;
     void recompute() override;
 
 private:
     void buildControls();
+    void buildRouterControls();
+    void buildLayoutControls();
+    void buildCapacityControls();
+    void buildMoreControls();
+    void buildPredictBox();
     void buildHeatmap();
     void buildLoadChart();
     void buildRanksChart();
-    void applyPreset(int index);
+    /// A user's choice in the preset box: one undo step.
+    void choosePreset(int index);
     void syncPreset();
-    /// Sets the ranges that depend on other inputs (experts on ranks, top-k on experts, tokens
-    /// on ranks x top-k), without signals.
-    void updateRanges(std::int64_t ranks, std::int64_t experts, std::int64_t topK);
+    /// The range the slider offers where the field table has no rule for it (experts start at
+    /// the ranks), and the capacity factor's face while the limit is off.
+    void showDependentRanges();
+    /// Throws InputError for refused inputs, after making sure no older routing still on its
+    /// way draws over the refusal.
+    void validateInputs();
     /// Draws m_result with today's hidden size and bytes per value. Throws InputError.
     void showResult();
+    void showHeatmap(const core::ExpertsResult& r);
+    void showLoad(const core::ExpertsResult& r, const core::ExpertsInputs& in);
+    void showRanks(const core::ExpertsResult& r);
+    void showRanksCaption(const core::ExpertsResult& r);
+    void showFigures(const core::ExpertsResult& r, const core::ExpertsInputs& in);
     void updateLoadAxis(const core::ExpertsResult& r);
+    /// The expert axis: one band per owner rank (or group of ranks) when the owners are in
+    /// order, otherwise the expert ids.
+    void labelRankBands(const std::vector<std::int64_t>& owners, std::int64_t ranks);
+    void labelExpertIds(std::int64_t experts);
     /// Fits the rank chart's caption to the chart's width and makes room for it above the plot.
     void layoutRanksCaption();
-
-    core::ExpertsInputs m_inputs;
-    std::int64_t m_hidden = 4096;
-    std::int64_t m_bytesPerValue = 2;
-    double m_capacityValue = 1.25; ///< the factor slider's value, kept while the limit is off
 
     /// The routing on screen and the inputs it came from; a change of hidden size or bytes per
     /// value redraws it without routing again.
