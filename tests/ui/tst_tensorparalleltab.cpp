@@ -4,18 +4,23 @@
 #include "chartexport.h"
 #include "chartpanel.h"
 #include "explanationpanel.h"
+#include "fields.h"
 #include "format.h"
 #include "parametercontrol.h"
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/tensor_parallel.h"
+#include "scenariodocument.h"
+#include "scenariojson.h"
+#include "shardingpanel.h"
+#include "tensorparallelsweep.h"
 #include "tensorparalleltab.h"
 #include "testhelpers.h"
-#include "shardingpanel.h"
 
 #include <QChart>
 #include <QComboBox>
 #include <QDir>
 #include <QImage>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -24,11 +29,12 @@
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 using namespace scalelab;
 using namespace scalelab::ui;
 using namespace scalelab::test;
-using Split = TensorParallelTab::SplitMode;
+using Split = core::MlpSplit;
 
 namespace {
 
@@ -39,6 +45,29 @@ core::TensorParallelInputs withRanks(core::TensorParallelInputs in, std::int64_t
 {
     in.ranks = ranks;
     return in;
+}
+
+/// Each sample of `errors` is core's figure for its rank count, bit for bit.
+void checkSweepAgainstCore(const ErrorSweep& errors, const core::TensorParallelInputs& in,
+                           Split split)
+{
+    const core::MlpWeights w =
+        core::makeMlpWeights(in.tokens, in.dModel, in.dFf, static_cast<std::uint64_t>(in.seed));
+    const core::MlpWeightsF f = core::toFloat(w);
+    const Eigen::MatrixXd y = core::mlp(w);
+    const Eigen::MatrixXf yf = core::mlp(f);
+    QCOMPARE(errors.outputMagnitude, y.cwiseAbs().maxCoeff());
+    for (const ErrorSample& s : errors.samples) {
+        QVERIFY(s.float64 == core::computeTensorParallel(withRanks(in, s.ranks)).maxAbsDifference);
+        QVERIFY(s.float32 == core::maxAbsDifference(core::tensorParallelMlp(f, s.ranks), yf));
+        QCOMPARE(s.wrong.has_value(), split != Split::Correct);
+        if (s.wrong) {
+            const core::WrongSplit wrong = split == Split::W2ByColumns
+                ? core::WrongSplit::W2ByColumns
+                : core::WrongSplit::W1ByRows;
+            QVERIFY(*s.wrong == core::maxAbsDifference(core::wrongSplitMlp(w, s.ranks, wrong), y));
+        }
+    }
 }
 
 void chooseSplit(TensorParallelTab& tab, Split split)
@@ -57,14 +86,22 @@ private:
     /// Every figure the tab shows against core, for its current inputs.
     void checkAgainstCore(TensorParallelTab& tab)
     {
+        checkPicture(tab);
+        if (!QTest::currentTestFailed())
+            checkErrorChart(tab);
+        if (!QTest::currentTestFailed())
+            checkCostChart(tab);
+    }
+
+    /// The picture: W1's column shards, H's, W2's row shards are core's array_split.
+    void checkPicture(TensorParallelTab& tab)
+    {
         const core::TensorParallelInputs in = tab.inputs();
         const std::vector<std::int64_t> hidden = core::arraySplitSizes(in.dFf, in.ranks);
-
-        // The picture: W1's column shards, H's, W2's row shards are core's array_split.
         const ShardingPanel::Picture& p = tab.shardingChart()->picture();
         QCOMPARE(p.blocks.size(), std::size_t(6));
         QCOMPARE(p.ranks, in.ranks);
-        if (tab.splitMode() == Split::Matching) {
+        if (tab.split() == Split::Correct) {
             QCOMPARE(p.blocks[1].shards, hidden);
             QCOMPARE(p.blocks[1].rows, in.dModel);
             QCOMPARE(p.blocks[1].cols, in.dFf);
@@ -75,9 +112,13 @@ private:
             QCOMPARE(p.blocks[4].rows, in.tokens);
             QCOMPARE(p.blocks[4].cols, in.dModel);
         }
+    }
 
-        // The error chart: each sample is the real MLP's error, exactly as core computes it
-        // (float64 exactly as `scalelab report` computes max_abs_difference).
+    /// The error chart: each sample is the real MLP's error, exactly as core computes it
+    /// (float64 exactly as `scalelab report` computes max_abs_difference).
+    void checkErrorChart(TensorParallelTab& tab)
+    {
+        const core::TensorParallelInputs in = tab.inputs();
         const auto& samples = tab.errorSamples();
         QVERIFY(!samples.empty());
         QCOMPARE(samples.front().ranks, std::int64_t(1));
@@ -128,16 +169,20 @@ private:
         QCOMPARE(p32.size(), n32);
         QCOMPARE(p0.size(), n0);
         const auto& last = samples.back();
-        const double live = tab.splitMode() != Split::Matching         ? *last.wrong
-            : tab.precision() == TensorParallelTab::Precision::Float64 ? last.float64
-                                                                       : last.float32;
+        const double live = tab.split() != Split::Correct ? *last.wrong
+            : tab.float32()                               ? last.float32
+                                                          : last.float64;
         QVERIFY(tab.currentDifference());
         QCOMPARE(*tab.currentDifference(), live);
         QVERIFY2(tab.figuresLabel()->text().contains(live == 0 ? QString("exactly 0")
                                                                : formatNumber(live, 3)),
                  qPrintable(tab.figuresLabel()->text()));
+    }
 
-        // The cost chart: rank 0's figures for every rank count 1..ranks.
+    /// The cost chart: rank 0's figures for every rank count 1..ranks.
+    void checkCostChart(TensorParallelTab& tab)
+    {
+        const core::TensorParallelInputs in = tab.inputs();
         const std::vector<core::TensorParallelRankCost> costs = core::widestRankCosts(in);
         QChart* cost = tab.costChart()->chart();
         auto* params = seriesNamed<QLineSeries>(cost, "Parameters");
@@ -208,15 +253,12 @@ private slots:
         ParameterControl* control = tab.control(key);
         QVERIFY(control);
         const double before = control->value();
-        core::Scenario scenario;
-        tab.writeScenario(scenario);
-        const core::TensorParallelInputs old = scenario.tensorParallel;
+        const core::TensorParallelInputs old = tab.document()->scenario().tensorParallel;
         control->slider()->setFocus();
         QTest::keyClick(control->slider(), Qt::Key(qtKey));
         QVERIFY(control->value() != before);
         settle(tab, kWorkerTimeoutMs);
-        tab.writeScenario(scenario);
-        const core::TensorParallelInputs& now = scenario.tensorParallel;
+        const core::TensorParallelInputs& now = tab.document()->scenario().tensorParallel;
         QVERIFY(!(
             std::tie(now.tokens, now.dModel, now.dFf, now.ranks, now.bytesPerValue, now.seed)
             == std::tie(old.tokens, old.dModel, old.dFf, old.ranks, old.bytesPerValue, old.seed)));
@@ -255,7 +297,7 @@ private slots:
         settle(tab, kWorkerTimeoutMs);
         const QString matchingText = tab.explanationLabel()->text();
         chooseSplit(tab, mode);
-        QCOMPARE(tab.splitMode(), mode);
+        QCOMPARE(tab.split(), mode);
         settle(tab, kWorkerTimeoutMs);
         checkAgainstCore(tab);
 
@@ -301,7 +343,7 @@ private slots:
             QCOMPARE(p.blocks[1].shards, core::arraySplitSizes(in.dModel, in.ranks));
         }
 
-        chooseSplit(tab, Split::Matching);
+        chooseSplit(tab, Split::Correct);
         settle(tab, kWorkerTimeoutMs);
         QVERIFY(!series->isVisible());
         QVERIFY(*tab.currentDifference() < 1e-12);
@@ -316,7 +358,7 @@ private slots:
         QVERIFY(box);
         box->setCurrentIndex(1);
         settle(tab, kWorkerTimeoutMs);
-        QCOMPARE(tab.precision(), TensorParallelTab::Precision::Float32);
+        QVERIFY(tab.float32());
         QVERIFY(tab.figuresLabel()->text().contains("in float32"));
         checkAgainstCore(tab);
         // Float32 rounding is coarser by orders of magnitude than float64.
@@ -390,10 +432,256 @@ private slots:
         s.tensorParallel.ranks = 35000;
         TensorParallelTab tab;
         tab.setScenario(s);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario& back = tab.document()->scenario();
         QCOMPARE(back.tensorParallel.dFf, std::int64_t(40000));
         QCOMPARE(back.tensorParallel.ranks, std::int64_t(35000));
+    }
+
+    // The split and the precision were combo boxes only; now they are scenario inputs: saved,
+    // opened and undone like the sliders.
+    void splitAndPrecisionAreScenarioInputs_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<int>("index");
+        QTest::addColumn<QString>("json");
+        QTest::newRow("split, W2 by columns") << "tensor_parallel.split" << 1 << "w2_columns";
+        QTest::newRow("split, W1 by rows") << "tensor_parallel.split" << 2 << "w1_rows";
+        QTest::newRow("precision, float32") << "tensor_parallel.precision" << 1 << "float32";
+    }
+
+    void splitAndPrecisionAreScenarioInputs()
+    {
+        QFETCH(QString, key);
+        QFETCH(int, index);
+        QFETCH(QString, json);
+        TensorParallelTab tab;
+        settle(tab, kWorkerTimeoutMs);
+        auto* box = tab.findChild<QComboBox*>(key);
+        QVERIFY(box);
+        QCOMPARE(box->currentIndex(), 0);
+        const core::Scenario before = tab.document()->scenario();
+        box->setCurrentIndex(index);
+        settle(tab, kWorkerTimeoutMs);
+        QCOMPARE(tab.document()->value(key), double(index));
+        QVERIFY(!(tab.document()->scenario() == before));
+        checkAgainstCore(tab);
+
+        // Saved under its key in the scenario file and read back to the same scenario.
+        const QJsonObject object = document::scenarioToJson(tab.document()->scenario());
+        QCOMPARE(object["tensor_parallel"].toObject()[key.section('.', 1)].toString(), json);
+        QVERIFY(document::scenarioFromJson(object) == tab.document()->scenario());
+        // A view opened on that document shows it.
+        TensorParallelTab other(tab.document());
+        QCOMPARE(other.findChild<QComboBox*>(key)->currentIndex(), index);
+
+        // One undo step brings the box, the scenario and the charts back.
+        QCOMPARE(tab.document()->undoStack()->count(), 1);
+        tab.document()->undoStack()->undo();
+        QCOMPARE(box->currentIndex(), 0);
+        QCOMPARE(other.findChild<QComboBox*>(key)->currentIndex(), 0);
+        QVERIFY(tab.document()->scenario() == before);
+        settle(tab, kWorkerTimeoutMs);
+        QCOMPARE(tab.split(), Split::Correct);
+        QVERIFY(!tab.float32());
+        checkAgainstCore(tab);
+        tab.document()->undoStack()->redo();
+        QCOMPARE(box->currentIndex(), index);
+    }
+
+    void oneSliderDragIsOneUndoStep()
+    {
+        TensorParallelTab tab;
+        ParameterControl* ranks = tab.control("tensor_parallel.ranks");
+        for (int n : {5, 6, 7, 8})
+            ranks->setValue(n);
+        QCOMPARE(tab.inputs().ranks, std::int64_t(8));
+        QCOMPARE(tab.document()->undoStack()->count(), 1);
+        tab.document()->undoStack()->undo();
+        QCOMPARE(tab.inputs().ranks, std::int64_t(4));
+        QCOMPARE(ranks->value(), 4.0);
+    }
+
+    // The section's rule, without widgets: ranks never pass the hidden width.
+    void ranksNeverPassTheHiddenWidth()
+    {
+        const document::Field* dFf = document::findField(u"tensor_parallel.d_ff");
+        const document::Field* ranks = document::findField(u"tensor_parallel.ranks");
+        QVERIFY(dFf && ranks);
+        const core::Scenario before;
+        core::Scenario after = before;
+        after.tensorParallel.dFf = 3;
+        after.tensorParallelDisplay.split = Split::W1ByRows;
+        document::normalizeSection(before, after, core::Section::TensorParallel, dFf);
+        QCOMPARE(after.tensorParallel.ranks, std::int64_t(3));
+        QCOMPARE(after.tensorParallelDisplay.split, Split::W1ByRows); // the split is free
+        QCOMPARE(ranks->maximumIn(after), 3.0);
+        // A wider hidden layer leaves the ranks alone and widens their range, past the slider
+        // of d_ff itself (a file may ask for more).
+        after.tensorParallel.dFf = 40000;
+        after.tensorParallel.ranks = 35000;
+        document::normalizeSection(before, after, core::Section::TensorParallel, dFf);
+        QCOMPARE(after.tensorParallel.ranks, std::int64_t(35000));
+        QCOMPARE(ranks->maximumIn(after), 40000.0);
+
+        // Through the document: the clamp is part of the edit, and one undo takes both back.
+        document::ScenarioDocument doc;
+        QVERIFY(doc.setValue("tensor_parallel.d_ff", 3));
+        QCOMPARE(doc.scenario().tensorParallel.ranks, std::int64_t(3));
+        doc.undoStack()->undo();
+        QCOMPARE(doc.scenario().tensorParallel.dFf, std::int64_t(64));
+        QCOMPARE(doc.scenario().tensorParallel.ranks, std::int64_t(4));
+    }
+
+    // The error sweep without a tab: core's figures, a cache per weights, the newest request.
+    void sweepGivesCoresFigures_data()
+    {
+        QTest::addColumn<int>("split");
+        QTest::newRow("correct") << int(Split::Correct);
+        QTest::newRow("W2 by columns") << int(Split::W2ByColumns);
+        QTest::newRow("W1 by rows") << int(Split::W1ByRows);
+    }
+
+    void sweepGivesCoresFigures()
+    {
+        QFETCH(int, split);
+        const auto mode = Split(split);
+        core::TensorParallelInputs in;
+        in.dFf = 30;
+        in.ranks = 6;
+        TensorParallelSweep sweep;
+        const TensorParallelSweep::Job job = sweep.request(in, mode);
+        QCOMPARE(job.counts(),
+                 core::sampleRankCounts(in.ranks, TensorParallelSweep::maxSamples(in, mode)));
+        const double all = job.missingWork();
+        QVERIFY(all > 0);
+        const std::optional<ErrorSweep> errors = job.run();
+        QVERIFY(errors);
+        QCOMPARE(errors->samples.size(), job.counts().size());
+        for (std::size_t i = 0; i < job.counts().size(); ++i)
+            QCOMPARE(errors->samples[i].ranks, job.counts()[i]);
+        checkSweepAgainstCore(*errors, in, mode);
+
+        // Fewer ranks on the same weights: all known, nothing to compute, done in place, and the
+        // same figures.
+        const TensorParallelSweep::Job again = sweep.request(withRanks(in, 3), mode);
+        QCOMPARE(again.missingWork(), 0.0);
+        QVERIFY(again.runsInline());
+        QVERIFY(!sweep.isCurrent(job.generation()));
+        QVERIFY(sweep.isCurrent(again.generation()));
+        const std::optional<ErrorSweep> fewer = again.run();
+        QVERIFY(fewer);
+        for (const ErrorSample& s : fewer->samples)
+            QVERIFY(std::find(errors->samples.begin(), errors->samples.end(), s)
+                    != errors->samples.end());
+        // Another seed is other weights: everything again.
+        core::TensorParallelInputs reseeded = in;
+        reseeded.seed = 2;
+        QCOMPARE(sweep.request(reseeded, mode).missingWork(), all);
+    }
+
+    void sweepKeepsWhatAnotherSplitComputed()
+    {
+        core::TensorParallelInputs in;
+        TensorParallelSweep sweep;
+        const TensorParallelSweep::Job wrong = sweep.request(in, Split::W1ByRows);
+        const double all = wrong.missingWork();
+        QVERIFY(wrong.run());
+        // float64 and float32 are known; only the other wrong split is missing.
+        const double other = sweep.request(in, Split::W2ByColumns).missingWork();
+        QVERIFY(other > 0 && other < all);
+        QCOMPARE(sweep.request(in, Split::Correct).missingWork(), 0.0);
+    }
+
+    void aSupersededSweepShowsNothing()
+    {
+        core::TensorParallelInputs in;
+        TensorParallelSweep sweep;
+        const TensorParallelSweep::Job first = sweep.request(in, Split::Correct);
+        const TensorParallelSweep::Job second = sweep.request(withRanks(in, 2), Split::Correct);
+        QVERIFY(!first.run()); // cancelled by the newer request
+        QVERIFY(second.run());
+        const TensorParallelSweep::Job third = sweep.request(in, Split::Correct);
+        sweep.cancel(); // the inputs moved on (or the view is gone)
+        QVERIFY(!third.run());
+    }
+
+    void sweepSamplesFewerRankCountsForBiggerLayers()
+    {
+        core::TensorParallelInputs in;
+        QCOMPARE(TensorParallelSweep::maxSamples(in, Split::Correct), std::int64_t(64));
+        in.tokens = 512;
+        in.dModel = 1024;
+        in.dFf = 4096;
+        QCOMPARE(TensorParallelSweep::maxSamples(in, Split::Correct), std::int64_t(3));
+        in.tokens = 64;
+        in.dModel = 512;
+        in.dFf = 2048;
+        const std::int64_t correct = TensorParallelSweep::maxSamples(in, Split::Correct);
+        const std::int64_t w2 = TensorParallelSweep::maxSamples(in, Split::W2ByColumns);
+        const std::int64_t w1 = TensorParallelSweep::maxSamples(in, Split::W1ByRows);
+        QVERIFY2(correct > w2 && w2 > w1 && w1 >= 3,
+                 qPrintable(QString("%1 %2 %3").arg(correct).arg(w2).arg(w1)));
+    }
+
+    void errorAxisKeepsTheLowestBandForZeros_data()
+    {
+        QTest::addColumn<double>("float64");
+        QTest::addColumn<double>("float32");
+        QTest::addColumn<double>("wrong");
+        QTest::addColumn<double>("output");
+        QTest::newRow("rounding") << 1e-16 << 1e-7 << 0.0 << 2.0;
+        QTest::newRow("few decades") << 0.0 << 1e-3 << 0.0 << 1.0;
+        QTest::newRow("wrong split") << 2e-17 << 3e-8 << 0.7 << 1.5;
+        QTest::newRow("all zero") << 0.0 << 0.0 << 0.0 << 0.0;
+        QTest::newRow("tiny") << 1e-300 << 1e-200 << 0.0 << 1e10;
+    }
+
+    void errorAxisKeepsTheLowestBandForZeros()
+    {
+        QFETCH(double, float64);
+        QFETCH(double, float32);
+        QFETCH(double, wrong);
+        QFETCH(double, output);
+        ErrorSample s;
+        s.ranks = 2;
+        s.float64 = float64;
+        s.float32 = float32;
+        if (wrong > 0)
+            s.wrong = wrong;
+        const ErrorAxis axis = errorAxis({s}, output);
+        QVERIFY(axis.base == 10 || axis.base == 100 || axis.base == 1000);
+        QCOMPARE(axis.zeroAt, axis.min * std::sqrt(axis.base));
+        for (double v : {float64, float32, wrong, output})
+            if (v > 0) {
+                // Above the zeros' band (up to the rounding of the powers of ten).
+                QVERIFY2(v >= axis.min * axis.base * (1 - 1e-12), qPrintable(QString::number(v)));
+                QVERIFY(v <= axis.max);
+            }
+    }
+
+    void errorAxisExactly()
+    {
+        ErrorSample s;
+        s.ranks = 1;
+        s.float32 = 1e-3;
+        const ErrorAxis axis = errorAxis({s}, 1.0);
+        // 1e-3 .. 1: one decade a label, then one band below for the zero.
+        QCOMPARE(axis.base, 10.0);
+        QCOMPARE(axis.min, 1e-4);
+        QCOMPARE(axis.max, 10.0);
+        QCOMPARE(axis.zeroAt, std::pow(10.0, -3.5));
+    }
+
+    void liveDifferenceIsTheChosenFigure()
+    {
+        ErrorSample one{1, 1e-17, 1e-8, std::nullopt};
+        ErrorSample four{4, 2e-16, 3e-7, std::nullopt};
+        QCOMPARE(liveDifference({one, four}, 4, false), std::optional<double>(2e-16));
+        QCOMPARE(liveDifference({one, four}, 4, true), std::optional<double>(3e-7));
+        QCOMPARE(liveDifference({one, four}, 3, true), std::optional<double>());
+        four.wrong = 0.5; // a wrong split's error, whatever the precision
+        QCOMPARE(liveDifference({one, four}, 4, true), std::optional<double>(0.5));
+        QCOMPARE(liveDifference({}, 1, false), std::optional<double>());
     }
 
     void labelsNeverOverlap_data()
@@ -401,7 +689,7 @@ private slots:
         QTest::addColumn<int>("ranks");
         QTest::addColumn<int>("split");
         for (int r : {1, 4, 7, 16, 33, 300, 4096})
-            for (Split s : {Split::Matching, Split::W2ByColumns, Split::W1ByRows})
+            for (Split s : {Split::Correct, Split::W2ByColumns, Split::W1ByRows})
                 QTest::addRow("%d ranks, split %d", r, int(s)) << r << int(s);
     }
 
@@ -498,9 +786,9 @@ private slots:
         QTest::addColumn<int>("ranks");
         QTest::addColumn<int>("dFf");
         QTest::addColumn<int>("split");
-        QTest::newRow("defaults") << 4 << 64 << int(Split::Matching);
-        QTest::newRow("uneven 7 of 10") << 7 << 10 << int(Split::Matching);
-        QTest::newRow("16 ranks") << 16 << 64 << int(Split::Matching);
+        QTest::newRow("defaults") << 4 << 64 << int(Split::Correct);
+        QTest::newRow("uneven 7 of 10") << 7 << 10 << int(Split::Correct);
+        QTest::newRow("16 ranks") << 16 << 64 << int(Split::Correct);
         QTest::newRow("W2 by columns") << 4 << 64 << int(Split::W2ByColumns);
         QTest::newRow("W1 by rows") << 16 << 64 << int(Split::W1ByRows);
     }

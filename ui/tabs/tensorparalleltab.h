@@ -1,16 +1,14 @@
 #pragma once
 
 #include "scalelab/core/tensor_parallel.h"
-#include "tab.h"
 #include "shardingpanel.h"
+#include "tab.h"
+#include "tensorparallelsweep.h"
 
-#include <atomic>
-#include <memory>
 #include <optional>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
-class QComboBox;
 class QLabel;
 class QLineSeries;
 class QLogValueAxis;
@@ -28,39 +26,27 @@ class ChartViewPanel;
 /// rank holds, computes and sends a share that the cost chart counts.
 ///
 /// The picture and the cost chart are cheap and follow every slider step at once. The error
-/// chart runs the real MLP at every sampled rank count in float64 and float32; at large
-/// sizes that is seconds of work, so it runs on the worker thread, keeps what it computed for
-/// the current weights (a rank count's error does not depend on the slider's position), and
-/// is dropped when the inputs move on.
+/// chart runs the real MLP at every sampled rank count in float64 and float32 (the
+/// TensorParallelSweep, which keeps what it computed for the current weights); at large sizes
+/// that is seconds of work, so it runs on the worker thread and is dropped when the inputs
+/// move on.
 class TensorParallelTab : public Tab {
     Q_OBJECT
 
 public:
-    enum class Precision { Float64, Float32 };
-    /// The correct split or one of the two wrong ones.
-    enum class SplitMode { Matching, W2ByColumns, W1ByRows };
+    explicit TensorParallelTab(document::ScenarioDocument* document = nullptr,
+                               QWidget* parent = nullptr);
 
-    /// One rank count on the error chart.
-    struct ErrorSample {
-        std::int64_t ranks = 0;
-        double float64 = 0; ///< max |sharded - unsharded| in float64
-        double float32 = 0; ///< the same, everything computed in float32
-        std::optional<double> wrong; ///< the wrong split's error in float64, when one is chosen
-    };
-
-    explicit TensorParallelTab(QWidget* parent = nullptr);
-    ~TensorParallelTab() override;
-
-    QString name() const override { return "tensor_parallel"; }
     QString title() const override { return tr("Tensor-parallel MLP"); }
     QList<ChartPanel*> charts() const override;
-    void setScenario(const core::Scenario& scenario) override;
-    void writeScenario(core::Scenario& scenario) const override;
     QHash<QString, QString> explanationValues() const override;
 
-    core::TensorParallelInputs inputs() const { return m_inputs; }
-    Precision precision() const { return m_precision; }
-    SplitMode splitMode() const { return m_split; }
+    /// The inputs the charts show: the document's.
+    const core::TensorParallelInputs& inputs() const { return scenario().tensorParallel; }
+    /// The split drawn (the correct one or one of the two wrong ones).
+    core::MlpSplit split() const { return scenario().tensorParallelDisplay.split; }
+    /// Whether the live figure is the float32 layer's rather than the float64 one's.
+    bool float32() const { return scenario().tensorParallelDisplay.float32; }
 
     ShardingPanel* shardingChart() const { return m_sharding; }
     ChartViewPanel* errorChart() const { return m_error; }
@@ -72,43 +58,38 @@ public:
     double costBytesUnit() const { return m_bytesUnit; }
     double costCountUnit() const { return m_countUnit; }
 
-    /// The sharding picture for `in` under `mode`: shards from core's array_split, shapes,
+    /// The sharding picture for `in` under `split`: shards from core's array_split, shapes,
     /// steps and caption. Pure, so the picture can be checked without computing the MLP.
     static ShardingPanel::Picture shardingPicture(const core::TensorParallelInputs& in,
-                                                  SplitMode mode);
+                                                  core::MlpSplit split);
 
     /// The samples the error chart shows now (empty until the first result arrives).
-    const std::vector<ErrorSample>& errorSamples() const { return m_samples; }
+    const std::vector<ErrorSample>& errorSamples() const { return m_errors.samples; }
     /// max |unsharded output| in float64: the size a wrong split's error is compared with.
-    double outputMagnitude() const { return m_outputMagnitude; }
+    double outputMagnitude() const { return m_errors.outputMagnitude; }
     /// The live figure: max |sharded - unsharded| at the current rank count in the chosen
     /// precision (the wrong split's when one is chosen); empty while it is being computed.
     std::optional<double> currentDifference() const { return m_current; }
 
 protected:
-    void readControls() override;
     void recompute() override;
 
 private:
-    struct Store;
-
     void buildControls();
     void buildErrorChart();
     void buildCostChart();
+    void placeCharts();
     void updatePicture();
     void updateCost();
+    void updateCostAxes(double topBytes, double topMacs);
+    void updateCostFigures(const core::TensorParallelRankCost& widest);
     void startErrors();
-    void showErrors(std::vector<ErrorSample> samples, double outputMagnitude);
+    void showErrors(ErrorSweep errors);
+    void showErrorSeries(double zeroAt);
+    void styleErrorSeries(bool zerosShown);
     void updateFigures();
     void updateExplanation();
-    std::int64_t maxSamples() const;
 
-    core::TensorParallelInputs m_inputs;
-    Precision m_precision = Precision::Float64;
-    SplitMode m_split = SplitMode::Matching;
-
-    QComboBox* m_splitBox = nullptr;
-    QComboBox* m_precisionBox = nullptr;
     QLabel* m_explanation = nullptr;
     QTimer* m_slowTimer = nullptr;
 
@@ -134,12 +115,9 @@ private:
     QLineSeries* m_multiplyAdds = nullptr;
     QLineSeries* m_costYours = nullptr;
 
-    // Results of the worker thread, kept per weights (sizes and seed).
-    std::shared_ptr<Store> m_store;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
-    quint64 m_generation = 0; ///< the newest error request; older results are dropped
-    std::vector<ErrorSample> m_samples;
-    double m_outputMagnitude = 0;
+    // The error sweep (its cache and which request is the newest) and what it showed last.
+    TensorParallelSweep m_sweep;
+    ErrorSweep m_errors;
     std::optional<double> m_current;
     std::optional<double> m_current64; ///< float64 at the current rank count (the report's)
     bool m_waiting = false; ///< the shown error figure is for earlier inputs
