@@ -5,10 +5,10 @@
 #include "chartpanel.h"
 #include "format.h"
 #include "parametercontrol.h"
-#include "scalelab/core/collectives.h"
-#include "zerotab.h"
-#include "testhelpers.h"
 #include "ringpanel.h"
+#include "scalelab/core/collectives.h"
+#include "testhelpers.h"
+#include "zerotab.h"
 
 #include <QAbstractButton>
 #include <QBarCategoryAxis>
