@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#if __has_include("tabs/tab.h")
+#if __has_include("tab.h")
 #define SCALELAB_TEST_WIDGET_HELPERS 1
 #include "tab.h"
 
