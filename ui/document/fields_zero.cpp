@@ -87,6 +87,8 @@ void addZeroFields(std::vector<Field>& out)
     }
 }
 
+// No zero input bounds another: any rank count shards any model, and the link and the
+// accelerator are independent of the model. An edit stays exactly as made (tst_zerotab checks it).
 void normalizeZero(const core::Scenario&, core::Scenario&, const Field*) { }
 
 } // namespace scalelab::document::detail
