@@ -10,6 +10,7 @@
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/error.h"
 #include "scenariodocument.h"
+#include "scenariojson.h"
 #include "testhelpers.h"
 #include "zeropresenter.h"
 #include "zerotab.h"
@@ -22,6 +23,7 @@
 #include <QDir>
 #include <QHorizontalStackedBarSeries>
 #include <QImage>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -501,6 +503,31 @@ private slots:
         QCOMPARE(control->value(), before);
         QCOMPARE(tab.document()->scenario().zeroDisplay, core::ZeroDisplay{});
         checkAgainstCore(tab);
+    }
+
+    void displayInputsTravelInTheScenarioFile()
+    {
+        // Moved off their defaults, saved, opened in a fresh tab: every control shows its value.
+        ZeroTab tab;
+        tab.control("zero.accelerator_gb")->setValue(40);
+        tab.control("zero.link_bandwidth")->setValue(400);
+        tab.control("zero.link_latency")->setValue(2.5);
+        tab.control("zero.ranks")->setValue(12);
+        settle(tab);
+        const QJsonObject saved = document::scenarioToJson(tab.document()->scenario());
+        const QJsonObject zero = saved.value("zero").toObject();
+        QCOMPARE(zero.value("accelerator_gb").toDouble(), 40.0);
+        QCOMPARE(zero.value("link_bandwidth").toDouble(), 400.0);
+        QCOMPARE(zero.value("link_latency").toDouble(), 2.5);
+        ZeroTab opened;
+        opened.setScenario(document::scenarioFromJson(saved));
+        settle(opened);
+        for (const char* key :
+             {"zero.accelerator_gb", "zero.link_bandwidth", "zero.link_latency", "zero.ranks"})
+            QCOMPARE(opened.control(key)->value(), tab.control(key)->value());
+        QCOMPARE(opened.link().bandwidth, 400e9);
+        QCOMPARE(opened.acceleratorBytes(), std::int64_t(40'000'000'000));
+        QCOMPARE(opened.figuresTable()->item(3, 1)->text(), tab.figuresTable()->item(3, 1)->text());
     }
 
     void linkAndAcceleratorFollowTheDocument()
