@@ -3,12 +3,17 @@
 
 #include "chartexport.h"
 #include "chartpanel.h"
+#include "fields.h"
 #include "format.h"
 #include "parametercontrol.h"
-#include "scalelab/core/collectives.h"
-#include "zerotab.h"
-#include "testhelpers.h"
 #include "ringpanel.h"
+#include "scalelab/core/collectives.h"
+#include "scalelab/core/error.h"
+#include "scenariodocument.h"
+#include "scenariojson.h"
+#include "testhelpers.h"
+#include "zeropresenter.h"
+#include "zerotab.h"
 
 #include <QAbstractButton>
 #include <QBarCategoryAxis>
@@ -18,6 +23,7 @@
 #include <QDir>
 #include <QHorizontalStackedBarSeries>
 #include <QImage>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -28,6 +34,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 
 using namespace scalelab;
 using namespace scalelab::ui;
@@ -71,12 +78,20 @@ private:
     /// Every series of the three Qt charts and every cell of the table against core.
     void checkAgainstCore(ZeroTab& tab)
     {
-        const core::ZeroInputs in = tab.inputs();
-        const core::LinkModel link = tab.link();
-        const double limit = double(tab.acceleratorBytes()) / kGB;
-        const QList<std::int64_t> ranks = ZeroTab::sweptRanks(in.ranks);
-        QVERIFY(ranks.contains(in.ranks));
+        const QList<std::int64_t> ranks = zeroSweptRanks(tab.inputs().ranks);
+        QVERIFY(ranks.contains(tab.inputs().ranks));
+        for (const auto& check : {&TstZeroTab::checkMemoryChart, &TstZeroTab::checkBreakdownChart,
+                                  &TstZeroTab::checkTrafficChart, &TstZeroTab::checkTable}) {
+            (this->*check)(tab, ranks);
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
 
+    void checkMemoryChart(ZeroTab& tab, const QList<std::int64_t>& ranks)
+    {
+        const core::ZeroInputs in = tab.inputs();
+        const double limit = double(tab.acceleratorBytes()) / kGB;
         // Memory against ranks: one line per stage, sampled at the swept rank counts.
         QChart* memory = tab.memoryChart()->chart();
         const QStringList names = {"DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
@@ -109,12 +124,16 @@ private:
         QList<QPointF> expectedFits;
         for (ZeroStage stage : kStages)
             if (const auto from = core::fewestRanksThatFit(in, stage, tab.acceleratorBytes());
-                from && *from <= ZeroTab::rankAxisEnd(in.ranks))
+                from && *from <= zeroRankAxisEnd(in.ranks))
                 expectedFits << QPointF(
                     double(*from),
                     core::zeroStageBytes(withRanks(in, *from), stage).total.value() / kGB);
         QCOMPARE(fits->points(), expectedFits);
+    }
 
+    void checkBreakdownChart(ZeroTab& tab, const QList<std::int64_t>&)
+    {
+        const core::ZeroInputs in = tab.inputs();
         // Breakdown: replicated and sharded part of each kind, per stage.
         auto* bars = qobject_cast<QHorizontalStackedBarSeries*>(
             tab.breakdownChart()->chart()->series().at(0));
@@ -132,7 +151,12 @@ private:
                 QCOMPARE(sets[2 * k + 1]->at(row), parts[k].sharded.value() / kGB);
             }
         }
+    }
 
+    void checkTrafficChart(ZeroTab& tab, const QList<std::int64_t>& ranks)
+    {
+        const core::ZeroInputs in = tab.inputs();
+        const core::LinkModel link = tab.link();
         // Traffic against ranks, and the DP bandwidths from two ranks on.
         QChart* traffic = tab.trafficChart()->chart();
         const QStringList prefixes = {"DP", "ZeRO-1", "ZeRO-2", "ZeRO-3"};
@@ -161,9 +185,14 @@ private:
         auto* twice = seriesNamed<QLineSeries>(traffic, "2 x gradients");
         QVERIFY(twice);
         QCOMPARE(twice->at(0).y(), 2.0 * double(in.parameters) * double(in.gradBytes) / kGB);
+    }
 
+    void checkTable(ZeroTab& tab, const QList<std::int64_t>&)
+    {
+        const core::ZeroInputs in = tab.inputs();
+        const core::ZeroResult now = core::computeZero(in);
+        const core::ZeroTraffic t = core::zeroTraffic(in, tab.link());
         // The table: bytes, messages and bandwidths of the current n.
-        const core::ZeroTraffic t = core::zeroTraffic(in, link);
         QTableWidget* table = tab.figuresTable();
         QCOMPARE(table->rowCount(), 4);
         const core::StepTraffic* perStage[] = {&t.dp, &t.zero12, &t.zero12, &t.zero3};
@@ -250,8 +279,7 @@ private slots:
             || tab.link().bandwidth != oldLink.bandwidth || tab.link().latency != oldLink.latency
             || tab.acceleratorBytes() != oldLimit;
         QVERIFY(changed);
-        core::Scenario scenario;
-        tab.writeScenario(scenario);
+        const core::Scenario& scenario = tab.document()->scenario();
         QCOMPARE(scenario.zero.ranks, in.ranks);
         QCOMPARE(scenario.zero.parameters, in.parameters);
         checkAgainstCore(tab);
@@ -266,8 +294,7 @@ private slots:
         ZeroTab tab;
         tab.setScenario(s);
         settle(tab);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario& back = tab.document()->scenario();
         QCOMPARE(back.zero.parameters, std::int64_t(1000));
         QCOMPARE(back.zero.ranks, std::int64_t(4));
         checkAgainstCore(tab);
@@ -423,24 +450,303 @@ private slots:
         ZeroTab tab;
         tab.setScenario(s);
         settle(tab);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario& back = tab.document()->scenario();
         QCOMPARE(back.zero.ranks, std::int64_t(5000));
         QCOMPARE(back.zero.parameters, std::int64_t(20'000'000'000'000));
-        QCOMPARE(ZeroTab::rankAxisEnd(5000), std::int64_t(8192));
+        QCOMPARE(zeroRankAxisEnd(5000), std::int64_t(8192));
         checkAgainstCore(tab);
     }
 
     void sweptRanksAreWholeAndIncreasing()
     {
         for (std::int64_t n : {1, 7, 64, 100, 1000, 1024, 5000}) {
-            const QList<std::int64_t> r = ZeroTab::sweptRanks(n);
+            const QList<std::int64_t> r = zeroSweptRanks(n);
             QCOMPARE(r.front(), std::int64_t(1));
-            QCOMPARE(r.back(), ZeroTab::rankAxisEnd(n));
+            QCOMPARE(r.back(), zeroRankAxisEnd(n));
             QVERIFY(r.contains(n));
             for (int i = 1; i < r.size(); ++i)
                 QVERIFY(r[i] > r[i - 1]);
         }
+    }
+
+    void displayInputsAreSavedAndUndoable_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<double>("value");
+        QTest::newRow("accelerator") << "zero.accelerator_gb" << 141.0;
+        QTest::newRow("bandwidth") << "zero.link_bandwidth" << 400.0;
+        QTest::newRow("latency") << "zero.link_latency" << 2.5;
+    }
+
+    void displayInputsAreSavedAndUndoable()
+    {
+        QFETCH(QString, key);
+        QFETCH(double, value);
+        ZeroTab tab;
+        ParameterControl* control = tab.control(key);
+        QVERIFY(control);
+        const double before = control->value();
+        QVERIFY(before != value);
+        control->setValue(value);
+        settle(tab);
+        // In the document, so saved, opened and shown by the charts.
+        const core::ZeroDisplay& shown = tab.document()->scenario().zeroDisplay;
+        const double stored = key == "zero.accelerator_gb" ? shown.acceleratorGb
+            : key == "zero.link_bandwidth"                 ? shown.linkBandwidthGBps
+                                                           : shown.linkLatencyUs;
+        QCOMPARE(stored, value);
+        QCOMPARE(tab.document()->value(key), value);
+        checkAgainstCore(tab);
+        QCOMPARE(tab.document()->undoStack()->count(), 1);
+        tab.document()->undoStack()->undo();
+        settle(tab);
+        QCOMPARE(control->value(), before);
+        QCOMPARE(tab.document()->scenario().zeroDisplay, core::ZeroDisplay{});
+        checkAgainstCore(tab);
+    }
+
+    void displayInputsTravelInTheScenarioFile()
+    {
+        // Moved off their defaults, saved, opened in a fresh tab: every control shows its value.
+        ZeroTab tab;
+        tab.control("zero.accelerator_gb")->setValue(40);
+        tab.control("zero.link_bandwidth")->setValue(400);
+        tab.control("zero.link_latency")->setValue(2.5);
+        tab.control("zero.ranks")->setValue(12);
+        settle(tab);
+        const QJsonObject saved = document::scenarioToJson(tab.document()->scenario());
+        const QJsonObject zero = saved.value("zero").toObject();
+        QCOMPARE(zero.value("accelerator_gb").toDouble(), 40.0);
+        QCOMPARE(zero.value("link_bandwidth").toDouble(), 400.0);
+        QCOMPARE(zero.value("link_latency").toDouble(), 2.5);
+        ZeroTab opened;
+        opened.setScenario(document::scenarioFromJson(saved));
+        settle(opened);
+        for (const char* key :
+             {"zero.accelerator_gb", "zero.link_bandwidth", "zero.link_latency", "zero.ranks"})
+            QCOMPARE(opened.control(key)->value(), tab.control(key)->value());
+        QCOMPARE(opened.link().bandwidth, 400e9);
+        QCOMPARE(opened.acceleratorBytes(), std::int64_t(40'000'000'000));
+        QCOMPARE(opened.figuresTable()->item(3, 1)->text(), tab.figuresTable()->item(3, 1)->text());
+    }
+
+    void linkAndAcceleratorFollowTheDocument()
+    {
+        ZeroTab tab;
+        core::Scenario s;
+        s.zeroDisplay.linkBandwidthGBps = 25;
+        s.zeroDisplay.linkLatencyUs = 0;
+        s.zeroDisplay.acceleratorGb = 40;
+        tab.setScenario(s);
+        settle(tab);
+        QCOMPARE(tab.link().bandwidth, 25e9);
+        QCOMPARE(tab.link().latency, 0.0);
+        QCOMPARE(tab.acceleratorBytes(), std::int64_t(40'000'000'000));
+        QCOMPARE(tab.control("zero.link_bandwidth")->value(), 25.0);
+        QCOMPARE(tab.control("zero.link_latency")->value(), 0.0);
+        auto* preset = tab.findChild<QComboBox*>("zero.accelerator");
+        QCOMPARE(preset->currentText(), QString("40 GB"));
+        checkAgainstCore(tab);
+        // The preset box is an edit of the capacity: one undo step brings 40 GB back.
+        preset->setCurrentIndex(3);
+        emit preset->activated(3);
+        settle(tab);
+        QCOMPARE(tab.scenario().zeroDisplay.acceleratorGb, 141.0);
+        tab.document()->undoStack()->undo();
+        settle(tab);
+        QCOMPARE(tab.scenario().zeroDisplay.acceleratorGb, 40.0);
+        QCOMPARE(tab.control("zero.accelerator_gb")->value(), 40.0);
+        QCOMPARE(preset->currentText(), QString("40 GB"));
+    }
+
+    void ringControlsAreViewOnly()
+    {
+        ZeroTab tab;
+        tab.document()->setValue("zero.ranks", 4);
+        settle(tab);
+        const int steps = tab.document()->undoStack()->count();
+        const core::Scenario before = tab.document()->scenario();
+        RingPanel* ring = tab.ringPanel();
+        ring->stepSlider()->setValue(3);
+        QCOMPARE(ring->step(), 3);
+        ring->playButton()->click();
+        QVERIFY(ring->isPlaying());
+        ring->playButton()->click();
+        // Watching the ring is no edit: nothing saved, nothing to undo.
+        QCOMPARE(tab.document()->undoStack()->count(), steps);
+        QVERIFY(tab.document()->scenario() == before);
+        // Undoing the rank count restarts the ring at the document's 64 ranks: the note.
+        tab.document()->undoStack()->undo();
+        settle(tab);
+        QVERIFY(ring->showsNote());
+    }
+
+    void fewerRanksIsOneUndoStep()
+    {
+        ZeroTab tab; // 64 ranks: the note with its button
+        auto* fewer = tab.ringPanel()->findChild<QPushButton*>("zero.ring_fewer");
+        QVERIFY(fewer);
+        fewer->click();
+        settle(tab);
+        QCOMPARE(tab.inputs().ranks, std::int64_t(8));
+        QCOMPARE(tab.control("zero.ranks")->value(), 8.0);
+        QCOMPARE(tab.document()->undoStack()->count(), 1);
+        tab.document()->undoStack()->undo();
+        settle(tab);
+        QCOMPARE(tab.inputs().ranks, std::int64_t(64));
+        QCOMPARE(tab.control("zero.ranks")->value(), 64.0);
+        QVERIFY(tab.ringPanel()->showsNote());
+    }
+
+    void normalizeKeepsEveryZeroEdit_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<double>("value");
+        QTest::newRow("parameters") << "zero.parameters" << 1e12;
+        QTest::newRow("ranks") << "zero.ranks" << 3.0;
+        QTest::newRow("weights") << "zero.weight_bytes" << 0.0;
+        QTest::newRow("gradients") << "zero.grad_bytes" << 4.0;
+        QTest::newRow("optimizer") << "zero.optimizer_bytes" << 32.0;
+        QTest::newRow("accelerator") << "zero.accelerator_gb" << 24.0;
+        QTest::newRow("bandwidth") << "zero.link_bandwidth" << 1.0;
+        QTest::newRow("latency") << "zero.link_latency" << 100.0;
+    }
+
+    void normalizeKeepsEveryZeroEdit()
+    {
+        // No zero input bounds another: the rules leave every edit exactly as made.
+        QFETCH(QString, key);
+        QFETCH(double, value);
+        const document::Field* field = document::findField(key);
+        QVERIFY(field);
+        QCOMPARE(field->section, core::Section::Zero);
+        const core::Scenario before;
+        core::Scenario after = before;
+        field->set(after, value);
+        const core::Scenario edited = after;
+        document::normalizeSection(before, after, core::Section::Zero, field);
+        QVERIFY(after == edited);
+        QCOMPARE(field->get(after), value);
+        document::normalizeSection(before, after, core::Section::Zero, nullptr);
+        QVERIFY(after == edited);
+    }
+
+    void fieldsMatchTheOldControls()
+    {
+        // The table replaced the tab's own specs: what the user sees must not change.
+        struct Expected {
+            const char* key;
+            double minimum, maximum;
+            bool log;
+            int decimals;
+            double step;
+        };
+        const Expected rows[] = {
+            {"zero.parameters", 1e6, 1e13, true, 0, 1},
+            {"zero.ranks", 1, 1024, true, 0, 1},
+            {"zero.weight_bytes", 0, 16, false, 0, 1},
+            {"zero.grad_bytes", 0, 16, false, 0, 1},
+            {"zero.optimizer_bytes", 0, 32, false, 0, 1},
+            {"zero.accelerator_gb", 1, 1024, false, 0, 1},
+            {"zero.link_bandwidth", 1, 2000, true, 0, 1},
+            {"zero.link_latency", 0, 100, false, 1, 0.5},
+        };
+        const std::vector<const document::Field*> fields =
+            document::sectionFields(core::Section::Zero);
+        QCOMPARE(fields.size(), std::size(rows));
+        ZeroTab tab;
+        for (std::size_t i = 0; i < std::size(rows); ++i) {
+            const Expected& e = rows[i];
+            QCOMPARE(fields[i]->key, QString(e.key));
+            const ParameterSpec& spec = tab.control(e.key)->spec();
+            QCOMPARE(spec.minimum, e.minimum);
+            QCOMPARE(spec.maximum, e.maximum);
+            QCOMPARE(spec.scale == ParameterSpec::Scale::Log, e.log);
+            QCOMPARE(spec.decimals, e.decimals);
+            QCOMPARE(spec.step, e.step);
+        }
+        QCOMPARE(tab.control("zero.link_latency")->spec().symbol, QString("α"));
+        QCOMPARE(tab.control("zero.link_latency")->spec().unit, QString("µs"));
+        // The defaults are the old controls' and the link model's.
+        const core::Scenario s;
+        QCOMPARE(tab.link().bandwidth, core::LinkModel{}.bandwidth);
+        QCOMPARE(tab.link().latency, core::LinkModel{}.latency);
+        QCOMPARE(document::findField(u"zero.accelerator_gb")->get(s), 80.0);
+    }
+
+    void presenterGivesTheExerciseFiguresWithoutWidgets()
+    {
+        // Exercise 41.2 (P = 1000, n = 4, 2 + 2 + 12 bytes) on a 24 GB accelerator.
+        core::ZeroInputs in;
+        in.parameters = 1000;
+        in.ranks = 4;
+        const core::LinkModel link = zeroLink(core::ZeroDisplay{});
+        QCOMPARE(link.bandwidth, 50e9);
+        QCOMPARE(link.latency, 10e-6);
+        const ZeroFigures f = computeZeroFigures(in, link, 24'000'000'000);
+        QCOMPARE(f.ranks, std::int64_t(4));
+        QCOMPARE(f.axisEnd, 1024.0);
+        QCOMPARE(f.limit, 24.0);
+        QCOMPARE(f.table[0][0], QString("16,000 bytes"));
+        QCOMPARE(f.table[1][0], QString("7,000 bytes"));
+        QCOMPARE(f.table[2][0], QString("5,500 bytes"));
+        QCOMPARE(f.table[3][0], QString("4,000 bytes"));
+        QCOMPARE(f.table[0][1], QString("yes"));
+        QCOMPARE(f.table[0][2], QString("3,000 bytes in 6 msgs"));
+        QCOMPARE(f.table[3][2], QString("4,500 bytes in 9 msgs"));
+        QCOMPARE(f.fitsHeader, QString("Fits 24 GB\nat this n?"));
+        // ZeRO-2 keeps 2000 replicated weight bytes and 500 + 3000 of shards; 10,500 elsewhere.
+        const ZeroBreakdown& b = f.breakdown[2];
+        QCOMPARE(b.replicated[0] * kGB, 2000.0);
+        QCOMPARE(b.sharded[1] * kGB, 500.0);
+        QCOMPARE(b.sharded[2] * kGB, 3000.0);
+        QCOMPARE(b.elsewhere * kGB, 10500.0);
+        QCOMPARE(b.length * kGB, 16000.0);
+        // Every stage fits from one rank: the markers sit at n = 1.
+        QCOMPARE(f.fits.size(), 4);
+        for (const QPointF& p : f.fits)
+            QCOMPARE(p.x(), 1.0);
+        QCOMPARE(f.twiceGradients * kGB, 4000.0);
+        QVERIFY(f.summary.contains("<b>16,000 bytes</b>"));
+        QVERIFY(f.summary.contains("Ring all-reduce</b> of the gradients S = Pg = 2,000 bytes"));
+        // One point per swept count, the current one among them; no bandwidth for one rank.
+        QCOMPARE(f.sweep.ranks, zeroSweptRanks(4));
+        for (const auto& line : f.sweep.memory)
+            QCOMPARE(line.size(), f.sweep.ranks.size());
+        QCOMPARE(f.sweep.algbw.size(), f.sweep.ranks.size() - 1);
+        QCOMPARE(f.sweep.memory[3].at(3), QPointF(4, 4000 / kGB));
+    }
+
+    void presenterTimesAndRefusesLikeCore()
+    {
+        core::ZeroInputs in;
+        in.ranks = 1; // one rank sends nothing
+        const ZeroFigures one = computeZeroFigures(in, core::LinkModel{}, 80'000'000'000);
+        QCOMPARE(one.table[0][3], QString("0 s"));
+        QCOMPARE(one.table[0][4], QString("n/a (nothing sent)"));
+        QVERIFY(one.summary.contains("one rank has nothing to send"));
+        // 120 GB of DP state never fits 24 GB; ZeRO-3 needs 5 ranks.
+        const ZeroTableRow dp =
+            zeroTableRow(in, ZeroStage::DataParallel, core::StepTraffic{}, 24'000'000'000);
+        QCOMPARE(dp[1], QString("no: never"));
+        const ZeroTableRow z3 =
+            zeroTableRow(in, ZeroStage::Zero3, core::StepTraffic{}, 24'000'000'000);
+        QCOMPARE(z3[1], QString("no: needs 5 ranks"));
+        QCOMPARE(zeroSecondsText(12e-6), QString("12 µs"));
+        QCOMPARE(zeroSecondsText(0.0034), QString("3.4 ms"));
+        QCOMPARE(zeroSecondsText(2), QString("2 s"));
+        // Bad input is refused with the key named, before anything is drawn.
+        core::ZeroInputs bad;
+        bad.ranks = 0;
+        QVERIFY_THROWS_EXCEPTION(core::InputError,
+                                 computeZeroFigures(bad, core::LinkModel{}, 80'000'000'000));
+        core::LinkModel slow;
+        slow.bandwidth = 0;
+        QVERIFY_THROWS_EXCEPTION(core::InputError,
+                                 computeZeroFigures(core::ZeroInputs{}, slow, 80'000'000'000));
+        const QHash<QString, QString> values = zeroExplanationValues(core::ZeroInputs{});
+        QCOMPARE(values.value("dp"), formatBytes(120e9, ByteUnit::GB));
+        QCOMPARE(values.value("ranks"), QString("64"));
     }
 
     void exportsFillTheCanvas_data()

@@ -36,10 +36,32 @@ namespace {
 
 using core::ZeroStage;
 
-constexpr std::array<ZeroStage, 4> kStages = {ZeroStage::DataParallel, ZeroStage::Zero1,
-                                              ZeroStage::Zero2, ZeroStage::Zero3};
-/// Every byte figure of the tab is shown in decimal gigabytes; the axis titles say so.
-constexpr double kGB = 1e9;
+constexpr const auto& kStages = kZeroStages;
+constexpr double kGB = kZeroGB;
+
+// Layout metrics, in pixels.
+/// The hatching tile of a sharded part: its side, the stripes' spacing and width.
+constexpr int kHatchTile = 20;
+constexpr int kHatchSpacing = 10;
+constexpr double kHatchWidth = 3.5;
+/// How much of a part's colour the pale ground under its stripes keeps.
+constexpr double kHatchTint = 0.3;
+/// The table: padding of a one-line row, of the two-line header, and below the last row.
+constexpr int kTableRowPadding = 8;
+constexpr int kTableHeaderPadding = 10;
+constexpr int kTableBottomPadding = 2;
+/// The notes in the plots: gap to the legend or the plot edge, gap below the plot's top, and
+/// gap between an "n = 64" label and its vertical line.
+constexpr double kNoteInset = 4;
+constexpr double kNoteDrop = 2;
+constexpr double kLineLabelGap = 6;
+/// The accelerator's line on the bar chart spans every stage's category, -0.5 .. 3.5.
+constexpr double kFirstCategoryEdge = -0.5;
+constexpr double kLastCategoryEdge = static_cast<double>(kZeroStages.size()) - 0.5;
+/// Room above the tallest figure of a chart, so the top line is not drawn on the frame.
+constexpr double kHeadroom = 1.04;
+/// How far the bytes-per-parameter controls are indented under their disclosure button.
+constexpr int kDisclosureIndent = 12;
 /// The ring demo's data comes from this seed, so a lecture shows the same numbers every time.
 constexpr std::uint64_t kRingSeed = 1;
 
@@ -84,44 +106,17 @@ QPen stagePen(ZeroStage stage, double width = kLineWidth)
 /// so "sharded" reads as a pattern, not only as a lighter colour.
 QBrush hatched(const QColor& colour)
 {
-    QPixmap tile(20, 20);
-    const QColor pale =
-        QColor::fromRgbF(1 - (1 - colour.redF()) * 0.3, 1 - (1 - colour.greenF()) * 0.3,
-                         1 - (1 - colour.blueF()) * 0.3);
+    QPixmap tile(kHatchTile, kHatchTile);
+    const QColor pale = QColor::fromRgbF(1 - (1 - colour.redF()) * kHatchTint,
+                                         1 - (1 - colour.greenF()) * kHatchTint,
+                                         1 - (1 - colour.blueF()) * kHatchTint);
     tile.fill(pale);
     QPainter p(&tile);
     p.setRenderHint(QPainter::Antialiasing);
-    p.setPen(QPen(colour, 3.5));
-    for (int offset = -20; offset <= 20; offset += 10)
-        p.drawLine(QPointF(offset, 20), QPointF(offset + 20, 0));
+    p.setPen(QPen(colour, kHatchWidth));
+    for (int offset = -kHatchTile; offset <= kHatchTile; offset += kHatchSpacing)
+        p.drawLine(QPointF(offset, kHatchTile), QPointF(offset + kHatchTile, 0));
     return QBrush(tile);
-}
-
-QString formatSeconds(double seconds)
-{
-    if (seconds == 0)
-        return QObject::tr("0 s");
-    if (seconds < 1e-3)
-        return QObject::tr("%1 µs").arg(formatNumber(seconds * 1e6));
-    if (seconds < 1)
-        return QObject::tr("%1 ms").arg(formatNumber(seconds * 1e3));
-    return QObject::tr("%1 s").arg(formatNumber(seconds));
-}
-
-QString formatBandwidth(double bytesPerSecond)
-{
-    return QObject::tr("%1 GB/s").arg(formatNumber(bytesPerSecond / kGB));
-}
-
-/// Bytes in GB, except the small figures of the chapter's exercises, written out in bytes
-/// ("16,000 bytes" rather than "1.6e-05 GB").
-QString gb(double bytes)
-{
-    if (bytes < 1e6)
-        return bytes == std::floor(bytes)
-            ? QObject::tr("%1 bytes").arg(formatWhole(static_cast<std::int64_t>(bytes)))
-            : QObject::tr("%1 bytes").arg(formatNumber(bytes, 6));
-    return formatBytes(bytes, ByteUnit::GB);
 }
 
 /// Most steps change only some curves (the link leaves memory alone): a series given the points
@@ -174,103 +169,37 @@ QColor ZeroTab::stageColor(ZeroStage stage)
     return palette::kBlack;
 }
 
-std::int64_t ZeroTab::rankAxisEnd(std::int64_t current)
-{
-    std::int64_t end = 1024;
-    while (end < current && end < (std::int64_t(1) << 53))
-        end *= 2;
-    return end;
-}
-
-QList<std::int64_t> ZeroTab::sweptRanks(std::int64_t current)
-{
-    const std::int64_t end = rankAxisEnd(current);
-    QList<std::int64_t> out;
-    std::int64_t n = 1;
-    while (n < end) {
-        out << n;
-        // Every count where the curves bend most, then about 12% apart: smooth enough on a log
-        // axis, and few enough points to redraw four charts within a frame.
-        n = n < 8 ? n + 1 : std::max(n + 1, static_cast<std::int64_t>(std::llround(n * 1.12)));
-        if (out.back() < current && n > current && current < end)
-            out << current;
-    }
-    if (out.back() != end)
-        out << end;
-    return out;
-}
-
-int ZeroTab::ringValuesPerRank(int ranks)
-{
-    // Two values a chunk show that a chunk is a slice, not one number; past 8 ranks one value a
-    // chunk keeps the buffers at 16 columns, still readable on a slide.
-    return ranks <= 8 ? 2 * ranks : ranks;
-}
-
-ZeroTab::ZeroTab(QWidget* parent)
-    : Tab(parent)
+ZeroTab::ZeroTab(document::ScenarioDocument* document, QWidget* parent)
+    : Tab(document, core::Section::Zero, parent)
 {
     setObjectName("zero");
     buildControls();
     buildMemoryChart();
     buildBreakdownChart();
     m_ring = new RingPanel("zero-ring");
+    // The note's button is a user's edit of the rank count, undoable like the slider.
     connect(m_ring, &RingPanel::fewerRanksRequested, this,
-            [this](int ranks) { control("zero.ranks")->setValue(ranks); });
+            [this](int ranks) { this->document()->setValue("zero.ranks", ranks); });
     buildTrafficChart();
     setCharts({m_memory, m_breakdown, m_ring, m_traffic});
     buildTable();
-    // The misconception of this topic, said once and never relaid out with the figures.
-    auto* lesson = new QLabel(
-        tr("<i>ZeRO is data parallelism, not tensor parallelism: every rank still runs the whole "
-           "model on its own share of the batch; only the model state is sharded, and gathered "
-           "when it is needed.</i>"));
-    lesson->setObjectName("zero.lesson");
-    lesson->setWordWrap(true);
-    chartsColumn()->insertWidget(1, lesson);
-    setScenario(core::Scenario{});
+    addLesson();
     refreshNow();
 }
 
 void ZeroTab::buildControls()
 {
-    using Scale = ParameterSpec::Scale;
-    const core::ZeroInputs d;
-    const core::LinkModel link;
-
     // The two inputs of the lesson: model size and rank count.
     QVBoxLayout* modelBox = addGroup(tr("Model and ranks"));
-    addControl(modelBox,
-               makeSpec("zero.parameters", tr("&Parameters"), "P", tr("parameters"),
-                        tr("Number of trainable parameters in the model."), 1e6, 1e13, Scale::Log),
-               static_cast<double>(d.parameters));
-    addControl(modelBox,
-               makeSpec("zero.ranks", tr("&Ranks"), "n", tr("ranks"),
-                        tr("Data-parallel ranks: each runs the whole model on its own share of the "
-                           "batch, and ZeRO shards the model state over them."),
-                        1, 1024, Scale::Log),
-               static_cast<double>(d.ranks));
+    addControl(modelBox, "zero.parameters");
+    addControl(modelBox, "zero.ranks");
 
     // Bytes per parameter behind a disclosure: the chapter's 2 + 2 + 12 is the usual answer.
     auto* bytes = new QWidget;
     auto* bytesBox = new QVBoxLayout(bytes);
-    bytesBox->setContentsMargins(12, 0, 0, 0);
-    const QString perParam = tr("bytes / parameter");
-    addControl(bytesBox,
-               makeSpec("zero.weight_bytes", tr("&Weights"), "w", perParam,
-                        tr("Bytes of each working weight (bf16: 2)."), 0, 16),
-               static_cast<double>(d.weightBytes));
-    addControl(bytesBox,
-               makeSpec("zero.grad_bytes", tr("&Gradients"), "g", perParam,
-                        tr("Bytes of each gradient (bf16: 2); also the bytes of each value in the "
-                           "ring demo."),
-                        0, 16),
-               static_cast<double>(d.gradBytes));
-    addControl(bytesBox,
-               makeSpec("zero.optimizer_bytes", tr("&Optimizer state"), "o", perParam,
-                        tr("Master weights plus both Adam moments (4 + 4 + 4 = 12 in fp32)."), 0,
-                        32),
-               static_cast<double>(d.optimizerBytes));
+    bytesBox->setContentsMargins(kDisclosureIndent, 0, 0, 0);
+    for (const char* key : {"zero.weight_bytes", "zero.grad_bytes", "zero.optimizer_bytes"})
+        addControl(bytesBox, key);
     addDisclosure(modelBox, tr("Bytes per parameter"), bytes, tr("Show bytes per parameter"));
 
     // The accelerator each rank is: the line the memory charts are measured against.
@@ -281,17 +210,20 @@ void ZeroTab::buildControls()
 
     // The link of the alpha-beta model: what one rank can send, and what each message costs.
     QVBoxLayout* linkBox = addGroup(tr("Link (alpha-beta model)"));
-    addControl(linkBox,
-               makeSpec("zero.link_bandwidth", tr("&Bandwidth"), "B", tr("GB/s"),
-                        tr("Bytes per second one rank sends to its neighbour (a 400 Gb/s network "
-                           "card: 50 GB/s)."),
-                        1, 2000, Scale::Log),
-               link.bandwidth / kGB);
-    ParameterSpec latency = makeSpec("zero.link_latency", tr("&Latency"), "α", tr("µs"),
-                                     tr("Fixed cost of every message, in microseconds."), 0, 100);
-    latency.decimals = 1;
-    latency.step = 0.5;
-    addControl(linkBox, latency, link.latency * 1e6);
+    addControl(linkBox, "zero.link_bandwidth");
+    addControl(linkBox, "zero.link_latency");
+}
+
+void ZeroTab::addLesson()
+{
+    // The misconception of this topic, said once and never relaid out with the figures.
+    auto* lesson = new QLabel(
+        tr("<i>ZeRO is data parallelism, not tensor parallelism: every rank still runs the whole "
+           "model on its own share of the batch; only the model state is sharded, and gathered "
+           "when it is needed.</i>"));
+    lesson->setObjectName("zero.lesson");
+    lesson->setWordWrap(true);
+    chartsColumn()->insertWidget(1, lesson);
 }
 
 void ZeroTab::buildMemoryChart()
@@ -458,10 +390,10 @@ void ZeroTab::placeNotes()
     const QRectF plot = breakdown->plotArea();
     const QRectF legend = breakdown->legend()->geometry();
     if (breakdown->legend()->alignment() == Qt::AlignRight && legend.width() > 0)
-        m_breakdownNote->setPos(legend.left() + 4, plot.top());
+        m_breakdownNote->setPos(legend.left() + kNoteInset, plot.top());
     else
-        m_breakdownNote->setPos(plot.right() - m_breakdownNote->boundingRect().width() - 4,
-                                plot.top() + 2);
+        m_breakdownNote->setPos(plot.right() - m_breakdownNote->boundingRect().width() - kNoteInset,
+                                plot.top() + kNoteDrop);
     // "n = 64" at the top of each vertical line, on the side with room.
     const auto atLine = [](QGraphicsSimpleTextItem* label, QChart* chart, QXYSeries* line) {
         if (line->count() < 2)
@@ -469,8 +401,10 @@ void ZeroTab::placeNotes()
         const QPointF top = chart->mapToPosition(line->at(1), line);
         const QRectF area = chart->plotArea();
         const double width = label->boundingRect().width();
-        const double x = top.x() + 6 + width < area.right() ? top.x() + 6 : top.x() - 6 - width;
-        label->setPos(x, area.top() + 2);
+        const double x = top.x() + kLineLabelGap + width < area.right()
+            ? top.x() + kLineLabelGap
+            : top.x() - kLineLabelGap - width;
+        label->setPos(x, area.top() + kNoteDrop);
     };
     atLine(m_memoryNLabel, m_memory->chart(), m_memoryCurrent);
     atLine(m_trafficNLabel, m_traffic->chart(), m_trafficCurrent);
@@ -578,11 +512,12 @@ void ZeroTab::fitTableHeight()
 {
     // One line a row, as tall as the font: the table is a caption for the charts, never a
     // scrolling list. Called again when the font changes (projector mode).
-    const int row = fontMetrics().height() + 8;
+    const int row = fontMetrics().height() + kTableRowPadding;
     m_table->verticalHeader()->setDefaultSectionSize(row);
-    const int header = fontMetrics().lineSpacing() * 2 + 10; // two-line column titles
+    const int header = fontMetrics().lineSpacing() * 2 + kTableHeaderPadding; // two-line titles
     m_table->horizontalHeader()->setFixedHeight(header);
-    m_table->setFixedHeight(header + row * m_table->rowCount() + 2 * m_table->frameWidth() + 2);
+    m_table->setFixedHeight(header + row * m_table->rowCount() + 2 * m_table->frameWidth()
+                            + kTableBottomPadding);
 }
 
 void ZeroTab::changeEvent(QEvent* event)
@@ -610,66 +545,109 @@ QList<ChartPanel*> ZeroTab::charts() const
 
 std::int64_t ZeroTab::acceleratorBytes() const
 {
-    return std::llround(control("zero.accelerator_gb")->value() * kGB);
+    return zeroAcceleratorBytes(scenario().zeroDisplay);
 }
 
-void ZeroTab::setScenario(const core::Scenario& scenario)
+core::LinkModel ZeroTab::link() const
 {
-    const core::ZeroInputs& z = scenario.zero;
-    const std::pair<const char*, std::int64_t> values[] = {
-        {"zero.parameters", z.parameters},
-        {"zero.ranks", z.ranks},
-        {"zero.weight_bytes", z.weightBytes},
-        {"zero.grad_bytes", z.gradBytes},
-        {"zero.optimizer_bytes", z.optimizerBytes}};
-    for (const auto& [key, value] : values)
-        loadValue(control(key), static_cast<double>(value));
-    readControls();
-    scheduleRefresh();
+    return zeroLink(scenario().zeroDisplay);
 }
 
 QHash<QString, QString> ZeroTab::explanationValues() const
 {
-    const core::ZeroResult r = core::computeZero(m_inputs);
-    const double gradients =
-        static_cast<double>(m_inputs.parameters) * static_cast<double>(m_inputs.gradBytes);
-    return {
-        {"parameters", formatCount(static_cast<double>(m_inputs.parameters))},
-        {"ranks", formatWhole(m_inputs.ranks)},
-        {"w", formatWhole(m_inputs.weightBytes)},
-        {"g", formatWhole(m_inputs.gradBytes)},
-        {"o", formatWhole(m_inputs.optimizerBytes)},
-        {"dp", gb(r.dp.value())},
-        {"zero1", gb(r.zero1.value())},
-        {"zero2", gb(r.zero2.value())},
-        {"zero3", gb(r.zero3.value())},
-        {"gradient_bytes", gb(gradients)},
-        {"ring_bytes", gb(r.ringAllReduceBytesPerRank.value())},
-    };
+    return zeroExplanationValues(inputs());
 }
 
-void ZeroTab::writeScenario(core::Scenario& scenario) const
+void ZeroTab::recompute()
 {
-    scenario.zero = m_inputs;
+    // Every figure first (core refuses bad input before anything is drawn), then the drawing.
+    const ZeroFigures figures = computeZeroFigures(inputs(), link(), acceleratorBytes());
+    showMemory(figures);
+    showBreakdown(figures);
+    showTraffic(figures);
+    updateRing();
+    showTable(figures);
+    figuresLabel()->setText(figures.summary);
 }
 
-void ZeroTab::readControls()
+void ZeroTab::showMemory(const ZeroFigures& f)
 {
-    const auto whole = [this](const char* key) {
-        return control(key)->wholeValue();
-    };
-    m_inputs.parameters = whole("zero.parameters");
-    m_inputs.ranks = whole("zero.ranks");
-    m_inputs.weightBytes = whole("zero.weight_bytes");
-    m_inputs.gradBytes = whole("zero.grad_bytes");
-    m_inputs.optimizerBytes = whole("zero.optimizer_bytes");
-    m_link.bandwidth = control("zero.link_bandwidth")->value() * kGB;
-    m_link.latency = control("zero.link_latency")->value() * 1e-6;
+    // Memory against ranks: the four stages, the accelerator, the current n, where each fits.
+    double lo = f.limit, hi = f.limit;
+    for (std::size_t i = 0; i < kStages.size(); ++i) {
+        replaceIfChanged(m_stageLines[static_cast<int>(i)], f.sweep.memory[i]);
+        for (const QPointF& p : f.sweep.memory[i])
+            if (p.y() > 0) {
+                lo = std::min(lo, p.y());
+                hi = std::max(hi, p.y());
+            }
+    }
+    setDecadeRange(m_memoryY, lo, hi);
+    showRankAxes(f);
+    replaceIfChanged(m_memoryLimit, QList<QPointF>{{1, f.limit}, {f.axisEnd, f.limit}});
+    const auto x = static_cast<double>(f.ranks);
+    replaceIfChanged(m_memoryCurrent, QList<QPointF>{{x, m_memoryY->min()}, {x, m_memoryY->max()}});
+    replaceIfChanged(m_memoryAtCurrent, f.atCurrent);
+    replaceIfChanged(m_fitMarkers, f.fits);
+}
+
+void ZeroTab::showRankAxes(const ZeroFigures& f)
+{
+    m_memoryX->setRange(1, f.axisEnd);
+    m_trafficX->setRange(1, f.axisEnd);
+    fitRankAxes();
+}
+
+void ZeroTab::showBreakdown(const ZeroFigures& f)
+{
+    // What one rank keeps at the current n, part by part.
+    double tallest = f.limit;
+    for (std::size_t i = 0; i < kStages.size(); ++i) {
+        const ZeroBreakdown& b = f.breakdown[i];
+        const int row = breakdownRow(kStages[i]);
+        for (std::size_t k = 0; k < 3; ++k) {
+            replaceIfChanged(m_parts[static_cast<int>(2 * k)], row, b.replicated[k]);
+            replaceIfChanged(m_parts[static_cast<int>(2 * k + 1)], row, b.sharded[k]);
+        }
+        replaceIfChanged(m_elsewhere, row, b.elsewhere);
+        tallest = std::max(tallest, b.length);
+    }
+    m_breakdownNote->setText(tr("n = %1 ranks").arg(formatWhole(f.ranks)));
+    niceRange(m_breakdownY, 0, tallest * kHeadroom);
+    replaceIfChanged(m_breakdownLimit,
+                     QList<QPointF>{{f.limit, kFirstCategoryEdge}, {f.limit, kLastCategoryEdge}});
+}
+
+void ZeroTab::showTraffic(const ZeroFigures& f)
+{
+    // Traffic against ranks, the 2x asymptote of the ring, and the DP bandwidths.
+    double top = 0;
+    for (std::size_t i = 0; i < kStages.size(); ++i) {
+        replaceIfChanged(m_trafficLines[static_cast<int>(i)], f.sweep.sent[i]);
+        for (const QPointF& p : f.sweep.sent[i])
+            top = std::max(top, p.y());
+    }
+    replaceIfChanged(m_twiceGradients,
+                     QList<QPointF>{{1, f.twiceGradients}, {f.axisEnd, f.twiceGradients}});
+    top = std::max(top, f.twiceGradients);
+    niceRange(m_trafficY, 0, top > 0 ? top * kHeadroom : 1);
+
+    const auto x = static_cast<double>(f.ranks);
+    replaceIfChanged(m_trafficCurrent, QList<QPointF>{{x, 0}, {x, m_trafficY->max()}});
+    m_memoryNLabel->setText(tr("n = %1").arg(formatWhole(f.ranks)));
+    m_trafficNLabel->setText(tr("n = %1").arg(formatWhole(f.ranks)));
+    placeNotes();
+    replaceIfChanged(m_algbw, f.sweep.algbw);
+    replaceIfChanged(m_busbw, f.sweep.busbw);
+    double fastest = link().bandwidth / kGB;
+    for (const QPointF& p : f.sweep.busbw)
+        fastest = std::max(fastest, p.y());
+    niceRange(m_bandwidthY, 0, fastest * kHeadroom);
 }
 
 void ZeroTab::updateRing()
 {
-    const std::int64_t n = m_inputs.ranks;
+    const std::int64_t n = inputs().ranks;
     if (n > RingPanel::kMaxRanks) {
         if (!m_ring->showsNote() || m_ringKey.first != n)
             m_ring->showTooManyRanks(n);
@@ -677,190 +655,24 @@ void ZeroTab::updateRing()
         return;
     }
     // The demo depends on the rank count and the bytes per value only.
-    const std::pair key{n, m_inputs.gradBytes};
+    const std::int64_t bytes = inputs().gradBytes;
+    const std::pair key{n, bytes};
     if (key == m_ringKey)
         return;
     const int ranks = static_cast<int>(n);
-    m_ring->setDemo(core::ringDemo(ranks, ringValuesPerRank(ranks), m_inputs.gradBytes, kRingSeed),
-                    m_inputs.gradBytes);
+    m_ring->setDemo(core::ringDemo(ranks, ringValuesPerRank(ranks), bytes, kRingSeed), bytes);
     m_ringKey = key;
 }
 
-void ZeroTab::recompute()
+void ZeroTab::showTable(const ZeroFigures& f)
 {
-    const core::ZeroResult r = core::computeZero(m_inputs);
-    const core::ZeroTraffic traffic = core::zeroTraffic(m_inputs, m_link);
-    const std::int64_t n = m_inputs.ranks;
-    const std::int64_t capacity = acceleratorBytes();
-    const double limit = static_cast<double>(capacity) / kGB;
-    const QList<std::int64_t> ranks = sweptRanks(n);
-    const auto end = static_cast<double>(rankAxisEnd(n));
-    const auto x = static_cast<double>(n);
-
-    // Sweeps over the rank count: memory per stage, traffic per stage, the DP bandwidths.
-    std::array<QList<QPointF>, 4> memory, sent;
-    QList<QPointF> algbw, busbw;
-    for (auto& list : memory)
-        list.reserve(ranks.size());
-    for (auto& list : sent)
-        list.reserve(ranks.size());
-    for (const std::int64_t k : ranks) {
-        core::ZeroInputs at = m_inputs;
-        at.ranks = k;
-        const core::ZeroResult z = core::computeZeroUnchecked(at);
-        const auto kx = static_cast<double>(k);
-        memory[0] << QPointF(kx, z.dp.value() / kGB);
-        memory[1] << QPointF(kx, z.zero1.value() / kGB);
-        memory[2] << QPointF(kx, z.zero2.value() / kGB);
-        memory[3] << QPointF(kx, z.zero3.value() / kGB);
-        const core::ZeroTraffic t = core::zeroTraffic(at, m_link);
-        sent[0] << QPointF(kx, t.dp.bytes.value() / kGB);
-        sent[1] << QPointF(kx, t.zero12.bytes.value() / kGB);
-        sent[2] << QPointF(kx, t.zero12.bytes.value() / kGB);
-        sent[3] << QPointF(kx, t.zero3.bytes.value() / kGB);
-        if (k >= 2) { // one rank sends nothing: no bandwidth to speak of
-            algbw << QPointF(kx, t.dp.algorithmBandwidth / kGB);
-            busbw << QPointF(kx, t.dp.busBandwidth / kGB);
-        }
-    }
-
-    // Memory against ranks: the four stages, the accelerator, the current n, where each fits.
-    const std::array<core::Ratio, 4> now = {r.dp, r.zero1, r.zero2, r.zero3};
-    double lo = limit, hi = limit;
-    for (std::size_t i = 0; i < kStages.size(); ++i) {
-        replaceIfChanged(m_stageLines[static_cast<int>(i)], memory[i]);
-        for (const QPointF& p : memory[i])
-            if (p.y() > 0) {
-                lo = std::min(lo, p.y());
-                hi = std::max(hi, p.y());
-            }
-    }
-    setDecadeRange(m_memoryY, lo, hi);
-    m_memoryX->setRange(1, end);
-    m_trafficX->setRange(1, end);
-    fitRankAxes();
-
-    replaceIfChanged(m_memoryLimit, QList<QPointF>{{1, limit}, {end, limit}});
-
-    replaceIfChanged(m_memoryCurrent, QList<QPointF>{{x, m_memoryY->min()}, {x, m_memoryY->max()}});
-    QList<QPointF> atCurrent, fits;
-    for (std::size_t i = 0; i < kStages.size(); ++i) {
-        atCurrent << QPointF(x, now[i].value() / kGB);
-        const auto from = core::fewestRanksThatFit(m_inputs, kStages[i], capacity);
-        if (from && static_cast<double>(*from) <= end) {
-            core::ZeroInputs at = m_inputs;
-            at.ranks = *from;
-            fits << QPointF(static_cast<double>(*from),
-                            core::zeroStageBytes(at, kStages[i]).total.value() / kGB);
-        }
-    }
-    replaceIfChanged(m_memoryAtCurrent, atCurrent);
-    replaceIfChanged(m_fitMarkers, fits);
-
-    // What one rank keeps at the current n, part by part.
-    double tallest = limit;
-    for (std::size_t i = 0; i < kStages.size(); ++i) {
-        const core::ZeroStageBytes b = core::zeroStageBytes(m_inputs, kStages[i]);
-        const core::ZeroPart parts[] = {b.weights, b.gradients, b.optimizer};
-        const int row = breakdownRow(kStages[i]);
-        for (int k = 0; k < 3; ++k) {
-            replaceIfChanged(m_parts[2 * k], row, parts[k].replicated.value() / kGB);
-            replaceIfChanged(m_parts[2 * k + 1], row, parts[k].sharded.value() / kGB);
-        }
-        replaceIfChanged(m_elsewhere, row, b.onOtherRanks.value() / kGB);
-
-        tallest = std::max(tallest, (b.total.value() + b.onOtherRanks.value()) / kGB);
-    }
-    m_breakdownNote->setText(tr("n = %1 ranks").arg(formatWhole(n)));
-    niceRange(m_breakdownY, 0, tallest * 1.04);
-
-    replaceIfChanged(m_breakdownLimit, QList<QPointF>{{limit, -0.5}, {limit, 3.5}});
-
-    // Traffic against ranks, the 2x asymptote of the ring, and the DP bandwidths.
-    double top = 0;
-    for (std::size_t i = 0; i < kStages.size(); ++i) {
-        replaceIfChanged(m_trafficLines[static_cast<int>(i)], sent[i]);
-        for (const QPointF& p : sent[i])
-            top = std::max(top, p.y());
-    }
-    const double gradients =
-        static_cast<double>(m_inputs.parameters) * static_cast<double>(m_inputs.gradBytes) / kGB;
-
-    replaceIfChanged(m_twiceGradients, QList<QPointF>{{1, 2 * gradients}, {end, 2 * gradients}});
-    top = std::max(top, 2 * gradients);
-    niceRange(m_trafficY, 0, top > 0 ? top * 1.04 : 1);
-
-    replaceIfChanged(m_trafficCurrent, QList<QPointF>{{x, 0}, {x, m_trafficY->max()}});
-    m_memoryNLabel->setText(tr("n = %1").arg(formatWhole(n)));
-    m_trafficNLabel->setText(tr("n = %1").arg(formatWhole(n)));
-    placeNotes();
-    replaceIfChanged(m_algbw, algbw);
-    replaceIfChanged(m_busbw, busbw);
-    double fastest = m_link.bandwidth / kGB;
-    for (const QPointF& p : busbw)
-        fastest = std::max(fastest, p.y());
-    niceRange(m_bandwidthY, 0, fastest * 1.04);
-
-    updateRing();
-    updateTable(traffic);
-
-    // The figures line: the equations with today's numbers.
-    const double s =
-        static_cast<double>(m_inputs.parameters) * static_cast<double>(m_inputs.gradBytes);
-    const double alpha = m_link.latency;
-    QString ring;
-    if (n > 1)
-        ring = tr("<b>Ring all-reduce</b> of the gradients S = Pg = %1: 2(n&minus;1)/n &middot; S "
-                  "= <b>%2</b> sent per rank; t = 2(n&minus;1)(&alpha; + S/(nB)) = %3 &times; (%4 "
-                  "+ %1 / (%5 &times; %6)) = <b>%7</b>; algbw = S/t = %8, busbw = algbw &times; "
-                  "2(n&minus;1)/n = <b>%9</b>")
-                   .arg(gb(s), gb(traffic.dp.bytes.value()), formatWhole(2 * (n - 1)),
-                        formatSeconds(alpha), formatWhole(n), formatBandwidth(m_link.bandwidth),
-                        formatSeconds(traffic.dp.seconds),
-                        formatBandwidth(traffic.dp.algorithmBandwidth),
-                        formatBandwidth(traffic.dp.busBandwidth));
-    else
-        ring = tr("<b>Ring all-reduce</b>: one rank has nothing to send.");
-    figuresLabel()->setText(
-        tr("<b>Per rank</b> at n = %1: DP P(w+g+o) = <b>%2</b> &middot; ZeRO-1 P(w+g) + Po/n = "
-           "<b>%3</b> &middot; ZeRO-2 Pw + P(g+o)/n = <b>%4</b> &middot; ZeRO-3 P(w+g+o)/n = "
-           "<b>%5</b><br>%6")
-            .arg(formatWhole(n), gb(r.dp.value()), gb(r.zero1.value()), gb(r.zero2.value()),
-                 gb(r.zero3.value()), ring));
-}
-
-void ZeroTab::updateTable(const core::ZeroTraffic& traffic)
-{
-    const core::StepTraffic* perStage[] = {&traffic.dp, &traffic.zero12, &traffic.zero12,
-                                           &traffic.zero3};
-    const std::int64_t capacity = acceleratorBytes();
-    if (const QString header = tr("Fits %1\nat this n?").arg(gb(static_cast<double>(capacity)));
-        m_table->horizontalHeaderItem(1)->text() != header)
-        m_table->horizontalHeaderItem(1)->setText(header);
+    if (m_table->horizontalHeaderItem(1)->text() != f.fitsHeader)
+        m_table->horizontalHeaderItem(1)->setText(f.fitsHeader);
     for (int row = 0; row < static_cast<int>(kStages.size()); ++row) {
-        const ZeroStage stage = kStages[static_cast<std::size_t>(row)];
-        const core::ZeroStageBytes b = core::zeroStageBytes(m_inputs, stage);
-        const core::StepTraffic& t = *perStage[row];
-        const auto from = core::fewestRanksThatFit(m_inputs, stage, capacity);
-        QString fits;
-        if (b.total.value() <= static_cast<double>(capacity))
-            fits = tr("yes");
-        else if (from)
-            fits = tr("no: needs %1 ranks").arg(formatWhole(*from));
-        else
-            fits = tr("no: never");
-        const bool moves = t.seconds > 0;
-        const QString texts[] = {
-            gb(b.total.value()), fits,
-            tr("%1 in %2 msgs").arg(gb(t.bytes.value()), formatWhole(t.messages)),
-            formatSeconds(t.seconds),
-            moves ? tr("%1 / %2 GB/s")
-                        .arg(formatNumber(t.algorithmBandwidth / kGB),
-                             formatNumber(t.busBandwidth / kGB))
-                  : tr("n/a (nothing sent)")};
-        for (int column = 0; column < 5; ++column)
-            if (m_table->item(row, column)->text() != texts[column])
-                m_table->item(row, column)->setText(texts[column]);
+        const ZeroTableRow& texts = f.table[static_cast<std::size_t>(row)];
+        for (int column = 0; column < static_cast<int>(texts.size()); ++column)
+            if (m_table->item(row, column)->text() != texts[static_cast<std::size_t>(column)])
+                m_table->item(row, column)->setText(texts[static_cast<std::size_t>(column)]);
     }
 }
 

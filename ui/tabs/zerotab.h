@@ -2,6 +2,7 @@
 
 #include "scalelab/core/collectives.h"
 #include "tab.h"
+#include "zeropresenter.h"
 
 #include <QColor>
 
@@ -30,29 +31,19 @@ class ZeroTab : public Tab {
     Q_OBJECT
 
 public:
-    explicit ZeroTab(QWidget* parent = nullptr);
+    explicit ZeroTab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString name() const override { return "zero"; }
     QString title() const override { return tr("Ring and ZeRO"); }
     QList<ChartPanel*> charts() const override;
-    void setScenario(const core::Scenario& scenario) override;
-    void writeScenario(core::Scenario& scenario) const override;
     QHash<QString, QString> explanationValues() const override;
 
-    /// The scenario section as the controls hold it.
-    core::ZeroInputs inputs() const { return m_inputs; }
-    /// The link settings (window state, not scenario keys), in bytes/s and seconds.
-    core::LinkModel link() const { return m_link; }
+    /// The inputs the charts show: the document's.
+    const core::ZeroInputs& inputs() const { return scenario().zero; }
+    /// The alpha-beta link the traffic is timed with, in bytes/s and seconds.
+    core::LinkModel link() const;
     /// The accelerator's memory in bytes (the line on the memory charts).
     std::int64_t acceleratorBytes() const;
 
-    /// The rank counts the sweeps are drawn at: every count up to 8, then steps of about 12%,
-    /// always including the current count and the axis end.
-    static QList<std::int64_t> sweptRanks(std::int64_t current);
-    /// The rank-axis end: 1024, or the next power of two above a larger rank count.
-    static std::int64_t rankAxisEnd(std::int64_t current);
-    /// Values per rank of the ring demo: two per chunk up to 8 ranks, one beyond.
-    static int ringValuesPerRank(int ranks);
     /// The bar set index of a stage on the breakdown chart (DP is drawn at the top, last).
     static int breakdownRow(core::ZeroStage stage);
     /// The colour of a stage in every chart and in the table.
@@ -66,7 +57,6 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
-    void readControls() override;
     void recompute() override;
 
 private:
@@ -75,16 +65,19 @@ private:
     void buildBreakdownChart();
     void buildTrafficChart();
     void buildTable();
+    void addLesson();
+    // The steps of recompute(), in order.
+    void showMemory(const ZeroFigures& figures);
+    void showRankAxes(const ZeroFigures& figures);
+    void showBreakdown(const ZeroFigures& figures);
+    void showTraffic(const ZeroFigures& figures);
     void updateRing();
+    void showTable(const ZeroFigures& figures);
     void placeNotes();
     /// The rank axes' base: every power of four where the labels fit, fewer where they do not.
     void fitRankAxes();
     void fitTableHeight();
     void niceRange(QValueAxis* axis, double min, double max);
-    void updateTable(const core::ZeroTraffic& traffic);
-
-    core::ZeroInputs m_inputs;
-    core::LinkModel m_link;
     /// The ring demo's shape and byte size last simulated, so other edits do not redo it.
     std::pair<std::int64_t, std::int64_t> m_ringKey{-1, -1};
 

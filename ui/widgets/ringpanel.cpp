@@ -29,6 +29,76 @@ constexpr int kStepMilliseconds = 1100;
 /// The buffers' shading runs from white (one rank's own value) to this (the full sum).
 const QColor kCompleteShade{86, 180, 233};
 
+// Layout metrics of the picture, in pixels unless said otherwise.
+/// Margins around the picture.
+constexpr double kMarginX = 8;
+constexpr double kMarginY = 6;
+/// The size at which the ring and the buffers are drawn at full scale, and the smallest scale.
+constexpr QSizeF kFullSize{900, 560};
+constexpr double kMinScale = 0.7;
+/// Below the title's line, and between the title and the phase line.
+constexpr double kTitlePadding = 4;
+constexpr double kTitleGap = 4;
+/// Below the phase line's two lines.
+constexpr double kPhasePadding = 4;
+/// Between the phase line and the picture, between the picture and the caption, above the
+/// caption's text.
+constexpr double kPhaseGap = 8;
+constexpr double kCaptionGap = 6;
+constexpr double kCaptionPadding = 2;
+/// The ring's share of the picture: at most this part of the width, and this times the height.
+constexpr double kRingShare = 0.36;
+constexpr double kRingAspect = 1.05;
+/// Between the ring and the buffers.
+constexpr double kRingGap = 12;
+/// Shrinking text to fit: the step of each try and the smallest point size.
+constexpr double kShrinkStep = 0.94;
+constexpr double kMinTitlePoints = 6;
+constexpr double kMinPoints = 5;
+
+/// The ring: the smallest radius, and the room around it for the chunk labels (in label lines,
+/// plus pixels).
+constexpr double kMinRingRadius = 10;
+constexpr double kLabelRoomLines = 1.6;
+constexpr double kLabelRoom = 4;
+/// A rank's node: its radius is this share of its arc, within these bounds (the upper one
+/// scaled).
+constexpr double kNodeShare = 0.55;
+constexpr double kMinNodeRadius = 9;
+constexpr double kMaxNodeRadius = 24;
+/// A node's number ("15" at most) is at most this many node radii wide.
+constexpr double kNodeTextWidth = 1.7;
+/// An arc's control point, in radii: its midpoint then lies just outside the circle.
+constexpr double kArcBulge = 2.12;
+/// The chunk label: distance from the circle (radii, plus label lines), padding, corner.
+constexpr double kChunkLabelRadius = 1.06;
+constexpr double kChunkLabelLines = 0.85;
+constexpr double kChunkLabelPadding = 3;
+constexpr double kChunkLabelCorner = 3;
+/// The gap between an arrow's tip and the node it points at.
+constexpr double kArrowClearance = 1.5;
+/// Links between steps are grey and thin.
+const QColor kIdleLink{160, 160, 160};
+
+/// The buffers: between chunks, rows beyond the ranks (header, rule, plain sum), the tallest
+/// row in text lines, the widest cell in row heights.
+constexpr double kChunkGap = 5;
+constexpr double kExtraRows = 2.5;
+constexpr double kMaxRowLines = 2.6;
+constexpr double kMaxCellAspect = 2.2;
+/// The type fills at most this share of a row.
+constexpr double kTextShareOfRow = 0.8;
+/// The row label: the swatch's largest size and its share of a row, the gap after it.
+constexpr double kSwatch = 12;
+constexpr double kSwatchShare = 0.6;
+constexpr double kSwatchGap = 4;
+const QColor kCellBorder{170, 170, 170};
+/// The columns' room beyond their text: the label's swatch and gaps, the sent column's gap, a
+/// value's padding.
+constexpr double kLabelColumnSwatch = 14;
+constexpr double kColumnGap = 10;
+constexpr double kCellPadding = 8;
+
 QColor mix(const QColor& a, const QColor& b, double t)
 {
     const auto channel = [t](int x, int y) {
@@ -45,7 +115,17 @@ QColor textOn(const QColor& background)
 
 QFont scaledFont(QFont font, double scale)
 {
-    font.setPointSizeF(std::max(5.0, font.pointSizeF() * scale));
+    font.setPointSizeF(std::max(kMinPoints, font.pointSizeF() * scale));
+    return font;
+}
+
+/// `font` shrunk step by step until `text` is at most `width` wide (hinting makes widths step,
+/// hence a loop).
+QFont fitted(QFont font, const QString& text, double width)
+{
+    while (QFontMetricsF(font).horizontalAdvance(text) > width
+           && font.pointSizeF() > kMinTitlePoints)
+        font.setPointSizeF(font.pointSizeF() * kShrinkStep);
     return font;
 }
 
@@ -58,6 +138,299 @@ QPointF onCircle(const QPointF& centre, double radius, double angle)
 double rankAngle(int rank, int ranks)
 {
     return -std::numbers::pi / 2 + 2 * std::numbers::pi * rank / ranks;
+}
+
+template <typename T> const T& at(const std::vector<T>& v, int i)
+{
+    return v[static_cast<std::size_t>(i)];
+}
+
+/// Where the ring of one step is drawn.
+struct RingLayout {
+    int n = 0;
+    double scale = 1;
+    bool moving = false; ///< a step that sends chunks (not the start)
+    QFont labelFont;
+    QPointF centre;
+    double radius = 0;
+    double nodeRadius = 0;
+};
+
+RingLayout ringLayout(const QRectF& area, double scale, int n, bool moving)
+{
+    RingLayout ring;
+    ring.n = n;
+    ring.scale = scale;
+    ring.moving = moving;
+    ring.labelFont = scaledFont(chartFonts().annotation, scale);
+    ring.labelFont.setBold(true);
+    const QFontMetricsF fm(ring.labelFont);
+    ring.centre = area.center();
+    ring.radius = std::max(kMinRingRadius,
+                           std::min(area.width(), area.height()) / 2 - fm.height() * kLabelRoomLines
+                               - kLabelRoom);
+    ring.nodeRadius = std::clamp(std::numbers::pi * ring.radius / std::max(n, 1) * kNodeShare,
+                                 kMinNodeRadius, kMaxNodeRadius * scale);
+    return ring;
+}
+
+/// The arrowhead where the arc from `control` meets the receiving node's rim at `end`.
+void drawArrowHead(QPainter& painter, const RingLayout& ring, const QPointF& control,
+                   const QPointF& end, const QColor& colour)
+{
+    const QPointF direction = end - control;
+    const double length = std::hypot(direction.x(), direction.y());
+    const QPointF unit = direction / length;
+    const QPointF tip = end - unit * (ring.nodeRadius + kArrowClearance);
+    const QPointF normal(-unit.y(), unit.x());
+    const double head = ring.moving ? 9.0 + 4.0 * ring.scale : 8.0;
+    QPolygonF arrow;
+    arrow << tip << tip - unit * head * 1.5 + normal * head * 0.7
+          << tip - unit * head * 1.5 - normal * head * 0.7;
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(colour);
+    painter.drawPolygon(arrow);
+}
+
+/// "c2" in a box outside the arc at angle `middle`: the chunk the arc carries in this step.
+void drawChunkLabel(QPainter& painter, const RingLayout& ring, double middle, int chunk,
+                    const QColor& colour)
+{
+    const QFontMetricsF fm(ring.labelFont);
+    const QString label = RingPanel::tr("c%1").arg(chunk);
+    const QPointF at = onCircle(
+        ring.centre, ring.radius * kChunkLabelRadius + fm.height() * kChunkLabelLines, middle);
+    const double width = fm.horizontalAdvance(label);
+    const QRectF box(at.x() - width / 2 - kChunkLabelPadding, at.y() - fm.height() / 2,
+                     width + 2 * kChunkLabelPadding, fm.height());
+    painter.setBrush(Qt::white);
+    painter.setPen(QPen(colour, 1.5));
+    painter.drawRoundedRect(box, kChunkLabelCorner, kChunkLabelCorner);
+    painter.setPen(Qt::black);
+    painter.setFont(ring.labelFont);
+    painter.drawText(box, Qt::AlignCenter, label);
+}
+
+/// The arc from rank `r` to the next, with the chunk it sends (`chunk`, when moving).
+void drawLink(QPainter& painter, const RingLayout& ring, int r, int chunk)
+{
+    const int n = ring.n;
+    const QPointF from = onCircle(ring.centre, ring.radius, rankAngle(r, n));
+    const QPointF end = onCircle(ring.centre, ring.radius, rankAngle((r + 1) % n, n));
+    const double middle = rankAngle(r, n) + std::numbers::pi / n;
+    // A quadratic curve's midpoint lies halfway between the chord's midpoint and the
+    // control point: put it just outside the circle.
+    const double controlDistance =
+        kArcBulge * ring.radius - ring.radius * std::cos(std::numbers::pi / n);
+    const QPointF control = onCircle(ring.centre, controlDistance, middle);
+    const QColor colour = ring.moving ? RingPanel::rankColor(r) : kIdleLink;
+    const double width = ring.moving ? std::max(3.0, 4.5 * ring.scale) : 2.0;
+    QPainterPath path(from);
+    path.quadTo(control, end);
+    painter.setPen(QPen(colour, width, Qt::SolidLine, Qt::RoundCap));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawPath(path);
+    drawArrowHead(painter, ring, control, end, colour);
+    if (ring.moving)
+        drawChunkLabel(painter, ring, middle, chunk, colour);
+}
+
+/// The ranks, each in its colour with its number.
+void drawNodes(QPainter& painter, const RingLayout& ring)
+{
+    QFont nodeFont = ring.labelFont;
+    const double widest = QFontMetricsF(nodeFont).horizontalAdvance("15");
+    if (widest > ring.nodeRadius * kNodeTextWidth)
+        nodeFont.setPointSizeF(std::max(
+            kMinPoints, nodeFont.pointSizeF() * ring.nodeRadius * kNodeTextWidth / widest));
+    painter.setFont(nodeFont);
+    const double d = 2 * ring.nodeRadius;
+    for (int r = 0; r < ring.n; ++r) {
+        const QPointF p =
+            ring.n == 1 ? ring.centre : onCircle(ring.centre, ring.radius, rankAngle(r, ring.n));
+        const QColor colour = RingPanel::rankColor(r);
+        painter.setPen(QPen(Qt::black, 1.5));
+        painter.setBrush(colour);
+        painter.drawEllipse(p, ring.nodeRadius, ring.nodeRadius);
+        painter.setPen(textOn(colour));
+        painter.drawText(QRectF(p.x() - ring.nodeRadius, p.y() - ring.nodeRadius, d, d),
+                         Qt::AlignCenter, QString::number(r));
+    }
+}
+
+/// Where the buffers' grid is drawn: a header row, one row per rank, the plain sum.
+struct BufferGrid {
+    int n = 0;
+    QFont font, bold;
+    double rowHeight = 0, cellWidth = 0, labelWidth = 0, sentWidth = 0;
+    double left = 0, top = 0, sentX = 0, cellPad = 0;
+    std::vector<std::int64_t> sizes; ///< values per chunk
+    std::vector<double> chunkX; ///< where each chunk starts, in pixels; then the sent column
+    std::vector<int> chunkStart; ///< each chunk's first value; then the value count
+
+    double cellX(int chunk, int value) const
+    {
+        return at(chunkX, chunk) + (value - at(chunkStart, chunk)) * cellWidth;
+    }
+    double chunkWidth(int chunk) const
+    {
+        return at(chunkX, chunk + 1) - at(chunkX, chunk) - kChunkGap;
+    }
+};
+
+/// The widths of the label, sent and value columns and the text height, in `font`.
+struct ColumnWidths {
+    double label, sent, cell, height;
+};
+
+ColumnWidths columnWidths(const QFont& font)
+{
+    const QFontMetricsF fm(font);
+    return {kLabelColumnSwatch + fm.horizontalAdvance(RingPanel::tr("rank 15")) + kColumnGap,
+            fm.horizontalAdvance(RingPanel::tr("sent (bytes)")) + kColumnGap,
+            fm.horizontalAdvance("999") + kCellPadding, fm.height()};
+}
+
+void placeChunks(BufferGrid& g)
+{
+    g.chunkX.assign(static_cast<std::size_t>(g.n) + 1, 0);
+    g.chunkStart.assign(static_cast<std::size_t>(g.n) + 1, 0);
+    double x = g.left + g.labelWidth;
+    for (std::size_t c = 0; c < static_cast<std::size_t>(g.n); ++c) {
+        g.chunkX[c] = x;
+        g.chunkStart[c + 1] = g.chunkStart[c] + static_cast<int>(g.sizes[c]);
+        x += static_cast<double>(g.sizes[c]) * g.cellWidth + kChunkGap;
+    }
+    g.chunkX[static_cast<std::size_t>(g.n)] = x;
+    g.sentX = x;
+}
+
+BufferGrid bufferGrid(const QRectF& area, double scale, int n, int values,
+                      const std::vector<std::int64_t>& sizes)
+{
+    BufferGrid g;
+    g.n = n;
+    g.sizes = sizes;
+    // Fit the type to the rows and columns: n ranks, a header and the plain sum.
+    QFont font = scaledFont(chartFonts().annotation, scale);
+    const double rows = n + kExtraRows;
+    // Rows no taller than a comfortable line: a ring of one or two ranks stays compact, centred.
+    g.rowHeight = std::min(area.height() / rows, QFontMetricsF(font).height() * kMaxRowLines);
+    {
+        const ColumnWidths w = columnWidths(font);
+        const double needed = w.label + w.sent + values * w.cell + kChunkGap * n;
+        const double shrink =
+            std::min({1.0, area.width() / needed, g.rowHeight * kTextShareOfRow / w.height});
+        font.setPointSizeF(std::max(kMinPoints, font.pointSizeF() * shrink));
+    }
+    g.font = font;
+    g.bold = font;
+    g.bold.setBold(true);
+    const ColumnWidths w = columnWidths(font);
+    g.labelWidth = w.label;
+    g.sentWidth = w.sent;
+    g.cellWidth = std::min((area.width() - w.label - w.sent - kChunkGap * n) / values,
+                           g.rowHeight * kMaxCellAspect);
+    const double gridWidth = w.label + values * g.cellWidth + kChunkGap * n + w.sent;
+    g.left = area.left() + std::max(0.0, (area.width() - gridWidth) / 2);
+    g.top = area.top() + (area.height() - rows * g.rowHeight) / 2;
+    g.cellPad = std::max(1.0, std::min(3.0, g.rowHeight * 0.08));
+    placeChunks(g);
+    return g;
+}
+
+/// Chunk names over their values, and the bytes column.
+void drawBufferHeader(QPainter& painter, const BufferGrid& g)
+{
+    const QFontMetricsF fm(g.font);
+    painter.setFont(g.font);
+    painter.setPen(chartTextColor());
+    for (int c = 0; c < g.n; ++c) {
+        const QRectF box(at(g.chunkX, c), g.top, g.chunkWidth(c), g.rowHeight);
+        const QString full = RingPanel::tr("chunk %1").arg(c);
+        const QString text =
+            fm.horizontalAdvance(full) <= box.width() ? full : RingPanel::tr("c%1").arg(c);
+        painter.drawText(box, Qt::AlignCenter, text);
+    }
+    painter.drawText(QRectF(g.sentX, g.top, g.sentWidth, g.rowHeight),
+                     Qt::AlignRight | Qt::AlignVCenter, RingPanel::tr("sent (bytes)"));
+}
+
+/// Row label: the rank's colour and number, as on the ring.
+void drawRowLabel(QPainter& painter, const BufferGrid& g, int r, double y)
+{
+    const QColor colour = RingPanel::rankColor(r);
+    const double swatch = std::min(kSwatch, g.rowHeight * kSwatchShare);
+    painter.setPen(QPen(Qt::black, 1));
+    painter.setBrush(colour);
+    painter.drawEllipse(QRectF(g.left, y + (g.rowHeight - swatch) / 2, swatch, swatch));
+    painter.setPen(chartTextColor());
+    painter.setFont(g.font);
+    painter.drawText(QRectF(g.left + swatch + kSwatchGap, y, g.labelWidth - swatch - 2 * kSwatchGap,
+                            g.rowHeight),
+                     Qt::AlignLeft | Qt::AlignVCenter, RingPanel::tr("rank %1").arg(r));
+}
+
+/// Rank r's values of chunk c, shaded by how many ranks they already sum.
+void drawChunkCells(QPainter& painter, const BufferGrid& g, const core::RingStep& s, int r, int c,
+                    double y)
+{
+    const int contributors = core::ringContributors(g.n, s.phase, s.index, r, c);
+    const QColor shade =
+        mix(Qt::white, kCompleteShade, g.n > 1 ? (contributors - 1.0) / (g.n - 1.0) : 1.0);
+    const double pad = g.cellPad / 2;
+    for (int i = at(g.chunkStart, c); i < at(g.chunkStart, c + 1); ++i) {
+        const QRectF inner =
+            QRectF(g.cellX(c, i), y, g.cellWidth, g.rowHeight).adjusted(pad, pad, -pad, -pad);
+        painter.setPen(QPen(kCellBorder, 1));
+        painter.setBrush(shade);
+        painter.drawRect(inner);
+        painter.setPen(textOn(shade));
+        painter.setFont(contributors == g.n ? g.bold : g.font);
+        painter.drawText(inner, Qt::AlignCenter, formatNumber(s.buffers(r, i), 6));
+    }
+}
+
+/// One rank's row: its label, its buffer with the chunk it received outlined, the bytes sent.
+void drawBufferRow(QPainter& painter, const BufferGrid& g, const core::RingStep& s, int r,
+                   double scale)
+{
+    const double y = g.top + (r + 1) * g.rowHeight;
+    drawRowLabel(painter, g, r, y);
+    // Which chunk this rank received in this step: the one its left-hand neighbour sent.
+    const int received = s.phase == core::RingStep::Phase::Start || g.n < 2
+        ? -1
+        : at(s.sentChunk, (r - 1 + g.n) % g.n);
+    for (int c = 0; c < g.n; ++c) {
+        drawChunkCells(painter, g, s, r, c, y);
+        if (received == c && at(g.sizes, c) > 0) {
+            painter.setBrush(Qt::NoBrush);
+            painter.setPen(QPen(chartTextColor(), std::max(2.5, 3.0 * scale)));
+            painter.drawRect(
+                QRectF(at(g.chunkX, c) - 1, y - 1, g.chunkWidth(c) + 2, g.rowHeight + 2));
+        }
+    }
+    painter.setPen(chartTextColor());
+    painter.setFont(g.font);
+    painter.drawText(QRectF(g.sentX, y, g.sentWidth, g.rowHeight),
+                     Qt::AlignRight | Qt::AlignVCenter, formatWhole(at(s.bytesSent, r)));
+}
+
+/// The plain sum, computed without the ring, under a rule.
+void drawPlainSum(QPainter& painter, const BufferGrid& g, const Eigen::RowVectorXd& sum)
+{
+    const double sumY = g.top + (g.n + 1.5) * g.rowHeight;
+    const double ruleY = sumY - g.rowHeight * 0.25;
+    painter.setPen(QPen(chartTextColor(), 1.5));
+    painter.drawLine(QPointF(g.left, ruleY), QPointF(g.sentX + g.sentWidth, ruleY));
+    painter.setFont(g.bold);
+    painter.setPen(chartTextColor());
+    painter.drawText(QRectF(g.left, sumY, g.labelWidth, g.rowHeight),
+                     Qt::AlignLeft | Qt::AlignVCenter, RingPanel::tr("plain sum"));
+    for (int c = 0; c < g.n; ++c)
+        for (int i = at(g.chunkStart, c); i < at(g.chunkStart, c + 1); ++i)
+            painter.drawText(QRectF(g.cellX(c, i), sumY, g.cellWidth, g.rowHeight), Qt::AlignCenter,
+                             formatNumber(sum(i), 6));
 }
 
 } // namespace
@@ -291,195 +664,133 @@ void RingPanel::changed()
 
 void RingPanel::render(QPainter& painter, const QRectF& target)
 {
-    const ChartFonts f = chartFonts();
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
     painter.fillRect(target, chartBackgroundColor());
-    const QColor ink = chartTextColor();
-    const QRectF area = target.adjusted(8, 6, -8, -6);
+    const QRectF area = target.adjusted(kMarginX, kMarginY, -kMarginX, -kMarginY);
+    const QRectF body = renderTitle(painter, area);
+    if (m_tooMany > 0 || m_demo.inputs.rows() == 0) {
+        renderNote(painter, body);
+        painter.restore();
+        return;
+    }
+    // Title and phase line keep the charts' sizes; the ring and the buffers shrink with a small
+    // panel (never below what the window's own labels use).
+    const double scale =
+        std::clamp(std::min(area.width() / kFullSize.width(), area.height() / kFullSize.height()),
+                   kMinScale, 1.0);
+    const double phaseHeight = renderPhase(painter, body, area.width());
+    const QRectF caption = renderCaption(painter, body, scale);
+    const QRectF content(body.left(), body.top() + phaseHeight + kPhaseGap, body.width(),
+                         caption.top() - body.top() - phaseHeight - kPhaseGap - kCaptionGap);
+    const double ringWidth = std::min(content.height() * kRingAspect, content.width() * kRingShare);
+    renderRing(painter, QRectF(content.left(), content.top(), ringWidth, content.height()), scale);
+    renderBuffers(painter,
+                  QRectF(content.left() + ringWidth + kRingGap, content.top(),
+                         content.width() - ringWidth - kRingGap, content.height()),
+                  scale);
+    painter.restore();
+}
 
+QRectF RingPanel::renderTitle(QPainter& painter, const QRectF& area) const
+{
     const int n = static_cast<int>(m_demo.inputs.rows());
     QString title = tr("Ring all-reduce, step by step");
     if (m_tooMany == 0 && n > 0)
         title = tr("Ring all-reduce of a demo gradient, %1 x %2 values")
                     .arg(n == 1 ? tr("1 rank") : tr("%1 ranks").arg(n))
                     .arg(m_demo.inputs.cols());
-    // Title and phase line keep the charts' sizes; the ring and the buffers shrink with a small
-    // panel (never below what the window's own labels use).
-    const double scale =
-        std::clamp(std::min(area.width() / 900.0, area.height() / 560.0), 0.7, 1.0);
-    QFont titleFont = f.title;
     // A narrow panel: shrink the title until it fits (hinting makes widths step, hence a loop).
-    while (QFontMetricsF(titleFont).horizontalAdvance(title) > area.width()
-           && titleFont.pointSizeF() > 6)
-        titleFont.setPointSizeF(titleFont.pointSizeF() * 0.94);
-    const QFontMetricsF titleFm(titleFont);
+    const QFont titleFont = fitted(chartFonts().title, title, area.width());
     painter.setFont(titleFont);
-    painter.setPen(ink);
-    const QRectF titleRect(area.left(), area.top(), area.width(), titleFm.height() + 4);
+    painter.setPen(chartTextColor());
+    const QRectF titleRect(area.left(), area.top(), area.width(),
+                           QFontMetricsF(titleFont).height() + kTitlePadding);
     painter.drawText(titleRect, Qt::AlignHCenter | Qt::AlignTop, title);
-    const QRectF body(area.left(), titleRect.bottom() + 4, area.width(),
-                      area.bottom() - titleRect.bottom() - 4);
+    return QRectF(area.left(), titleRect.bottom() + kTitleGap, area.width(),
+                  area.bottom() - titleRect.bottom() - kTitleGap);
+}
 
-    if (m_tooMany > 0 || n == 0) {
-        renderNote(painter, body);
-        painter.restore();
-        return;
-    }
-
-    // The phase line: what happens in this step, in words.
-    const core::RingStep& s = *currentStep();
-    QFont phaseFont = f.axisTitle;
-    phaseFont.setBold(true);
-    QFontMetricsF phaseFm(phaseFont);
-    QString what;
-    switch (s.phase) {
+QString RingPanel::stepDescription() const
+{
+    const int n = static_cast<int>(m_demo.inputs.rows());
+    switch (currentStep()->phase) {
     case core::RingStep::Phase::Start:
-        what = n == 1 ? tr("nothing to send, its values are already the sum")
+        return n == 1 ? tr("nothing to send, its values are already the sum")
                       : tr("each rank holds its own gradients, cut into %1 chunks").arg(n);
-        break;
     case core::RingStep::Phase::ReduceScatter:
-        what = tr("each rank sends one chunk to the next, which adds it to its own");
-        break;
+        return tr("each rank sends one chunk to the next, which adds it to its own");
     case core::RingStep::Phase::AllGather:
-        what = m_step == lastStep()
+        return m_step == lastStep()
             ? tr("done: every rank holds the plain sum")
             : tr("each rank passes a finished chunk on; the next one copies it");
-        break;
     }
-    painter.setFont(phaseFont);
-    const QRectF phaseRect(body.left(), body.top(), body.width(), phaseFm.height() * 2 + 4);
-    while (phaseFm.horizontalAdvance(phaseText() + ": " + what) > 2 * area.width()
-           && phaseFont.pointSizeF() > 6) {
-        phaseFont.setPointSizeF(phaseFont.pointSizeF() * 0.94);
-        painter.setFont(phaseFont);
-        phaseFm = QFontMetricsF(phaseFont);
-    }
-    painter.drawText(phaseRect, Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap,
-                     phaseText() + ": " + what);
-    const double phaseHeight =
-        phaseFm
-            .boundingRect(phaseRect, Qt::AlignHCenter | Qt::TextWordWrap, phaseText() + ": " + what)
-            .height();
+    return {};
+}
 
-    // The caption: how to read the shading, and the formula the bytes follow.
-    const QFont captionFont = scaledFont(f.annotation, scale);
-    const QFontMetricsF captionFm(captionFont);
-    const core::Ratio perRank = core::ringAllReduceBytes(m_demo.inputs.cols() * m_bytesPerValue,
-                                                         static_cast<std::int64_t>(n));
+double RingPanel::renderPhase(QPainter& painter, const QRectF& body, double areaWidth) const
+{
+    // What happens in this step, in words, on at most two lines.
+    const QString text = phaseText() + ": " + stepDescription();
+    QFont phaseFont = chartFonts().axisTitle;
+    phaseFont.setBold(true);
+    const QRectF phaseRect(body.left(), body.top(), body.width(),
+                           QFontMetricsF(phaseFont).height() * 2 + kPhasePadding);
+    phaseFont = fitted(phaseFont, text, 2 * areaWidth);
+    painter.setFont(phaseFont);
+    painter.setPen(chartTextColor());
+    painter.drawText(phaseRect, Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, text);
+    return QFontMetricsF(phaseFont)
+        .boundingRect(phaseRect, Qt::AlignHCenter | Qt::TextWordWrap, text)
+        .height();
+}
+
+QRectF RingPanel::renderCaption(QPainter& painter, const QRectF& body, double scale) const
+{
+    // How to read the shading, and the formula the bytes follow.
+    const int n = static_cast<int>(m_demo.inputs.rows());
+    const QFont captionFont = scaledFont(chartFonts().annotation, scale);
+    const std::int64_t tensor = m_demo.inputs.cols() * m_bytesPerValue;
+    const core::Ratio perRank = core::ringAllReduceBytes(tensor, static_cast<std::int64_t>(n));
     const QString caption =
         tr("Shading: how many ranks a value already sums (white: 1, blue: all %1). Outlined: the "
            "chunk each rank received in this step. After all 2(n-1) = %2 steps each rank has sent "
            "2(n-1)/n of the %3-byte tensor = %4 bytes (%5 bytes a value).")
             .arg(n)
             .arg(2 * (n - 1))
-            .arg(m_demo.inputs.cols() * m_bytesPerValue)
+            .arg(tensor)
             .arg(formatNumber(perRank.value(), 6))
             .arg(m_bytesPerValue);
     // As tall as the wrapped caption needs: a small panel wraps it onto more lines.
-    const double captionHeight =
-        captionFm.boundingRect(QRectF(0, 0, body.width(), 1e6), Qt::TextWordWrap, caption).height();
-    const QRectF captionBox(body.left(), body.bottom() - captionHeight - 2, body.width(),
-                            captionHeight + 2);
+    const double height =
+        QFontMetricsF(captionFont)
+            .boundingRect(QRectF(0, 0, body.width(), 1e6), Qt::TextWordWrap, caption)
+            .height();
+    const QRectF box(body.left(), body.bottom() - height - kCaptionPadding, body.width(),
+                     height + kCaptionPadding);
     painter.setFont(captionFont);
-    painter.setPen(ink);
-    painter.drawText(captionBox, Qt::AlignHCenter | Qt::AlignBottom | Qt::TextWordWrap, caption);
-
-    const QRectF content(body.left(), body.top() + phaseHeight + 8, body.width(),
-                         captionBox.top() - body.top() - phaseHeight - 14);
-    const double ringWidth = std::min(content.height() * 1.05, content.width() * 0.36);
-    renderRing(painter, QRectF(content.left(), content.top(), ringWidth, content.height()), scale);
-    renderBuffers(painter,
-                  QRectF(content.left() + ringWidth + 12, content.top(),
-                         content.width() - ringWidth - 12, content.height()),
-                  scale);
-    painter.restore();
+    painter.setPen(chartTextColor());
+    painter.drawText(box, Qt::AlignHCenter | Qt::AlignBottom | Qt::TextWordWrap, caption);
+    return box;
 }
 
 void RingPanel::renderRing(QPainter& painter, const QRectF& area, double scale)
 {
     const core::RingStep& s = *currentStep();
-    const int n = static_cast<int>(m_demo.inputs.rows());
-    QFont labelFont = scaledFont(chartFonts().annotation, scale);
-    labelFont.setBold(true);
-    const QFontMetricsF fm(labelFont);
-    const QPointF centre = area.center();
-    const double radius =
-        std::max(10.0, std::min(area.width(), area.height()) / 2 - fm.height() * 1.6 - 4);
-    const double nodeRadius =
-        std::clamp(std::numbers::pi * radius / std::max(n, 1) * 0.55, 9.0, 24.0 * scale);
-    const bool moving = s.phase != core::RingStep::Phase::Start;
-
+    const RingLayout ring = ringLayout(area, scale, static_cast<int>(m_demo.inputs.rows()),
+                                       s.phase != core::RingStep::Phase::Start);
     // The links: an arc from each rank to the next, bulging outwards so that two ranks still
     // show two arrows. In a step each arc carries the sender's colour and the chunk it sends.
-    for (int r = 0; r < n && n > 1; ++r) {
-        const int to = (r + 1) % n;
-        const QPointF from = onCircle(centre, radius, rankAngle(r, n));
-        const QPointF end = onCircle(centre, radius, rankAngle(to, n));
-        const double middle = rankAngle(r, n) + std::numbers::pi / n;
-        // A quadratic curve's midpoint lies halfway between the chord's midpoint and the
-        // control point: put it just outside the circle.
-        const double controlDistance = 2.12 * radius - radius * std::cos(std::numbers::pi / n);
-        const QPointF control = onCircle(centre, controlDistance, middle);
-        const QColor colour = moving ? rankColor(r) : QColor(160, 160, 160);
-        const double width = moving ? std::max(3.0, 4.5 * scale) : 2.0;
-        QPainterPath path(from);
-        path.quadTo(control, end);
-        painter.setPen(QPen(colour, width, Qt::SolidLine, Qt::RoundCap));
-        painter.setBrush(Qt::NoBrush);
-        painter.drawPath(path);
-        // The arrowhead sits where the curve meets the receiving node's rim.
-        const QPointF direction = end - control;
-        const double length = std::hypot(direction.x(), direction.y());
-        const QPointF unit = direction / length;
-        const QPointF tip = end - unit * (nodeRadius + 1.5);
-        const QPointF normal(-unit.y(), unit.x());
-        const double head = moving ? 9.0 + 4.0 * scale : 8.0;
-        QPolygonF arrow;
-        arrow << tip << tip - unit * head * 1.5 + normal * head * 0.7
-              << tip - unit * head * 1.5 - normal * head * 0.7;
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(colour);
-        painter.drawPolygon(arrow);
-        if (moving) {
-            const int chunk = s.sentChunk[static_cast<std::size_t>(r)];
-            const QString label = tr("c%1").arg(chunk);
-            const QPointF at = onCircle(centre, radius * 1.06 + fm.height() * 0.85, middle);
-            const QRectF box(at.x() - fm.horizontalAdvance(label) / 2 - 3, at.y() - fm.height() / 2,
-                             fm.horizontalAdvance(label) + 6, fm.height());
-            painter.setBrush(Qt::white);
-            painter.setPen(QPen(colour, 1.5));
-            painter.drawRoundedRect(box, 3, 3);
-            painter.setPen(Qt::black);
-            painter.setFont(labelFont);
-            painter.drawText(box, Qt::AlignCenter, label);
-        }
-    }
-
-    // The ranks, each in its colour with its number.
-    QFont nodeFont = labelFont;
-    if (QFontMetricsF(nodeFont).horizontalAdvance("15") > nodeRadius * 1.7)
-        nodeFont.setPointSizeF(std::max(5.0,
-                                        nodeFont.pointSizeF() * nodeRadius * 1.7
-                                            / QFontMetricsF(nodeFont).horizontalAdvance("15")));
-    painter.setFont(nodeFont);
-    for (int r = 0; r < n; ++r) {
-        const QPointF p = n == 1 ? centre : onCircle(centre, radius, rankAngle(r, n));
-        const QColor colour = rankColor(r);
-        painter.setPen(QPen(Qt::black, 1.5));
-        painter.setBrush(colour);
-        painter.drawEllipse(p, nodeRadius, nodeRadius);
-        painter.setPen(textOn(colour));
-        painter.drawText(
-            QRectF(p.x() - nodeRadius, p.y() - nodeRadius, 2 * nodeRadius, 2 * nodeRadius),
-            Qt::AlignCenter, QString::number(r));
-    }
-    if (n > 1) {
+    for (int r = 0; r < ring.n && ring.n > 1; ++r)
+        drawLink(painter, ring, r, ring.moving ? s.sentChunk[static_cast<std::size_t>(r)] : -1);
+    drawNodes(painter, ring);
+    if (ring.n > 1) {
         painter.setPen(chartTextColor());
         painter.setFont(scaledFont(chartFonts().annotation, scale));
         painter.drawText(
-            QRectF(centre.x() - radius * 0.7, centre.y() - radius * 0.5, radius * 1.4, radius),
+            QRectF(ring.centre.x() - ring.radius * 0.7, ring.centre.y() - ring.radius * 0.5,
+                   ring.radius * 1.4, ring.radius),
             Qt::AlignCenter | Qt::TextWordWrap, tr("each rank sends to the next, clockwise"));
     }
 }
@@ -487,140 +798,13 @@ void RingPanel::renderRing(QPainter& painter, const QRectF& area, double scale)
 void RingPanel::renderBuffers(QPainter& painter, const QRectF& area, double scale)
 {
     const core::RingStep& s = *currentStep();
-    const int n = static_cast<int>(m_demo.inputs.rows());
-    const auto values = static_cast<int>(m_demo.inputs.cols());
-    const std::vector<std::int64_t>& sizes = m_demo.ring.chunkSizes;
-
-    // Fit the type to the rows and columns: n ranks, a header and the plain sum.
-    QFont font = scaledFont(chartFonts().annotation, scale);
-    const double rows = n + 2.5;
-    // Rows no taller than a comfortable line: a ring of one or two ranks stays compact, centred.
-    const double rowHeight = std::min(area.height() / rows, QFontMetricsF(font).height() * 2.6);
-    const double gap = 5;
-    const auto widths = [&](const QFont& probe) {
-        const QFontMetricsF fm(probe);
-        const double label = 14 + fm.horizontalAdvance(tr("rank 15")) + 10;
-        const double sent = fm.horizontalAdvance(tr("sent (bytes)")) + 10;
-        const double cell = fm.horizontalAdvance("999") + 8;
-        return std::tuple{label, sent, cell, fm.height()};
-    };
-    {
-        const auto [label, sent, cell, height] = widths(font);
-        const double needed = label + sent + values * cell + gap * n;
-        const double shrink = std::min({1.0, area.width() / needed, rowHeight * 0.8 / height});
-        font.setPointSizeF(std::max(5.0, font.pointSizeF() * shrink));
-    }
-    const auto [labelWidth, sentWidth, minCell, textHeight] = widths(font);
-    (void)minCell;
-    (void)textHeight;
-    QFont bold = font;
-    bold.setBold(true);
-    const QFontMetricsF fm(font);
-    const double cellWidth =
-        std::min((area.width() - labelWidth - sentWidth - gap * n) / values, rowHeight * 2.2);
-    const double gridWidth = labelWidth + values * cellWidth + gap * n + sentWidth;
-    const double left = area.left() + std::max(0.0, (area.width() - gridWidth) / 2);
-    const double top = area.top() + (area.height() - rows * rowHeight) / 2;
-
-    // Where each chunk starts, in values and in pixels.
-    std::vector<double> chunkX(static_cast<std::size_t>(n) + 1);
-    std::vector<int> chunkStart(static_cast<std::size_t>(n) + 1, 0);
-    double x = left + labelWidth;
-    for (int c = 0; c < n; ++c) {
-        chunkX[static_cast<std::size_t>(c)] = x;
-        chunkStart[static_cast<std::size_t>(c) + 1] = chunkStart[static_cast<std::size_t>(c)]
-            + static_cast<int>(sizes[static_cast<std::size_t>(c)]);
-        x += static_cast<double>(sizes[static_cast<std::size_t>(c)]) * cellWidth + gap;
-    }
-    chunkX[static_cast<std::size_t>(n)] = x;
-    const double sentX = x;
-
-    // Header: chunk names over their values, and the bytes column.
-    painter.setFont(font);
-    painter.setPen(chartTextColor());
-    for (int c = 0; c < n; ++c) {
-        const QRectF box(chunkX[static_cast<std::size_t>(c)], top,
-                         chunkX[static_cast<std::size_t>(c) + 1]
-                             - chunkX[static_cast<std::size_t>(c)] - gap,
-                         rowHeight);
-        const QString full = tr("chunk %1").arg(c);
-        const QString text = fm.horizontalAdvance(full) <= box.width() ? full : tr("c%1").arg(c);
-        painter.drawText(box, Qt::AlignCenter, text);
-    }
-    painter.drawText(QRectF(sentX, top, sentWidth, rowHeight), Qt::AlignRight | Qt::AlignVCenter,
-                     tr("sent (bytes)"));
-
-    // Which chunk each rank received in this step: the one its left-hand neighbour sent.
-    const auto received = [&](int rank) {
-        if (s.phase == core::RingStep::Phase::Start || n < 2)
-            return -1;
-        return s.sentChunk[static_cast<std::size_t>((rank - 1 + n) % n)];
-    };
-
-    const double cellPad = std::max(1.0, std::min(3.0, rowHeight * 0.08));
-    for (int r = 0; r < n; ++r) {
-        const double y = top + (r + 1) * rowHeight;
-        // Row label: the rank's colour and number, as on the ring.
-        const QColor colour = rankColor(r);
-        const double swatch = std::min(12.0, rowHeight * 0.6);
-        painter.setPen(QPen(Qt::black, 1));
-        painter.setBrush(colour);
-        painter.drawEllipse(QRectF(left, y + (rowHeight - swatch) / 2, swatch, swatch));
-        painter.setPen(chartTextColor());
-        painter.setFont(font);
-        painter.drawText(QRectF(left + swatch + 4, y, labelWidth - swatch - 8, rowHeight),
-                         Qt::AlignLeft | Qt::AlignVCenter, tr("rank %1").arg(r));
-        for (int c = 0; c < n; ++c) {
-            const int contributors = core::ringContributors(n, s.phase, s.index, r, c);
-            const QColor shade =
-                mix(Qt::white, kCompleteShade, n > 1 ? (contributors - 1.0) / (n - 1.0) : 1.0);
-            for (int i = chunkStart[static_cast<std::size_t>(c)];
-                 i < chunkStart[static_cast<std::size_t>(c) + 1]; ++i) {
-                const QRectF cell(chunkX[static_cast<std::size_t>(c)]
-                                      + (i - chunkStart[static_cast<std::size_t>(c)]) * cellWidth,
-                                  y, cellWidth, rowHeight);
-                const QRectF inner =
-                    cell.adjusted(cellPad / 2, cellPad / 2, -cellPad / 2, -cellPad / 2);
-                painter.setPen(QPen(QColor(170, 170, 170), 1));
-                painter.setBrush(shade);
-                painter.drawRect(inner);
-                painter.setPen(textOn(shade));
-                painter.setFont(contributors == n ? bold : font);
-                painter.drawText(inner, Qt::AlignCenter, formatNumber(s.buffers(r, i), 6));
-            }
-            if (received(r) == c && sizes[static_cast<std::size_t>(c)] > 0) {
-                const QRectF chunk(chunkX[static_cast<std::size_t>(c)] - 1, y - 1,
-                                   chunkX[static_cast<std::size_t>(c) + 1]
-                                       - chunkX[static_cast<std::size_t>(c)] - gap + 2,
-                                   rowHeight + 2);
-                painter.setBrush(Qt::NoBrush);
-                painter.setPen(QPen(chartTextColor(), std::max(2.5, 3.0 * scale)));
-                painter.drawRect(chunk);
-            }
-        }
-        painter.setPen(chartTextColor());
-        painter.setFont(font);
-        painter.drawText(QRectF(sentX, y, sentWidth, rowHeight), Qt::AlignRight | Qt::AlignVCenter,
-                         formatWhole(s.bytesSent[static_cast<std::size_t>(r)]));
-    }
-
-    // The plain sum, computed without the ring, under a rule.
-    const double sumY = top + (n + 1.5) * rowHeight;
-    painter.setPen(QPen(chartTextColor(), 1.5));
-    painter.drawLine(QPointF(left, sumY - rowHeight * 0.25),
-                     QPointF(sentX + sentWidth, sumY - rowHeight * 0.25));
-    painter.setFont(bold);
-    painter.setPen(chartTextColor());
-    painter.drawText(QRectF(left, sumY, labelWidth, rowHeight), Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("plain sum"));
-    for (int c = 0; c < n; ++c)
-        for (int i = chunkStart[static_cast<std::size_t>(c)];
-             i < chunkStart[static_cast<std::size_t>(c) + 1]; ++i) {
-            const QRectF cell(chunkX[static_cast<std::size_t>(c)]
-                                  + (i - chunkStart[static_cast<std::size_t>(c)]) * cellWidth,
-                              sumY, cellWidth, rowHeight);
-            painter.drawText(cell, Qt::AlignCenter, formatNumber(m_demo.plainSum(i), 6));
-        }
+    const BufferGrid grid =
+        bufferGrid(area, scale, static_cast<int>(m_demo.inputs.rows()),
+                   static_cast<int>(m_demo.inputs.cols()), m_demo.ring.chunkSizes);
+    drawBufferHeader(painter, grid);
+    for (int r = 0; r < grid.n; ++r)
+        drawBufferRow(painter, grid, s, r, scale);
+    drawPlainSum(painter, grid, m_demo.plainSum);
 }
 
 void RingPanel::renderNote(QPainter& painter, const QRectF& area)

@@ -73,6 +73,14 @@ private:
     /// The state changed: the cached picture is stale.
     void changed();
     void syncControls();
+    /// The title over the picture; returns the rest of `area`.
+    QRectF renderTitle(QPainter& painter, const QRectF& area) const;
+    /// What happens in the current step, in words.
+    QString stepDescription() const;
+    /// The phase line at the top of `body`; returns its height.
+    double renderPhase(QPainter& painter, const QRectF& body, double areaWidth) const;
+    /// The caption at the bottom of `body`; returns its box.
+    QRectF renderCaption(QPainter& painter, const QRectF& body, double scale) const;
     void renderRing(QPainter& painter, const QRectF& area, double scale);
     void renderBuffers(QPainter& painter, const QRectF& area, double scale);
     void renderNote(QPainter& painter, const QRectF& area);
