@@ -881,8 +881,13 @@ private slots:
         QCOMPARE(f.value("--moe-shared-expert-intermediate-size"), QString("4096"));
         QCOMPARE(f.value("--moe-layer-freq"), QString("\"([0]*3+[1]*58)\""));
         QVERIFY(!f.contains("--sequence-parallel")); // t = 1
+    }
 
+    void megatronArgumentsRefuseWhatMegatronRefuses()
+    {
         // What Megatron-LM refuses, refused with the field to change.
+        core::PlanInputs gpt = loadPlanPreset("korthikanti-175b").plan;
+        gpt.recompute = core::Recompute::Full;
         SCALELAB_VERIFY_INPUT_ERROR(megatronArguments(loadPlanPreset("deepseek-v3").plan),
                                     "plan.pipeline_parallel");
         core::PlanInputs two = gpt;
