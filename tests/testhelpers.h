@@ -1,7 +1,7 @@
 #pragma once
 
 // Helpers shared by the Qt Test suites. The widget helpers further down are compiled only for
-// suites that link the widgets (they see tabs/tab.h), so the core suites stay free of Qt Gui.
+// suites that link the widgets (they see tab.h), so the core suites stay free of Qt Gui.
 
 #include "scalelab/core/error.h"
 

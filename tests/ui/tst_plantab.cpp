@@ -4,15 +4,17 @@
 
 #include "chartexport.h"
 #include "chartpanel.h"
+#include "fields.h"
 #include "parametercontrol.h"
+#include "plancommunicationpanel.h"
 #include "planexport.h"
+#include "planpresets.h"
+#include "planpublishedpanel.h"
+#include "plantab.h"
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/plan.h"
-#include "planpresets.h"
-#include "plantab.h"
+#include "scenariodocument.h"
 #include "testhelpers.h"
-#include "plancommunicationpanel.h"
-#include "planpublishedpanel.h"
 
 #include <QBarSet>
 #include <QChart>
@@ -37,10 +39,12 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 #include <cmath>
 
 using namespace scalelab;
 using namespace scalelab::ui;
+using namespace scalelab::document;
 using namespace scalelab::test;
 
 namespace {
@@ -251,8 +255,7 @@ private slots:
         QTest::keyClick(control->slider(), Qt::Key(qtKey));
         QVERIFY(control->value() != before);
         settle(tab);
-        core::Scenario scenario;
-        tab.writeScenario(scenario);
+        const core::Scenario& scenario = tab.document()->scenario();
         QVERIFY(!samePlan(scenario.plan, core::PlanInputs{}));
         if (refusedField.isEmpty()) {
             QVERIFY2(tab.messageLabel()->isHidden(), qPrintable(tab.messageLabel()->text()));
@@ -367,6 +370,152 @@ private slots:
         checkAgainstCore(tab);
     }
 
+    void widgetOnlyInputsAreInTheDocumentAndUndoable()
+    {
+        PlanTab tab;
+        const core::PlanInputs& plan = tab.document()->scenario().plan;
+        QUndoStack* undo = tab.document()->undoStack();
+        auto* zero = tab.findChild<QComboBox*>("plan.zero_stage");
+        auto* recompute = tab.findChild<QComboBox*>("plan.recompute");
+        auto* sp = tab.findChild<QCheckBox*>("plan.sequence_parallel");
+        auto* gated = tab.findChild<QCheckBox*>("plan.model.gated_mlp");
+        auto* tied = tab.findChild<QCheckBox*>("plan.model.tied_embeddings");
+        auto* gpu = tab.findChild<QComboBox*>("plan.gpu");
+        QVERIFY(zero && recompute && sp && gated && tied && gpu);
+        // What the controls say, as before the document.
+        QCOMPARE(tied->text(), QString("&Tied embeddings (one matrix in and out)"));
+        QCOMPARE(sp->text(), QString("Se&quence parallelism"));
+        QCOMPARE(recompute->itemText(1), QString("selective: recompute attention scores"));
+        QCOMPARE(recompute->accessibleName(), QString("Activation recomputation"));
+        QCOMPARE(zero->itemText(3), QString("3: + weights sharded"));
+
+        zero->setCurrentIndex(3);
+        QCOMPARE(plan.zeroStage, std::int64_t(3));
+        undo->undo();
+        QCOMPARE(plan.zeroStage, std::int64_t(1));
+        QCOMPARE(zero->currentIndex(), 1);
+
+        recompute->setCurrentIndex(0);
+        QCOMPARE(plan.recompute, core::Recompute::None);
+        undo->undo();
+        QCOMPARE(plan.recompute, core::Recompute::Selective);
+        QCOMPARE(recompute->currentIndex(), 1);
+
+        for (QCheckBox* box : {sp, gated, tied}) {
+            const bool was = box->isChecked();
+            box->setChecked(!was);
+            QVERIFY2(!(plan == core::PlanInputs{}), qPrintable(box->objectName()));
+            QCOMPARE(tab.document()->value(box->objectName()), was ? 0.0 : 1.0);
+            undo->undo();
+            QVERIFY2(plan == core::PlanInputs{}, qPrintable(box->objectName()));
+            QCOMPARE(box->isChecked(), was);
+        }
+
+        // The GPU box names a common size; choosing one sets the exact capacity.
+        ParameterControl* capacity = tab.control("plan.gpu_memory_gib");
+        const int forty = gpu->findData(40.0);
+        QVERIFY(forty >= 0);
+        gpu->setCurrentIndex(forty);
+        emit gpu->activated(forty);
+        QCOMPARE(plan.gpuMemoryGib, 40.0);
+        QCOMPARE(capacity->value(), 40.0);
+        capacity->setValue(50);
+        QCOMPARE(gpu->currentText(), QString("Other"));
+        undo->undo(); // the two edits of one field a moment apart are one step
+        QCOMPARE(plan.gpuMemoryGib, 80.0);
+        QCOMPARE(capacity->value(), 80.0);
+        QCOMPARE(gpu->currentIndex(), gpu->findData(80.0));
+
+        // A preset is one step; undo brings back the plan and the box.
+        const int llama = tab.presetBox()->findData("llama3-70b");
+        QVERIFY(llama >= 0);
+        tab.presetBox()->setCurrentIndex(llama);
+        emit tab.presetBox()->activated(llama);
+        QVERIFY(samePlan(plan, loadPlanPreset("llama3-70b").plan));
+        QCOMPARE(tab.control("plan.model.layers")->value(), 80.0);
+        undo->undo();
+        QVERIFY(plan == core::PlanInputs{});
+        QCOMPARE(tab.presetBox()->currentText(), QString("Your own numbers"));
+        QCOMPARE(tab.control("plan.model.layers")->value(), 32.0);
+
+        // Key/value heads set by hand, then undone: absent again, following the heads.
+        tab.control("plan.model.kv_heads")->setValue(8);
+        QCOMPARE(plan.model.kvHeads, std::optional<std::int64_t>(8));
+        undo->undo();
+        QVERIFY(!plan.model.kvHeads);
+        tab.control("plan.model.heads")->setValue(64);
+        QCOMPARE(tab.control("plan.model.kv_heads")->value(), 64.0);
+        settle(tab);
+        checkAgainstCore(tab);
+    }
+
+    void planFieldsWithoutAWindow()
+    {
+        // The table's bindings and the section's rules, through a document alone.
+        ScenarioDocument doc;
+        QCOMPARE(doc.value("plan.model.kv_heads"), 32.0);
+        QVERIFY(doc.setValue("plan.model.heads", 64));
+        QCOMPARE(doc.value("plan.model.kv_heads"), 64.0); // follows while absent
+        QVERIFY(!doc.scenario().plan.model.kvHeads);
+        QVERIFY(doc.setValue("plan.model.kv_heads", 8));
+        QCOMPARE(doc.scenario().plan.model.kvHeads, std::optional<std::int64_t>(8));
+        QVERIFY(doc.setValue("plan.model.heads", 32));
+        QCOMPARE(doc.value("plan.model.kv_heads"), 8.0); // set: no longer follows
+        doc.undoStack()->undo();
+        doc.undoStack()->undo();
+        QVERIFY(!doc.scenario().plan.model.kvHeads);
+
+        QVERIFY(doc.setValue("plan.model.ffn_hidden", 8192));
+        QCOMPARE(doc.value("plan.model.expert_ffn_hidden"), 8192.0);
+        QVERIFY(!doc.scenario().plan.model.expertFfnHidden);
+        QVERIFY(doc.setValue("plan.model.expert_ffn_hidden", 2048));
+        QCOMPARE(doc.scenario().plan.model.expertFfnHidden, std::optional<std::int64_t>(2048));
+
+        // Whole numbers, a choice by index, and an exact GPU size.
+        QVERIFY(doc.setValue("plan.zero_stage", 2));
+        QCOMPARE(doc.scenario().plan.zeroStage, std::int64_t(2));
+        QVERIFY(doc.setValue("plan.recompute", 2));
+        QCOMPARE(doc.scenario().plan.recompute, core::Recompute::Full);
+        QVERIFY(doc.setValue("plan.gpu_memory_gib", 79.625));
+        QCOMPARE(doc.scenario().plan.gpuMemoryGib, 79.625);
+
+        // No rule between the plan's fields: a layout that does not divide is kept as set (core
+        // refuses it, it is never rounded), and no other field moves.
+        core::Scenario before;
+        core::Scenario after = before;
+        after.plan.tensorParallel = 5;
+        normalizeSection(before, after, core::Section::Plan, findField(u"plan.tensor_parallel"));
+        QCOMPARE(after.plan.tensorParallel, std::int64_t(5));
+        after.plan.tensorParallel = before.plan.tensorParallel;
+        QVERIFY(after == before);
+        // Every plan field is in the plan section and has its help.
+        for (const Field* f : sectionFields(core::Section::Plan)) {
+            QVERIFY(f->key.startsWith("plan."));
+            QVERIFY2(*f->help, qPrintable(f->key));
+        }
+        QCOMPARE(findField(u"plan.gpu_memory_gib")->decimals, 1);
+    }
+
+    void receivesItsPresetsAndFigures()
+    {
+        // The tab reads no file: it offers what it is given.
+        PlanTab tab(nullptr, {loadPlanPreset("llama3-70b")}, {});
+        QCOMPARE(tab.presetBox()->count(), 2);
+        QCOMPARE(tab.presetBox()->itemData(0).toString(), QString("llama3-70b"));
+        QVERIFY(tab.publishedPanel()->figures().isEmpty());
+        QCOMPARE(tab.applyPreset("llama3-8b"), QString("no preset named llama3-8b"));
+        QVERIFY(tab.document()->undoStack()->count() == 0);
+        QCOMPARE(tab.applyPreset("llama3-70b"), QString());
+        QCOMPARE(tab.presetBox()->currentIndex(), 0);
+        // A document handed in is the one it edits.
+        ScenarioDocument doc;
+        PlanTab view(&doc, {}, {});
+        QCOMPARE(view.document(), &doc);
+        QCOMPARE(view.presetBox()->count(), 1);
+        doc.setValue("plan.gpus", 128);
+        QCOMPARE(view.control("plan.gpus")->value(), 128.0);
+    }
+
     void scenarioValuesBeyondTheSlidersAreKept()
     {
         core::Scenario s;
@@ -380,8 +529,7 @@ private slots:
         PlanTab tab;
         tab.setScenario(s);
         settle(tab);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario& back = tab.document()->scenario();
         QVERIFY(samePlan(back.plan, s.plan));
         QCOMPARE(back.plan.gpuMemoryGib, 79.625);
         QCOMPARE(back.plan.model.expertFfnHidden, std::optional<std::int64_t>(1000));
@@ -398,7 +546,7 @@ private slots:
     void presetsLoadTheirPublishedShapes_data()
     {
         QTest::addColumn<QString>("id");
-        const QDir dir(":/plan/presets");
+        const QDir dir(":/presets");
         for (const QString& name : dir.entryList({"*.json"}))
             QTest::newRow(qPrintable(name)) << name.chopped(5);
     }
@@ -406,7 +554,7 @@ private slots:
     void presetsLoadTheirPublishedShapes()
     {
         QFETCH(QString, id);
-        const QJsonObject raw = readResource(":/plan/presets/" + id + ".json");
+        const QJsonObject raw = readResource(":/presets/" + id + ".json");
         QCOMPARE(raw.value("scalelab_scenario").toInt(), 1);
         QVERIFY(!raw.value("title").toString().isEmpty());
         QVERIFY(raw.value("source").toString().size() > 80); // a citation, not a word
@@ -529,7 +677,7 @@ private slots:
         PlanTab tab;
         PlanPublishedPanel* panel = tab.publishedPanel();
         // Every row of the resource file is in the panel.
-        const QJsonObject raw = readResource(":/plan/published/figures.json");
+        const QJsonObject raw = readResource(":/published/figures.json");
         int rows = 0;
         for (const QJsonValue& g : raw.value("groups").toArray())
             rows += int(g.toObject().value("rows").toArray().size());
@@ -608,9 +756,16 @@ private slots:
             auto* load = tab.publishedPanel()->findChild<QPushButton*>(
                 QString("plan.published_load_%1").arg(i));
             QVERIFY(load);
-            QSignalSpy changed(&tab, &Tab::scenarioChanged);
+            QSignalSpy changed(tab.document(), &ScenarioDocument::sectionChanged);
+            const int steps = tab.document()->undoStack()->count();
+            // One undo step, or none when the configuration is the plan already (the defaults
+            // are Llama 3 8B's).
+            const int expected = tab.inputs() == figures[i].plan ? 0 : 1;
             load->click();
-            QCOMPARE(changed.count(), 1);
+            QCOMPARE(changed.count(), expected);
+            if (expected)
+                QCOMPARE(changed.first().first().value<core::Section>(), core::Section::Plan);
+            QCOMPARE(tab.document()->undoStack()->count(), steps + expected);
             settle(tab);
             QVERIFY(samePlan(tab.inputs(), figures[i].plan));
             QVERIFY2(tab.messageLabel()->isHidden(), qPrintable(tab.messageLabel()->text()));
@@ -726,8 +881,13 @@ private slots:
         QCOMPARE(f.value("--moe-shared-expert-intermediate-size"), QString("4096"));
         QCOMPARE(f.value("--moe-layer-freq"), QString("\"([0]*3+[1]*58)\""));
         QVERIFY(!f.contains("--sequence-parallel")); // t = 1
+    }
 
+    void megatronArgumentsRefuseWhatMegatronRefuses()
+    {
         // What Megatron-LM refuses, refused with the field to change.
+        core::PlanInputs gpt = loadPlanPreset("korthikanti-175b").plan;
+        gpt.recompute = core::Recompute::Full;
         SCALELAB_VERIFY_INPUT_ERROR(megatronArguments(loadPlanPreset("deepseek-v3").plan),
                                     "plan.pipeline_parallel");
         core::PlanInputs two = gpt;
@@ -752,14 +912,54 @@ private slots:
         SCALELAB_VERIFY_INPUT_ERROR(megatronArguments(bad), "plan.model.heads");
     }
 
+    void savePlanWritesWholeFilesOrNothing()
+    {
+        // The plain function behind the Save buttons, without a window.
+        QTemporaryDir dir;
+        const core::PlanInputs in;
+        const QString ds = dir.filePath("plan-deepspeed.json");
+        const QString mg = dir.filePath("plan-megatron.txt");
+        QCOMPARE(savePlan(in, PlanFormat::DeepSpeed, ds), QString());
+        QCOMPARE(savePlan(in, PlanFormat::Megatron, mg), QString());
+        QFile dsFile(ds), mgFile(mg);
+        QVERIFY(dsFile.open(QIODevice::ReadOnly) && mgFile.open(QIODevice::ReadOnly));
+        QCOMPARE(dsFile.readAll(), deepSpeedConfig(in));
+        QCOMPARE(QString::fromUtf8(mgFile.readAll()), megatronArguments(in));
+        // A refused plan writes nothing and says why, naming the field.
+        core::PlanInputs refused;
+        refused.tensorParallel = 5;
+        const QString other = dir.filePath("refused.json");
+        QVERIFY(
+            savePlan(refused, PlanFormat::DeepSpeed, other).startsWith("plan.tensor_parallel: "));
+        QVERIFY(!QFile::exists(other));
+        core::PlanInputs piped; // what only DeepSpeed refuses
+        piped.pipelineParallel = 2;
+        piped.zeroStage = 2;
+        QVERIFY(savePlan(piped, PlanFormat::DeepSpeed, other).startsWith("plan.zero_stage: "));
+        QVERIFY(!QFile::exists(other));
+        QVERIFY(savePlan(piped, PlanFormat::Megatron, dir.filePath("piped.txt")).isEmpty());
+        // A folder that does not exist: the reason, and no file.
+        const QString nowhere = dir.filePath("no/such/folder.txt");
+        const QString error = savePlan(in, PlanFormat::Megatron, nowhere);
+        QVERIFY2(error.startsWith("cannot write " + nowhere + ": "), qPrintable(error));
+        QVERIFY(!QFile::exists(nowhere));
+        QCOMPARE(writeWhole(dir.filePath("bytes.bin"), "abc"), QString());
+        QFile bytes(dir.filePath("bytes.bin"));
+        QVERIFY(bytes.open(QIODevice::ReadOnly));
+        QCOMPARE(bytes.readAll(), QByteArray("abc"));
+    }
+
     void exportButtonsWriteFiles()
     {
         PlanTab tab;
+        QVERIFY(tab.findChild<QPushButton*>("plan.save_deepspeed"));
+        QVERIFY(tab.findChild<QPushButton*>("plan.save_megatron"));
         QTemporaryDir dir;
         const QString ds = dir.filePath("plan-deepspeed.json");
         const QString mg = dir.filePath("plan-megatron.txt");
-        QCOMPARE(tab.saveDeepSpeedConfig(ds), QString());
-        QCOMPARE(tab.saveMegatronArguments(mg), QString());
+        QCOMPARE(tab.savePlan(PlanFormat::DeepSpeed, ds), QString());
+        QCOMPARE(tab.exportStatus()->text(), "Wrote " + ds);
+        QCOMPARE(tab.savePlan(PlanFormat::Megatron, mg), QString());
         QFile dsFile(ds), mgFile(mg);
         QVERIFY(dsFile.open(QIODevice::ReadOnly) && mgFile.open(QIODevice::ReadOnly));
         QCOMPARE(dsFile.readAll(), deepSpeedConfig(tab.inputs()));
@@ -767,11 +967,12 @@ private slots:
         // A refused plan writes nothing and says why.
         tab.control("plan.tensor_parallel")->setValue(5);
         const QString other = dir.filePath("refused.json");
-        QVERIFY(tab.saveDeepSpeedConfig(other).startsWith("plan.tensor_parallel: "));
+        QVERIFY(tab.savePlan(PlanFormat::DeepSpeed, other).startsWith("plan.tensor_parallel: "));
+        QVERIFY(tab.exportStatus()->text().startsWith("Not written: plan.tensor_parallel: "));
         QVERIFY(!QFile::exists(other));
-        QVERIFY(tab.saveMegatronArguments(dir.filePath("x/y/z.txt")).startsWith("plan."));
+        QVERIFY(tab.savePlan(PlanFormat::Megatron, dir.filePath("x/y/z.txt")).startsWith("plan."));
         tab.control("plan.tensor_parallel")->setValue(8);
-        QVERIFY(tab.saveMegatronArguments(dir.filePath("no/such/folder.txt"))
+        QVERIFY(tab.savePlan(PlanFormat::Megatron, dir.filePath("no/such/folder.txt"))
                     .startsWith("cannot write"));
     }
 

@@ -1,7 +1,9 @@
 #include "planexport.h"
 
+#include <QCoreApplication>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QSaveFile>
 #include <QStringList>
 #include <string>
 #include <utility>
@@ -72,22 +74,29 @@ QByteArray deepSpeedConfig(const core::PlanInputs& in)
 
 namespace {
 
+/// Megatron-LM's flags in order, each with its value ("" for a switch).
+using Arguments = std::vector<std::pair<QString, QString>>;
+
+void add(Arguments& args, const QString& flag, const QString& value = {})
+{
+    args.emplace_back(flag, value);
+}
+
 /// Throws what Megatron-LM refuses at start-up, with the field to change.
 void requireMegatronLayout(const core::PlanInputs& in)
 {
-    const core::ModelShape& model = in.model;
-    const std::int64_t layers = model.layers;
+    const std::int64_t layers = in.model.layers;
     const std::int64_t t = in.tensorParallel;
     const std::int64_t p = in.pipelineParallel;
     const std::int64_t v = in.virtualStages;
-    const std::int64_t kv = core::kvHeadsOf(model);
-    const std::int64_t m = core::computePlan(in).microbatches;
+    const std::int64_t kv = core::kvHeadsOf(in.model);
     if (layers % p != 0)
         throw InputError("plan.pipeline_parallel",
                          "a divisor of layers for Megatron-LM, which gives every pipeline stage "
                          "the same number of layers: "
                              + str(layers) + " layers do not split into " + str(p) + " stages");
     if (v > 1) {
+        const std::int64_t m = core::computePlan(in).microbatches;
         if (p <= 2)
             throw InputError("plan.virtual_stages",
                              "1 when pipeline_parallel is 2 or less: Megatron-LM runs the "
@@ -111,85 +120,87 @@ void requireMegatronLayout(const core::PlanInputs& in)
                              + ") for Megatron-LM, which splits the key/value groups over the "
                                "tensor-parallel ranks; tensor_parallel is "
                              + str(t));
-    if (model.experts > 0 && in.expertParallel > 1 && t > 1 && !in.sequenceParallel)
+    if (in.model.experts > 0 && in.expertParallel > 1 && t > 1 && !in.sequenceParallel)
         throw InputError("plan.sequence_parallel",
                          "true when expert and tensor parallelism are combined: Megatron-LM "
                          "refuses that pair without sequence parallelism");
 }
 
-using Arguments = std::vector<std::pair<QString, QString>>;
-
-/// The model's shape: layers, widths, heads, the MLP and the experts.
-void addModelArguments(const core::PlanInputs& in, Arguments& args)
+/// The model's shape and the sequence.
+void addShapeArguments(Arguments& args, const core::PlanInputs& in)
 {
     const core::ModelShape& model = in.model;
     const std::int64_t kv = core::kvHeadsOf(model);
-    const auto add = [&args](const QString& flag, const QString& value = {}) {
-        args.emplace_back(flag, value);
-    };
-    add("--num-layers", num(model.layers));
-    add("--hidden-size", num(model.hidden));
-    add("--num-attention-heads", num(model.heads));
+    add(args, "--num-layers", num(model.layers));
+    add(args, "--hidden-size", num(model.hidden));
+    add(args, "--num-attention-heads", num(model.heads));
     if (kv < model.heads) {
-        add("--group-query-attention");
-        add("--num-query-groups", num(kv));
+        add(args, "--group-query-attention");
+        add(args, "--num-query-groups", num(kv));
     }
-    add("--ffn-hidden-size", num(model.ffnHidden));
+    add(args, "--ffn-hidden-size", num(model.ffnHidden));
     if (model.gatedMlp)
-        add("--swiglu");
+        add(args, "--swiglu");
     if (!model.tiedEmbeddings)
-        add("--untie-embeddings-and-output-weights");
-    add("--seq-length", num(in.sequence));
+        add(args, "--untie-embeddings-and-output-weights");
+    add(args, "--seq-length", num(in.sequence));
     // Megatron-LM requires it, and it must cover the sequence.
-    add("--max-position-embeddings", num(in.sequence));
-    if (model.experts > 0) {
-        const std::int64_t expertFfn = core::expertFfnHiddenOf(model);
-        add("--num-experts", num(model.experts));
-        add("--moe-router-topk", num(model.topK));
-        add("--moe-ffn-hidden-size", num(expertFfn));
-        if (model.sharedExperts > 0)
-            add("--moe-shared-expert-intermediate-size", num(model.sharedExperts * expertFfn));
-        if (model.denseLayers > 0)
-            add("--moe-layer-freq",
-                QString("\"([0]*%1+[1]*%2)\"")
-                    .arg(model.denseLayers)
-                    .arg(model.layers - model.denseLayers));
-    }
+    add(args, "--max-position-embeddings", num(in.sequence));
 }
 
-/// The layout over the GPUs, recomputation, the optimizer and the batch.
-void addLayoutArguments(const core::PlanInputs& in, Arguments& args)
+/// The mixture of experts, for a model with experts.
+void addExpertArguments(Arguments& args, const core::ModelShape& model)
+{
+    if (model.experts <= 0)
+        return;
+    const std::int64_t expertFfn = core::expertFfnHiddenOf(model);
+    add(args, "--num-experts", num(model.experts));
+    add(args, "--moe-router-topk", num(model.topK));
+    add(args, "--moe-ffn-hidden-size", num(expertFfn));
+    if (model.sharedExperts > 0)
+        add(args, "--moe-shared-expert-intermediate-size", num(model.sharedExperts * expertFfn));
+    if (model.denseLayers > 0)
+        add(args, "--moe-layer-freq",
+            QString("\"([0]*%1+[1]*%2)\"")
+                .arg(model.denseLayers)
+                .arg(model.layers - model.denseLayers));
+}
+
+/// The tensor, pipeline, virtual-pipeline and expert sizes and sequence parallelism.
+void addParallelArguments(Arguments& args, const core::PlanInputs& in)
 {
     const std::int64_t t = in.tensorParallel;
     const std::int64_t p = in.pipelineParallel;
     const std::int64_t v = in.virtualStages;
-    const auto add = [&args](const QString& flag, const QString& value = {}) {
-        args.emplace_back(flag, value);
-    };
-    add("--tensor-model-parallel-size", num(t));
-    add("--pipeline-model-parallel-size", num(p));
+    add(args, "--tensor-model-parallel-size", num(t));
+    add(args, "--pipeline-model-parallel-size", num(p));
     if (v > 1)
-        add("--num-layers-per-virtual-pipeline-stage", num(in.model.layers / (p * v)));
+        add(args, "--num-layers-per-virtual-pipeline-stage", num(in.model.layers / (p * v)));
     if (in.model.experts > 0)
-        add("--expert-model-parallel-size", num(in.expertParallel));
+        add(args, "--expert-model-parallel-size", num(in.expertParallel));
     // With one tensor-parallel rank there is nothing to split; Megatron-LM drops the flag.
     if (in.sequenceParallel && t > 1)
-        add("--sequence-parallel");
+        add(args, "--sequence-parallel");
+}
+
+/// Recomputation, the optimizer's sharding, the number format and the batch.
+void addTrainingArguments(Arguments& args, const core::PlanInputs& in)
+{
     if (in.recompute == core::Recompute::Selective) {
-        add("--recompute-granularity", "selective");
+        add(args, "--recompute-granularity", "selective");
     } else if (in.recompute == core::Recompute::Full) {
-        add("--recompute-granularity", "full");
-        add("--recompute-method", "uniform");
-        add("--recompute-num-layers", "1");
+        add(args, "--recompute-granularity", "full");
+        add(args, "--recompute-method", "uniform");
+        add(args, "--recompute-num-layers", "1");
     }
     // Megatron-LM's distributed optimizer shards the optimizer state over the data-parallel
     // ranks: ZeRO-1 (and it reduce-scatters the gradients, as ZeRO-2 does).
     if (in.zeroStage >= 1)
-        add("--use-distributed-optimizer");
+        add(args, "--use-distributed-optimizer");
     if (in.weightBytes == 2)
-        add("--bf16");
-    add("--micro-batch-size", num(in.microBatch));
-    add("--global-batch-size", num(in.globalBatch));
+        add(args, "--bf16");
+    add(args, "--micro-batch-size", num(in.microBatch));
+    add(args, "--global-batch-size", num(in.globalBatch));
 }
 
 } // namespace
@@ -200,12 +211,35 @@ QString megatronArguments(const core::PlanInputs& in)
     requireWeightFormat(in, "Megatron-LM");
     requireMegatronLayout(in);
     Arguments args;
-    addModelArguments(in, args);
-    addLayoutArguments(in, args);
+    addShapeArguments(args, in);
+    addExpertArguments(args, in.model);
+    addParallelArguments(args, in);
+    addTrainingArguments(args, in);
     QStringList lines;
     for (const auto& [flag, value] : args)
         lines << (value.isEmpty() ? flag : flag + ' ' + value);
     return lines.join(" \\\n") + '\n';
+}
+
+QString writeWhole(const QString& path, const QByteArray& bytes)
+{
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
+        return QCoreApplication::translate("PlanExport", "cannot write %1: %2")
+            .arg(path, file.errorString());
+    return {};
+}
+
+QString savePlan(const core::PlanInputs& in, PlanFormat format, const QString& path)
+{
+    QByteArray bytes;
+    try {
+        bytes =
+            format == PlanFormat::DeepSpeed ? deepSpeedConfig(in) : megatronArguments(in).toUtf8();
+    } catch (const core::InputError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return writeWhole(path, bytes);
 }
 
 } // namespace scalelab::document

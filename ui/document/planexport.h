@@ -25,4 +25,19 @@ QByteArray deepSpeedConfig(const core::PlanInputs& in);
 /// core::InputError naming the field.
 QString megatronArguments(const core::PlanInputs& in);
 
+/// The files a plan is saved as.
+enum class PlanFormat {
+    DeepSpeed, ///< deepSpeedConfig(), a JSON file
+    Megatron, ///< megatronArguments(), a text file
+};
+
+/// Writes `bytes` to `path` through QSaveFile, so a failed write leaves nothing half-written.
+/// Returns an empty string, or "cannot write <path>: <reason>".
+QString writeWhole(const QString& path, const QByteArray& bytes);
+
+/// Writes the plan `in` as `format` to `path`. Returns an empty string, or why nothing was
+/// written: a plan the framework refuses names its field ("plan.zero_stage: ..."), a file that
+/// cannot be written says so ("cannot write ...").
+QString savePlan(const core::PlanInputs& in, PlanFormat format, const QString& path);
+
 } // namespace scalelab::document

@@ -2,10 +2,11 @@
 
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "fields.h"
 #include "format.h"
 #include "parametercontrol.h"
-#include "planexport.h"
 #include "plancommunicationpanel.h"
+#include "planexport.h"
 #include "planpublishedpanel.h"
 
 #include <QApplication>
@@ -24,7 +25,6 @@
 #include <QLabel>
 #include <QLineSeries>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QScatterSeries>
 #include <QSignalBlocker>
 #include <QStackedBarSeries>
@@ -48,6 +48,27 @@ const QColor kWeightsColor = palette::kBlue;
 const QColor kGradientsColor = palette::kSkyBlue;
 const QColor kOptimizerColor = palette::kGreen;
 const QColor kActivationsColor = palette::kVermillion;
+const QColor kRoomColor(110, 110, 110);
+const QColor kPipelineColor(100, 100, 100);
+
+/// Controls behind a disclosure sit this far right of the button that shows them (pixels).
+constexpr int kDisclosureIndent = 12;
+/// Its charts carry long labels (recipes, published rows): this many characters of chart
+/// text wide before two share a row.
+constexpr int kPlanChartChars = 64;
+constexpr double kBarWidth = 0.7; ///< of a category's width
+/// One or two stages would otherwise be slabs as wide as the chart: each stage adds this much
+/// bar width up to kBarWidth.
+constexpr double kBarWidthPerStage = 0.28;
+constexpr double kMemoryHeadroom = 1.08; ///< the memory axis past the tallest bar or line
+constexpr double kLabelHeadroom = 1.15; ///< room beyond the longest recipe bar for its label
+constexpr double kPeakMarkerLift = 0.035; ///< the star above its bar, of the axis span
+constexpr double kPeakMarkerSize = 22; ///< the busiest GPU's star, in pixels
+constexpr double kMessageFontScale = 1.15; ///< the refusal box, of the window's type
+constexpr double kSourceFontScale = 0.9; ///< the preset's source line, of the window's type
+const char* const kRefusalStyle =
+    "QLabel { color: black; background: #fdf3cf; border: 3px solid #e69f00; border-radius: 6px; "
+    "padding: 8px; font-weight: bold; }";
 
 QString gib(double bytes)
 {
@@ -57,13 +78,6 @@ QString gib(double bytes)
 QString gib(const core::Ratio& bytes)
 {
     return gib(bytes.value());
-}
-
-/// A control's label without its mnemonic: "Tensor parallel".
-QString plainLabel(const ParameterControl* c)
-{
-    QString label = c->spec().label;
-    return label.remove('&');
 }
 
 /// The short name of a Table 2 recipe beside its bar.
@@ -181,42 +195,27 @@ void setValues(QBarSet* set, const QList<qreal>& values)
 
 } // namespace
 
-PlanTab::PlanTab(QWidget* parent)
-    : Tab(parent)
+PlanTab::PlanTab(document::ScenarioDocument* document, QList<document::PlanPreset> presets,
+                 QList<document::PublishedFigure> figures, QWidget* parent)
+    : Tab(document, core::Section::Plan, parent)
+    , m_presets(std::move(presets))
 {
     setObjectName("plan");
-    try {
-        m_presets = document::planPresets();
-    } catch (const core::InputError& e) {
-        // A broken resource must not take the window down; the menu then offers what is left.
-        qWarning("plan presets: %s", e.what());
-    }
     m_probeAxis = new QValueAxis(this);
     buildControls();
     buildMemoryChart();
     buildRecomputeChart();
-    m_communication = new PlanCommunicationPanel("plan-communication");
-    m_communication->setTitle(tr("What one GPU sends per optimizer step, by axis"));
-    m_communication->setUnit(kGiB, "GiB");
-    m_published = new PlanPublishedPanel("plan-published");
-    try {
-        m_published->setFigures(document::publishedFigures());
-    } catch (const core::InputError& e) {
-        qWarning("published figures: %s", e.what());
-    }
-    connect(m_published, &PlanPublishedPanel::loadRequested, this, &PlanTab::loadPublishedFigure);
+    buildPanels(std::move(figures));
     // Its charts carry long labels (recipes, published rows): wider than most before they
     // share a row.
-    setCharts({m_memory, m_recompute, m_communication, m_published}, 2, 64);
+    setCharts({m_memory, m_recompute, m_communication, m_published}, 2, kPlanChartChars);
 
     // A refused layout must be impossible to miss from the back of the room: a framed box in
     // black on pale yellow (the palette's orange as its border), not red text alone.
-    QLabel* message = messageLabel();
-    message->setStyleSheet("QLabel { color: black; background: #fdf3cf; border: 3px solid "
-                           "#e69f00; border-radius: 6px; padding: 8px; font-weight: bold; }");
+    messageLabel()->setStyleSheet(kRefusalStyle);
     fitFonts();
 
-    setScenario(core::Scenario{});
+    sectionShown();
     refreshNow();
 }
 
@@ -232,15 +231,22 @@ double PlanTab::gpuMemoryBytes() const
 
 void PlanTab::buildControls()
 {
-    using Scale = ParameterSpec::Scale;
-    const core::PlanInputs d;
+    buildModelGroup();
+    buildBatchGroup();
+    buildLayoutGroup();
+    buildMemoryRecipeGroup();
+    buildGpuGroup();
+    buildExports(addGroup(tr("Start a real run")));
+}
 
+void PlanTab::buildModelGroup()
+{
     // Model: a preset first (they set the shape), the shape itself behind a disclosure.
     QVBoxLayout* modelBox = addGroup(tr("Model"));
     m_presetBox = new QComboBox;
     m_presetBox->setObjectName("plan.preset");
     m_presetBox->setAccessibleName(tr("Model preset"));
-    for (const document::PlanPreset& p : m_presets) {
+    for (const document::PlanPreset& p : std::as_const(m_presets)) {
         m_presetBox->addItem(p.title, p.id);
         m_presetBox->setItemData(m_presetBox->count() - 1, p.source, Qt::ToolTipRole);
     }
@@ -260,111 +266,97 @@ void PlanTab::buildControls()
         else
             syncPresetBox();
     });
-    QWidget* shape = buildModelShape();
-    addDisclosure(modelBox, tr("Model shape"), shape, tr("Show model shape"));
+    addDisclosure(modelBox, tr("Model shape"), buildModelShape(), tr("Show model shape"));
+}
 
+QWidget* PlanTab::buildModelShape()
+{
+    auto* shape = new QWidget;
+    auto* box = new QVBoxLayout(shape);
+    box->setContentsMargins(kDisclosureIndent, 0, 0, 0);
+    for (const char* key : {"plan.model.layers", "plan.model.hidden", "plan.model.heads",
+                            "plan.model.kv_heads", "plan.model.ffn_hidden", "plan.model.vocab"})
+        addControl(box, key);
+    addCheckBox(box, "plan.model.gated_mlp");
+    addCheckBox(box, "plan.model.tied_embeddings");
+    box->addWidget(buildExperts());
+    return shape;
+}
+
+QWidget* PlanTab::buildExperts()
+{
+    // Mixture of experts: inert until there are experts.
+    auto* moe = new QGroupBox(tr("Mixture of experts"));
+    auto* moeBox = new QVBoxLayout(moe);
+    addControl(moeBox, "plan.model.experts");
+    for (const char* key : {"plan.model.top_k", "plan.model.expert_ffn_hidden",
+                            "plan.model.shared_experts", "plan.model.dense_layers"})
+        m_moeOnly << addControl(moeBox, key);
+    return moe;
+}
+
+void PlanTab::buildBatchGroup()
+{
     // Batch: tokens per microbatch and per optimizer step.
     QVBoxLayout* batchBox = addGroup(tr("Batch"));
-    addControl(batchBox,
-               makeSpec("plan.sequence", tr("Se&quence length"), "s", tr("tokens"),
-                        tr("Tokens per sequence."), 1, 1048576, Scale::Log),
-               static_cast<double>(d.sequence));
-    addControl(batchBox,
-               makeSpec("plan.micro_batch", tr("&Micro batch"), "b", tr("sequences"),
-                        tr("Sequences one GPU runs through the model at a time."), 1, 1024,
-                        Scale::Log),
-               static_cast<double>(d.microBatch));
-    addControl(batchBox,
-               makeSpec("plan.global_batch", tr("&Global batch"), "B", tr("sequences"),
-                        tr("Sequences per optimizer step: micro batch x data-parallel size x "
-                           "microbatches m; it must divide evenly."),
-                        1, 1048576, Scale::Log),
-               static_cast<double>(d.globalBatch));
+    for (const char* key : {"plan.sequence", "plan.micro_batch", "plan.global_batch"})
+        addControl(batchBox, key);
+}
 
+void PlanTab::buildLayoutGroup()
+{
     // Layout: the axes of the lesson.
     QVBoxLayout* layoutBox = addGroup(tr("Layout"));
-    addControl(layoutBox,
-               makeSpec("plan.gpus", tr("G&PUs"), "N", tr("GPUs"),
-                        tr("GPUs in the run: data-parallel size d = GPUs / (t x p)."), 1, 131072,
-                        Scale::Log),
-               static_cast<double>(d.gpus));
-    addControl(layoutBox,
-               makeSpec("plan.tensor_parallel", tr("&Tensor parallel"), "t", tr("GPUs"),
-                        tr("GPUs that split every layer's matrices; must divide the heads."), 1,
-                        64),
-               static_cast<double>(d.tensorParallel));
-    addControl(layoutBox,
-               makeSpec("plan.pipeline_parallel", tr("Pipeline &stages"), "p", tr("stages"),
-                        tr("Pipeline stages the layers are cut into, one GPU of each per model "
-                           "copy."),
-                        1, 128),
-               static_cast<double>(d.pipelineParallel));
+    for (const char* key : {"plan.gpus", "plan.tensor_parallel", "plan.pipeline_parallel"})
+        addControl(layoutBox, key);
+    buildLayoutChoices(layoutBox);
+
+    auto* moreLayout = new QWidget;
+    auto* moreBox = new QVBoxLayout(moreLayout);
+    moreBox->setContentsMargins(kDisclosureIndent, 0, 0, 0);
+    addControl(moreBox, "plan.virtual_stages");
+    addControl(moreBox, "plan.expert_parallel");
+    addDisclosure(layoutBox, tr("Interleaving and experts"), moreLayout,
+                  tr("Show interleaving and experts"));
+}
+
+void PlanTab::buildLayoutChoices(QVBoxLayout* group)
+{
     auto* choices = new QFormLayout;
+    // A whole number in the scenario, offered as its four stages.
     m_zeroBox = new QComboBox;
     m_zeroBox->setObjectName("plan.zero_stage");
     m_zeroBox->setAccessibleName(tr("ZeRO stage"));
     m_zeroBox->addItems({tr("0: plain data parallelism"), tr("1: optimizer state sharded"),
                          tr("2: + gradients sharded"), tr("3: + weights sharded")});
+    if (const document::Field* f = document::findField(u"plan.zero_stage"))
+        m_zeroBox->setToolTip(f->translatedHelp());
     choices->addRow(tr("&ZeRO"), m_zeroBox);
-    m_recomputeBox = new QComboBox;
-    m_recomputeBox->setObjectName("plan.recompute");
-    m_recomputeBox->setAccessibleName(tr("Activation recomputation"));
-    m_recomputeBox->addItems({tr("none: keep every activation"),
-                              tr("selective: recompute attention scores"),
-                              tr("full: keep layer inputs only")});
-    choices->addRow(tr("&Recompute"), m_recomputeBox);
-    layoutBox->addLayout(choices);
-    m_sequenceParallel = new QCheckBox(tr("Se&quence parallelism"));
-    m_sequenceParallel->setToolTip(tr("Splits the layer norms and dropouts, which tensor "
-                                      "parallelism leaves whole, over the t GPUs along the "
-                                      "sequence."));
-    m_sequenceParallel->setAccessibleDescription(m_sequenceParallel->toolTip());
-    m_sequenceParallel->setObjectName("plan.sequence_parallel");
-    layoutBox->addWidget(m_sequenceParallel);
-    for (QComboBox* box : {m_zeroBox, m_recomputeBox})
-        connect(box, &QComboBox::currentIndexChanged, this, &PlanTab::inputEdited);
-    connect(m_sequenceParallel, &QCheckBox::toggled, this, &PlanTab::inputEdited);
+    connect(m_zeroBox, &QComboBox::currentIndexChanged, this,
+            [this](int stage) { document()->setValue("plan.zero_stage", stage); });
+    QComboBox* recompute = addChoice(choices, "plan.recompute");
+    recompute->setAccessibleName(tr("Activation recomputation"));
+    group->addLayout(choices);
+    QCheckBox* sequenceParallel = addCheckBox(group, "plan.sequence_parallel");
+    sequenceParallel->setAccessibleDescription(sequenceParallel->toolTip());
+}
 
-    auto* moreLayout = new QWidget;
-    auto* moreBox = new QVBoxLayout(moreLayout);
-    moreBox->setContentsMargins(12, 0, 0, 0);
-    addControl(moreBox,
-               makeSpec("plan.virtual_stages", tr("&Virtual stages"), "v", tr("chunks / stage"),
-                        tr("Model chunks per pipeline stage (the interleaved schedule when more "
-                           "than 1): a smaller bubble, more activations in flight."),
-                        1, 16),
-               static_cast<double>(d.virtualStages));
-    addControl(moreBox,
-               makeSpec("plan.expert_parallel", tr("E&xpert parallel"), "ep", tr("GPUs"),
-                        tr("Data-parallel GPUs the routed experts are spread over; divides both "
-                           "d and the expert count."),
-                        1, 256),
-               static_cast<double>(d.expertParallel));
-    addDisclosure(layoutBox, tr("Interleaving and experts"), moreLayout,
-                  tr("Show interleaving and experts"));
-
+void PlanTab::buildMemoryRecipeGroup()
+{
     // Memory recipe: bytes per parameter, behind a disclosure (2 + 2 + 12 is the usual answer).
     QVBoxLayout* recipeBox = addGroup(tr("Memory recipe"));
     auto* bytes = new QWidget;
     auto* bytesBox = new QVBoxLayout(bytes);
-    bytesBox->setContentsMargins(12, 0, 0, 0);
-    const QString perParam = tr("bytes / parameter");
-    addControl(bytesBox,
-               makeSpec("plan.weight_bytes", tr("&Weights"), "w", perParam,
-                        tr("Bytes of each working weight (bf16: 2)."), 0, 16),
-               static_cast<double>(d.weightBytes));
-    addControl(bytesBox,
-               makeSpec("plan.grad_bytes", tr("Gra&dients"), "g", perParam,
-                        tr("Bytes of each gradient (bf16: 2)."), 0, 16),
-               static_cast<double>(d.gradBytes));
-    addControl(bytesBox,
-               makeSpec("plan.optimizer_bytes", tr("&Optimizer state"), "o", perParam,
-                        tr("Master weights and both Adam moments (4 + 4 + 4 = 12 in fp32)."), 0,
-                        32),
-               static_cast<double>(d.optimizerBytes));
+    bytesBox->setContentsMargins(kDisclosureIndent, 0, 0, 0);
+    for (const char* key : {"plan.weight_bytes", "plan.grad_bytes", "plan.optimizer_bytes"})
+        addControl(bytesBox, key);
     addDisclosure(recipeBox, tr("Bytes per parameter"), bytes, tr("Show bytes per parameter"));
+}
 
-    // GPU: its memory in GiB, the unit the plan compares against.
+void PlanTab::buildGpuGroup()
+{
+    // GPU: its memory in GiB, the unit the plan compares against. The box names a common
+    // size; the exact capacity is the scenario's.
     QVBoxLayout* gpuBox = addGroup(tr("GPU"));
     auto* gpuForm = new QFormLayout;
     m_gpuBox = new QComboBox;
@@ -375,99 +367,12 @@ void PlanTab::buildControls()
     m_gpuBox->addItem(tr("Other"), 0.0);
     gpuForm->addRow(tr("M&emory"), m_gpuBox);
     gpuBox->addLayout(gpuForm);
-    ParameterSpec memory = makeSpec(
-        "plan.gpu_memory_gib", tr("&Capacity"), "", tr("GiB"),
-        tr("Memory of one GPU in GiB (2^30 bytes), the unit the plan compares against. GPUs sold "
-           "as \"80 GB\" report about 80 GiB, so the plan's line is theirs."),
-        1, 1024);
-    memory.decimals = 1;
-    auto* capacity = addControl(gpuBox, memory, d.gpuMemoryGib);
-    connect(m_gpuBox, &QComboBox::activated, this, [this, capacity](int i) {
+    addControl(gpuBox, "plan.gpu_memory_gib");
+    connect(m_gpuBox, &QComboBox::activated, this, [this](int i) {
         const double g = m_gpuBox->itemData(i).toDouble();
         if (g > 0)
-            capacity->setValue(g);
+            document()->setValue("plan.gpu_memory_gib", g);
     });
-    connect(capacity, &ParameterControl::valueChanged, this, [this](double g) {
-        const int i = m_gpuBox->findData(g);
-        m_gpuBox->setCurrentIndex(i >= 0 ? i : m_gpuBox->count() - 1);
-    });
-
-    buildExports(addGroup(tr("Start a real run")));
-}
-
-QWidget* PlanTab::buildModelShape()
-{
-    using Scale = ParameterSpec::Scale;
-    const core::ModelShape d;
-    auto* shape = new QWidget;
-    auto* box = new QVBoxLayout(shape);
-    box->setContentsMargins(12, 0, 0, 0);
-    addControl(box,
-               makeSpec("plan.model.layers", tr("&Layers"), "L", tr("layers"),
-                        tr("Transformer layers."), 1, 200),
-               static_cast<double>(d.layers));
-    addControl(box,
-               makeSpec("plan.model.hidden", tr("&Hidden size"), "h", tr("values"),
-                        tr("Width of the residual stream."), 64, 65536, Scale::Log),
-               static_cast<double>(d.hidden));
-    addControl(box,
-               makeSpec("plan.model.heads", tr("&Attention heads"), "a", tr("heads"),
-                        tr("Query heads; they must divide the hidden size."), 1, 256),
-               static_cast<double>(d.heads));
-    addControl(box,
-               makeSpec("plan.model.kv_heads", tr("&Key/value heads"), "", tr("heads"),
-                        tr("Key/value heads; fewer than the query heads is grouped-query "
-                           "attention. Follows the heads until you set it."),
-                        1, 256),
-               static_cast<double>(core::kvHeadsOf(d)));
-    addControl(box,
-               makeSpec("plan.model.ffn_hidden", tr("&MLP width"), "f", tr("values"),
-                        tr("Hidden width of the dense MLP (4h in GPT-3)."), 64, 262144, Scale::Log),
-               static_cast<double>(d.ffnHidden));
-    addControl(box,
-               makeSpec("plan.model.vocab", tr("&Vocabulary"), "v", tr("tokens"),
-                        tr("Tokens in the vocabulary: the embedding is vocabulary x hidden."), 1000,
-                        1048576, Scale::Log),
-               static_cast<double>(d.vocab));
-    m_gated = new QCheckBox(tr("&Gated MLP (SwiGLU: three matrices)"));
-    m_gated->setObjectName("plan.model.gated_mlp");
-    m_tied = new QCheckBox(tr("&Tied embeddings (one matrix in and out)"));
-    m_tied->setObjectName("plan.model.tied_embeddings");
-    for (QCheckBox* check : {m_gated, m_tied}) {
-        box->addWidget(check);
-        connect(check, &QCheckBox::toggled, this, &PlanTab::inputEdited);
-    }
-
-    // Mixture of experts: inert until there are experts.
-    auto* moe = new QGroupBox(tr("Mixture of experts"));
-    auto* moeBox = new QVBoxLayout(moe);
-    addControl(moeBox,
-               makeSpec("plan.model.experts", tr("E&xperts"), "E", tr("experts"),
-                        tr("Routed experts per MoE layer; 0 for a dense model."), 0, 512),
-               static_cast<double>(d.experts));
-    m_moeOnly << addControl(moeBox,
-                            makeSpec("plan.model.top_k", tr("&Top-k"), "k", tr("experts"),
-                                     tr("Routed experts each token is sent to."), 1, 64),
-                            static_cast<double>(d.topK));
-    m_moeOnly << addControl(moeBox,
-                            makeSpec("plan.model.expert_ffn_hidden", tr("Expert &width"), "",
-                                     tr("values"),
-                                     tr("MLP width of each expert; follows the MLP width until "
-                                        "you set it."),
-                                     64, 65536, Scale::Log),
-                            static_cast<double>(core::expertFfnHiddenOf(d)));
-    m_moeOnly << addControl(moeBox,
-                            makeSpec("plan.model.shared_experts", tr("&Shared experts"), "",
-                                     tr("experts"), tr("Experts every token passes through."), 0,
-                                     16),
-                            static_cast<double>(d.sharedExperts));
-    m_moeOnly << addControl(moeBox,
-                            makeSpec("plan.model.dense_layers", tr("&Dense layers first"), "",
-                                     tr("layers"), tr("Leading layers that keep a dense MLP."), 0,
-                                     200),
-                            static_cast<double>(d.denseLayers));
-    box->addWidget(moe);
-    return shape;
 }
 
 void PlanTab::buildExports(QVBoxLayout* group)
@@ -489,8 +394,20 @@ void PlanTab::buildExports(QVBoxLayout* group)
     m_exportStatus->setWordWrap(true);
     m_exportStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
     group->addWidget(m_exportStatus);
-    connect(deepSpeed, &QPushButton::clicked, this, [this] { saveWithDialog(true); });
-    connect(megatron, &QPushButton::clicked, this, [this] { saveWithDialog(false); });
+    connect(deepSpeed, &QPushButton::clicked, this,
+            [this] { saveWithDialog(document::PlanFormat::DeepSpeed); });
+    connect(megatron, &QPushButton::clicked, this,
+            [this] { saveWithDialog(document::PlanFormat::Megatron); });
+}
+
+void PlanTab::buildPanels(QList<document::PublishedFigure> figures)
+{
+    m_communication = new PlanCommunicationPanel("plan-communication");
+    m_communication->setTitle(tr("What one GPU sends per optimizer step, by axis"));
+    m_communication->setUnit(kGiB, "GiB");
+    m_published = new PlanPublishedPanel("plan-published");
+    m_published->setFigures(figures);
+    connect(m_published, &PlanPublishedPanel::loadRequested, this, &PlanTab::loadPublishedFigure);
 }
 
 void PlanTab::buildMemoryChart()
@@ -510,7 +427,7 @@ void PlanTab::buildMemoryChart()
         m_stageSets << set;
         m_stageBars->append(set);
     }
-    m_stageBars->setBarWidth(0.7);
+    m_stageBars->setBarWidth(kBarWidth);
     chart->addSeries(m_stageBars);
     // Stage numbers on a value axis: its ticks thin out by themselves for deep pipelines.
     m_stageAxis = new QValueAxis;
@@ -524,7 +441,11 @@ void PlanTab::buildMemoryChart()
     styleAxis(m_stageAxis, tr("Pipeline stage (one GPU of each)"));
     styleAxis(m_memoryAxis, tr("Memory per GPU (GiB)"));
     chart->legend()->setAlignment(Qt::AlignRight);
+    buildMemoryChartLines(chart);
+}
 
+void PlanTab::buildMemoryChartLines(QChart* chart)
+{
     m_gpuLine = new QLineSeries;
     m_gpuLine->setPen(QPen(palette::kBlack, kLineWidth, Qt::DashLine));
     chart->addSeries(m_gpuLine);
@@ -533,7 +454,7 @@ void PlanTab::buildMemoryChart()
     m_peakMarker = new QScatterSeries;
     m_peakMarker->setName(tr("Busiest GPU"));
     m_peakMarker->setMarkerShape(QScatterSeries::MarkerShapeStar);
-    m_peakMarker->setMarkerSize(22);
+    m_peakMarker->setMarkerSize(kPeakMarkerSize);
     m_peakMarker->setColor(palette::kYellow);
     m_peakMarker->setBorderColor(palette::kBlack);
     chart->addSeries(m_peakMarker);
@@ -548,7 +469,7 @@ void PlanTab::buildRecomputeChart()
     chart->setTitle(tr("Busiest GPU: activations by recipe"));
     m_roomLine = new QLineSeries;
     m_roomLine->setName(tr("Room left after model state"));
-    m_roomLine->setPen(QPen(QColor(110, 110, 110), kLineWidth, Qt::DashLine));
+    m_roomLine->setPen(QPen(kRoomColor, kLineWidth, Qt::DashLine));
     chart->addSeries(m_roomLine);
     // Lying bars: each recipe's name fits on one line beside its bar, at any chart size.
     m_variantBars = new QHorizontalBarSeries;
@@ -558,7 +479,7 @@ void PlanTab::buildRecomputeChart()
     m_variantSet->setLabelColor(chartTextColor());
     m_variantSet->setLabelFont(chartFonts().annotation);
     m_variantBars->append(m_variantSet);
-    m_variantBars->setBarWidth(0.7);
+    m_variantBars->setBarWidth(kBarWidth);
     m_variantBars->setLabelsVisible(true);
     m_variantBars->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
     m_variantBars->setLabelsFormat("@value");
@@ -589,144 +510,23 @@ void PlanTab::buildRecomputeChart()
     chart->legend()->setAlignment(Qt::AlignBottom);
 }
 
-void PlanTab::setScenario(const core::Scenario& scenario)
+void PlanTab::sectionShown()
 {
-    loadPlan(scenario.plan);
-}
-
-void PlanTab::writeScenario(core::Scenario& scenario) const
-{
-    scenario.plan = m_inputs;
-}
-
-void PlanTab::loadPlan(const core::PlanInputs& plan)
-{
-    const core::ModelShape& m = plan.model;
-    const std::pair<const char*, std::int64_t> values[] = {
-        {"plan.model.layers", m.layers},
-        {"plan.model.hidden", m.hidden},
-        {"plan.model.heads", m.heads},
-        {"plan.model.kv_heads", core::kvHeadsOf(m)},
-        {"plan.model.ffn_hidden", m.ffnHidden},
-        {"plan.model.vocab", m.vocab},
-        {"plan.model.experts", m.experts},
-        {"plan.model.top_k", m.topK},
-        {"plan.model.expert_ffn_hidden", core::expertFfnHiddenOf(m)},
-        {"plan.model.shared_experts", m.sharedExperts},
-        {"plan.model.dense_layers", m.denseLayers},
-        {"plan.sequence", plan.sequence},
-        {"plan.micro_batch", plan.microBatch},
-        {"plan.global_batch", plan.globalBatch},
-        {"plan.gpus", plan.gpus},
-        {"plan.tensor_parallel", plan.tensorParallel},
-        {"plan.pipeline_parallel", plan.pipelineParallel},
-        {"plan.virtual_stages", plan.virtualStages},
-        {"plan.expert_parallel", plan.expertParallel},
-        {"plan.weight_bytes", plan.weightBytes},
-        {"plan.grad_bytes", plan.gradBytes},
-        {"plan.optimizer_bytes", plan.optimizerBytes}};
-    for (const auto& [key, value] : values)
-        loadValue(control(key), static_cast<double>(value));
-    ParameterControl* capacity = control("plan.gpu_memory_gib");
-    loadValue(capacity, plan.gpuMemoryGib);
-    m_exactGib = plan.gpuMemoryGib;
-    m_shownGib = capacity->value();
-    {
-        const QSignalBlocker b1(m_gated), b2(m_tied), b3(m_sequenceParallel), b4(m_zeroBox),
-            b5(m_recomputeBox), b6(m_gpuBox);
-        m_gated->setChecked(m.gatedMlp);
-        m_tied->setChecked(m.tiedEmbeddings);
-        m_sequenceParallel->setChecked(plan.sequenceParallel);
-        m_zeroBox->setCurrentIndex(
-            static_cast<int>(std::clamp<std::int64_t>(plan.zeroStage, 0, 3)));
-        m_recomputeBox->setCurrentIndex(plan.recompute == core::Recompute::None            ? 0
-                                            : plan.recompute == core::Recompute::Selective ? 1
-                                                                                           : 2);
-        const int g = m_gpuBox->findData(capacity->value());
-        m_gpuBox->setCurrentIndex(g >= 0 ? g : m_gpuBox->count() - 1);
-    }
-    m_kvFollowsHeads = !m.kvHeads.has_value();
-    m_expertFfnFollows = !m.expertFfnHidden.has_value();
-    m_shownKv = control("plan.model.kv_heads")->value();
-    m_shownExpertFfn = control("plan.model.expert_ffn_hidden")->value();
-    // The plan itself, exactly as given: controls may round, the scenario is kept.
-    m_inputs = plan;
-    syncDependentControls();
-    syncPresetBox();
-    scheduleRefresh();
-}
-
-void PlanTab::readControls()
-{
-    const auto whole = [this](const char* key) {
-        return control(key)->wholeValue();
-    };
-    core::PlanInputs& in = m_inputs;
-    core::ModelShape& m = in.model;
-    m.layers = whole("plan.model.layers");
-    m.hidden = whole("plan.model.hidden");
-    m.heads = whole("plan.model.heads");
-    m.ffnHidden = whole("plan.model.ffn_hidden");
-    m.vocab = whole("plan.model.vocab");
-    m.gatedMlp = m_gated->isChecked();
-    m.tiedEmbeddings = m_tied->isChecked();
-    m.experts = whole("plan.model.experts");
-    m.topK = whole("plan.model.top_k");
-    m.sharedExperts = whole("plan.model.shared_experts");
-    m.denseLayers = whole("plan.model.dense_layers");
-
-    // Key/value heads and expert width follow their defaults (heads, MLP width) until the user
-    // moves them; a moved control no longer shows what it was last set to.
-    ParameterControl* kv = control("plan.model.kv_heads");
-    if (m_kvFollowsHeads && kv->value() != m_shownKv)
-        m_kvFollowsHeads = false;
-    if (m_kvFollowsHeads) {
-        loadValue(kv, static_cast<double>(m.heads));
-        m_shownKv = kv->value();
-        m.kvHeads.reset();
-    } else {
-        m.kvHeads = kv->wholeValue();
-    }
-    ParameterControl* expertFfn = control("plan.model.expert_ffn_hidden");
-    if (m_expertFfnFollows && expertFfn->value() != m_shownExpertFfn)
-        m_expertFfnFollows = false;
-    if (m_expertFfnFollows) {
-        loadValue(expertFfn, static_cast<double>(m.ffnHidden));
-        m_shownExpertFfn = expertFfn->value();
-        m.expertFfnHidden.reset();
-    } else {
-        m.expertFfnHidden = expertFfn->wholeValue();
-    }
-
-    in.sequence = whole("plan.sequence");
-    in.microBatch = whole("plan.micro_batch");
-    in.globalBatch = whole("plan.global_batch");
-    in.gpus = whole("plan.gpus");
-    in.tensorParallel = whole("plan.tensor_parallel");
-    in.pipelineParallel = whole("plan.pipeline_parallel");
-    in.virtualStages = whole("plan.virtual_stages");
-    in.expertParallel = whole("plan.expert_parallel");
-    in.sequenceParallel = m_sequenceParallel->isChecked();
-    const int recompute = m_recomputeBox->currentIndex();
-    in.recompute = recompute == 0 ? core::Recompute::None
-        : recompute == 1          ? core::Recompute::Selective
-                                  : core::Recompute::Full;
-    in.zeroStage = m_zeroBox->currentIndex();
-    in.weightBytes = whole("plan.weight_bytes");
-    in.gradBytes = whole("plan.grad_bytes");
-    in.optimizerBytes = whole("plan.optimizer_bytes");
-    // A GPU size from a file stays exact until its control is moved.
-    const double g = control("plan.gpu_memory_gib")->value();
-    in.gpuMemoryGib = g == m_shownGib ? m_exactGib : g;
-    syncDependentControls();
-    syncPresetBox();
-}
-
-void PlanTab::syncDependentControls()
-{
-    const bool moe = m_inputs.model.experts > 0;
-    for (QWidget* w : m_moeOnly)
+    const bool moe = inputs().model.experts > 0;
+    for (QWidget* w : std::as_const(m_moeOnly))
         w->setEnabled(moe);
+    syncChoiceBoxes();
+    syncPresetBox();
+}
+
+void PlanTab::syncChoiceBoxes()
+{
+    const QSignalBlocker zero(m_zeroBox), gpu(m_gpuBox);
+    m_zeroBox->setCurrentIndex(
+        static_cast<int>(std::clamp<std::int64_t>(inputs().zeroStage, 0, 3)));
+    // The size as the capacity control shows it (one decimal) names the common size, if any.
+    const int g = m_gpuBox->findData(control("plan.gpu_memory_gib")->value());
+    m_gpuBox->setCurrentIndex(g >= 0 ? g : m_gpuBox->count() - 1);
 }
 
 void PlanTab::syncPresetBox()
@@ -734,13 +534,13 @@ void PlanTab::syncPresetBox()
     int match = -1, sameModel = -1;
     for (int i = 0; i < m_presets.size(); ++i) {
         const core::PlanInputs& preset = m_presets[i].plan;
-        if (document::samePlan(m_inputs, preset)) {
+        if (document::samePlan(inputs(), preset)) {
             match = i;
             break;
         }
         // The preset's layout around this model: equal to the preset when the model is its.
         core::PlanInputs probe = preset;
-        probe.model = m_inputs.model;
+        probe.model = inputs().model;
         if (sameModel < 0 && document::samePlan(probe, preset))
             sameModel = i;
     }
@@ -758,12 +558,16 @@ void PlanTab::syncPresetBox()
     }
 }
 
+void PlanTab::loadPlan(const core::PlanInputs& plan, const QString& text)
+{
+    document()->edit(core::Section::Plan, text, [&plan](core::Scenario& s) { s.plan = plan; });
+}
+
 QString PlanTab::applyPreset(const QString& id)
 {
-    for (const document::PlanPreset& p : m_presets)
+    for (const document::PlanPreset& p : std::as_const(m_presets))
         if (p.id == id) {
-            loadPlan(p.plan);
-            emit scenarioChanged();
+            loadPlan(p.plan, tr("Preset %1").arg(p.title));
             return {};
         }
     return tr("no preset named %1").arg(id);
@@ -774,43 +578,40 @@ void PlanTab::loadPublishedFigure(int index)
     const QList<document::PublishedFigure>& figures = m_published->figures();
     if (index < 0 || index >= figures.size())
         return;
-    loadPlan(figures[index].plan);
-    emit scenarioChanged();
+    loadPlan(figures[index].plan, tr("Load %1").arg(figures[index].what));
+}
+
+void PlanTab::refuse(const core::InputError& e)
+{
+    // Refused, never rounded: the charts keep the last plan core accepted, and the message
+    // says in words which input to change and why.
+    m_refused = true;
+    QString label = QString::fromStdString(e.field());
+    if (const document::Field* f = document::findField(label))
+        label = f->translatedLabel().remove('&');
+    figuresLabel()->setText(
+        tr("<b>Input refused (see the box below): the charts still show the last plan that "
+           "worked.</b><br>")
+        + m_figuresText);
+    throw core::InputError(e.field(),
+                           tr("%1 is refused, not rounded: %2. The charts still show the last "
+                              "plan that worked.")
+                               .arg(label, QString::fromStdString(e.expected()))
+                               .toStdString());
 }
 
 void PlanTab::recompute()
 {
+    const core::PlanInputs& in = inputs();
     try {
-        core::validate(m_inputs);
+        core::validate(in);
     } catch (const core::InputError& e) {
-        // Refused, never rounded: the charts keep the last plan core accepted, and the message
-        // says in words which input to change and why.
-        m_refused = true;
-        const QString field = QString::fromStdString(e.field());
-        QString label = field;
-        if (const ParameterControl* c = control(field))
-            label = plainLabel(c);
-        else if (field == "plan.recompute")
-            label = tr("Recompute");
-        else if (field == "plan.zero_stage")
-            label = tr("ZeRO stage");
-        else if (field == "plan.sequence_parallel")
-            label = tr("Sequence parallelism");
-        figuresLabel()->setText(
-            tr("<b>Input refused (see the box below): the charts still show the last plan that "
-               "worked.</b><br>")
-            + m_figuresText);
-        throw core::InputError(
-            e.field(),
-            tr("%1 is refused, not rounded: %2. The charts still show the last plan "
-               "that worked.")
-                .arg(label, QString::fromStdString(e.expected()))
-                .toStdString());
+        refuse(e);
     }
     m_refused = false;
-    const core::PlanResult result = core::computePlan(m_inputs);
-    const std::vector<core::VariantActivations> variants = core::activationVariants(m_inputs);
-    m_shown = m_inputs;
+    const core::PlanResult result = core::computePlan(in);
+    const std::vector<core::VariantActivations> variants = core::activationVariants(in);
+    m_shown = in;
     m_result = result;
     updateMemoryChart();
     updateRecomputeChart(variants);
@@ -835,11 +636,10 @@ void PlanTab::updateMemoryChart()
     for (int k = 0; k < 4; ++k)
         setValues(m_stageSets[k], parts[k]);
     setStageRange(m_stageAxis, stages);
-    // One or two stages would otherwise be slabs as wide as the chart.
-    const double width = std::min(0.7, 0.28 * stages);
+    const double width = std::min(kBarWidth, kBarWidthPerStage * stages);
     if (m_stageBars->barWidth() != width)
         m_stageBars->setBarWidth(width);
-    niceRangeIfChanged(m_memoryAxis, m_probeAxis, 0, tallest / kGiB * 1.08);
+    niceRangeIfChanged(m_memoryAxis, m_probeAxis, 0, tallest / kGiB * kMemoryHeadroom);
 
     const double limit = gpuMemoryBytes() / kGiB;
     setNameIfChanged(m_gpuLine, tr("GPU memory: %1").arg(gib(gpuMemoryBytes())));
@@ -849,7 +649,7 @@ void PlanTab::updateMemoryChart()
         // The star sits just above the busiest GPU's bar.
         const double top = r.peakBytesPerGpu.value() / kGiB;
         peak << QPointF(static_cast<double>(r.peakStage),
-                        top + 0.035 * (m_memoryAxis->max() - m_memoryAxis->min()));
+                        top + kPeakMarkerLift * (m_memoryAxis->max() - m_memoryAxis->min()));
     }
     replaceIfChanged(m_peakMarker, peak);
     const QString title = static_cast<int>(r.stages.size()) > stages
@@ -891,8 +691,7 @@ void PlanTab::updateRecomputeChart(const std::vector<core::VariantActivations>& 
     const double end = static_cast<double>(values.size()) - 0.5;
     replaceIfChanged(m_roomLine, {{room / kGiB, -0.5}, {room / kGiB, end}});
     top = std::max(top, room);
-    // Room beyond the longest bar for its label.
-    niceRangeIfChanged(m_variantY, m_probeAxis, 0, top / kGiB * 1.15);
+    niceRangeIfChanged(m_variantY, m_probeAxis, 0, top / kGiB * kLabelHeadroom);
 }
 
 void PlanTab::updateCommunication()
@@ -916,7 +715,7 @@ void PlanTab::updateCommunication()
          palette::kOrange, noteSection(note, axes[0], axes)},
         {tr("Data parallel"), tr("d = %1, ZeRO-%2").arg(formatWhole(d)).arg(in.zeroStage),
          c.dataParallel.value(), palette::kSkyBlue, noteSection(note, axes[1], axes)},
-        {tr("Pipeline"), pipeline, c.pipeline.value(), QColor(100, 100, 100),
+        {tr("Pipeline"), pipeline, c.pipeline.value(), kPipelineColor,
          noteSection(note, axes[2], axes)},
         {tr("Expert"), tr("ep = %1").arg(in.expertParallel), c.expert.value(), palette::kPurple,
          noteSection(note, axes[3], axes)},
@@ -993,47 +792,25 @@ QHash<QString, QString> PlanTab::explanationValues() const
     };
 }
 
-QString PlanTab::saveText(const QString& path, const QByteArray& bytes) const
+QString PlanTab::savePlan(document::PlanFormat format, const QString& path)
 {
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly))
-        return tr("cannot write %1: %2").arg(path, file.errorString());
-    if (file.write(bytes) != bytes.size() || !file.commit())
-        return tr("cannot write %1: %2").arg(path, file.errorString());
-    return {};
+    const QString error = document::savePlan(inputs(), format, path);
+    m_exportStatus->setText(error.isEmpty() ? tr("Wrote %1").arg(path)
+                                            : tr("Not written: %1").arg(error));
+    return error;
 }
 
-QString PlanTab::saveDeepSpeedConfig(const QString& path) const
+void PlanTab::saveWithDialog(document::PlanFormat format)
 {
-    try {
-        return saveText(path, document::deepSpeedConfig(m_inputs));
-    } catch (const core::InputError& e) {
-        return QString::fromStdString(e.what());
-    }
-}
-
-QString PlanTab::saveMegatronArguments(const QString& path) const
-{
-    try {
-        return saveText(path, document::megatronArguments(m_inputs).toUtf8());
-    } catch (const core::InputError& e) {
-        return QString::fromStdString(e.what());
-    }
-}
-
-void PlanTab::saveWithDialog(bool deepSpeed)
-{
+    const bool deepSpeed = format == document::PlanFormat::DeepSpeed;
     const QString folder = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
     const QString suggested =
         QDir(folder).filePath(deepSpeed ? "plan-deepspeed.json" : "plan-megatron.txt");
     const QString path = QFileDialog::getSaveFileName(
         this, deepSpeed ? tr("Save DeepSpeed configuration") : tr("Save Megatron-LM arguments"),
         suggested, deepSpeed ? tr("JSON (*.json)") : tr("Text (*.txt)"));
-    if (path.isEmpty())
-        return;
-    const QString error = deepSpeed ? saveDeepSpeedConfig(path) : saveMegatronArguments(path);
-    m_exportStatus->setText(error.isEmpty() ? tr("Wrote %1").arg(path)
-                                            : tr("Not written: %1").arg(error));
+    if (!path.isEmpty())
+        savePlan(format, path);
 }
 
 QString PlanTab::caption() const
@@ -1059,11 +836,11 @@ void PlanTab::fitFonts()
     // size): a font set once would stay at the desk's size.
     const QFont base = QApplication::font();
     QFont larger = base;
-    larger.setPointSizeF(base.pointSizeF() * 1.15);
+    larger.setPointSizeF(base.pointSizeF() * kMessageFontScale);
     messageLabel()->setFont(larger);
     if (m_presetSource) {
         QFont small = base;
-        small.setPointSizeF(base.pointSizeF() * 0.9);
+        small.setPointSizeF(base.pointSizeF() * kSourceFontScale);
         m_presetSource->setFont(small);
     }
 }

@@ -1,23 +1,22 @@
 #pragma once
 
+#include "planexport.h"
 #include "planpresets.h"
 #include "scalelab/core/plan.h"
 #include "tab.h"
-
-#include <optional>
 
 QT_BEGIN_NAMESPACE
 class QBarCategoryAxis;
 class QHorizontalBarSeries;
 class QBarSet;
-class QCheckBox;
+class QChart;
 class QComboBox;
 class QLabel;
 class QLineSeries;
-class QPushButton;
 class QScatterSeries;
 class QStackedBarSeries;
 class QValueAxis;
+class QVBoxLayout;
 class QWidget;
 QT_END_NAMESPACE
 
@@ -36,19 +35,23 @@ class PlanTab : public Tab {
     Q_OBJECT
 
 public:
-    explicit PlanTab(QWidget* parent = nullptr);
+    /// A view of the plan section of `document` (its own document when null), offering
+    /// `presets` in its menu and checking `figures` in its published panel. The window hands
+    /// both in (read once from the resources); the defaults read them here, for tests and
+    /// exports, and throw core::InputError for a broken resource.
+    explicit PlanTab(document::ScenarioDocument* document = nullptr,
+                     QList<document::PlanPreset> presets = document::planPresets(),
+                     QList<document::PublishedFigure> figures = document::publishedFigures(),
+                     QWidget* parent = nullptr);
 
-    QString name() const override { return "plan"; }
     QString title() const override { return tr("Training plan"); }
     QList<ChartPanel*> charts() const override;
-    void setScenario(const core::Scenario& scenario) override;
-    void writeScenario(core::Scenario& scenario) const override;
     QHash<QString, QString> explanationValues() const override;
     /// The model and layout behind the charts, for captions under exported images.
     QString caption() const override;
 
-    /// The plan as the controls hold it (it may be one core refuses).
-    core::PlanInputs inputs() const { return m_inputs; }
+    /// The plan of the document (it may be one core refuses).
+    const core::PlanInputs& inputs() const { return scenario().plan; }
     /// The last plan core accepted: what the charts show.
     const core::PlanInputs& shownInputs() const { return m_shown; }
     const core::PlanResult& shownResult() const { return m_result; }
@@ -57,69 +60,72 @@ public:
     /// One GPU's memory in bytes (gpu_memory_gib x 2^30), the line on the memory charts.
     double gpuMemoryBytes() const;
 
-    /// Loads preset `id` (":/plan/presets/<id>.json") into the controls, as a user's choice.
-    /// Returns an empty string, or why it could not.
+    /// Puts preset `id`'s plan into the document, as one undo step (a user's choice in the
+    /// menu). Returns an empty string, or why it could not.
     QString applyPreset(const QString& id);
     /// The presets of the menu, in its order.
     const QList<document::PlanPreset>& presets() const { return m_presets; }
     /// Loads the configuration behind published figure `index` (as its Load button does).
     void loadPublishedFigure(int index);
 
-    /// Writes the plan as a DeepSpeed configuration or as Megatron-LM arguments to `path`
-    /// through QSaveFile. Returns an empty string, or the reason (a refused layout names its
-    /// field).
-    QString saveDeepSpeedConfig(const QString& path) const;
-    QString saveMegatronArguments(const QString& path) const;
+    /// Writes the document's plan as `format` to `path` (what the Save buttons do once the user
+    /// chose a path) and says in the status line under them what happened. Returns an empty
+    /// string, or why nothing was written.
+    QString savePlan(document::PlanFormat format, const QString& path);
 
     ChartViewPanel* memoryChart() const { return m_memory; }
     ChartViewPanel* recomputeChart() const { return m_recompute; }
     PlanCommunicationPanel* communicationPanel() const { return m_communication; }
     PlanPublishedPanel* publishedPanel() const { return m_published; }
     QComboBox* presetBox() const { return m_presetBox; }
+    /// The status line under the Save buttons.
+    QLabel* exportStatus() const { return m_exportStatus; }
 
     /// Stage bars drawn at most (a pipeline of more stages shows its first ones).
     static constexpr int kMaxStageBars = 1024;
 
 protected:
     void changeEvent(QEvent* event) override;
-    void readControls() override;
+    void sectionShown() override;
     void recompute() override;
 
 private:
     /// The message and the preset's source line, sized from the window's type.
     void fitFonts();
     void buildControls();
+    void buildModelGroup();
     QWidget* buildModelShape();
-    void buildMemoryChart();
-    void buildRecomputeChart();
+    QWidget* buildExperts();
+    void buildBatchGroup();
+    void buildLayoutGroup();
+    void buildLayoutChoices(QVBoxLayout* group);
+    void buildMemoryRecipeGroup();
+    void buildGpuGroup();
     void buildExports(QVBoxLayout* group);
-    void loadPlan(const core::PlanInputs& plan);
+    void buildMemoryChart();
+    void buildMemoryChartLines(QChart* chart);
+    void buildRecomputeChart();
+    void buildPanels(QList<document::PublishedFigure> figures);
+    /// One undo step that puts `plan` in the document.
+    void loadPlan(const core::PlanInputs& plan, const QString& text);
     void syncPresetBox();
-    void syncDependentControls();
+    void syncChoiceBoxes();
+    /// The refusal of `error` in words, and the figures line that says the charts are old.
+    [[noreturn]] void refuse(const core::InputError& error);
     void updateMemoryChart();
     void updateRecomputeChart(const std::vector<core::VariantActivations>& variants);
     void updateCommunication();
     void updateFigures();
-    QString saveText(const QString& path, const QByteArray& bytes) const;
-    void saveWithDialog(bool deepSpeed);
+    void saveWithDialog(document::PlanFormat format);
 
-    core::PlanInputs m_inputs; ///< as the controls hold it
     core::PlanInputs m_shown; ///< the last plan core accepted
     core::PlanResult m_result; ///< its result
     bool m_refused = false;
     QString m_figuresText; ///< the figures line of the plan shown
-    bool m_kvFollowsHeads = true; ///< kv_heads absent: it follows heads
-    bool m_expertFfnFollows = true; ///< expert_ffn_hidden absent: it follows ffn_hidden
-    double m_shownKv = 0, m_shownExpertFfn = 0; ///< what the following controls were set to
-    double m_exactGib = 80, m_shownGib = 80; ///< a file's GPU memory, kept exact until moved
 
     QList<document::PlanPreset> m_presets;
     QComboBox* m_presetBox = nullptr;
     QLabel* m_presetSource = nullptr;
-    QCheckBox* m_gated = nullptr;
-    QCheckBox* m_tied = nullptr;
-    QCheckBox* m_sequenceParallel = nullptr;
-    QComboBox* m_recomputeBox = nullptr;
     QComboBox* m_zeroBox = nullptr;
     QComboBox* m_gpuBox = nullptr;
     QList<QWidget*> m_moeOnly; ///< controls that mean something only with experts

@@ -18,7 +18,29 @@ namespace {
 
 constexpr double kMinTextScale = 0.62; // below this the formulas stop reading on a projector
 constexpr double kMaxTextScale = 1.3; // a roomy target gets larger type, not empty space
-constexpr double kGap = 10;
+const QSize kMinimumSize(260, 220); // pixels, as every chart panel
+constexpr double kGap = 10; // between rows, and under the subtitle
+constexpr double kTextScaleStep = 0.04; // tried from kMaxTextScale down to the floor
+
+// Layout metrics, in pixels of the target (or in lines of a font where named so).
+constexpr double kTitleInset = 8; // title and subtitle from the left and right edges
+constexpr double kTitleTop = 6; // above the title
+constexpr double kTitlePadding = 4; // added to the title's line height
+constexpr double kSubtitleGap = 2; // between the title and the subtitle
+constexpr double kRowInset = 12; // rows (and the lines between them) from the left and right
+constexpr double kBottomMargin = 8; // under the last row
+constexpr double kLabelPadding = 16; // the bar column beyond its widest label
+constexpr double kMinBarColumn = 0.34; // the bar column's share of the width, at least ...
+constexpr double kMaxBarColumn = 0.46; // ... and at most
+constexpr double kFormulaGap = 18; // between the bar column and the formulas
+constexpr double kLabelBarGap = 4; // between an axis's name and its bar
+constexpr double kBarLines = 1.3; // a bar's height, in lines of the figures' font
+constexpr double kBarBlockLines = 1.5; // a bar and the space under it, in the same lines
+constexpr double kValueGap = 6; // between a bar's end and its figure
+constexpr double kValueRoom = 10; // kept free past the widest figure at the longest bar
+constexpr double kValuePadding = 8; // added to the widest figure's box
+constexpr double kMinBarLength = 2; // a figure above zero always shows some bar
+constexpr double kZeroLineOverhang = 2; // the zero line past the bar, above and below
 
 QFont scaledFont(QFont font, double scale)
 {
@@ -62,7 +84,7 @@ QString elidedToHeight(const QString& text, const QFont& font, double width, dou
 PlanCommunicationPanel::PlanCommunicationPanel(const QString& name, QWidget* parent)
     : ChartPanel(name, parent)
 {
-    setMinimumSize(260, 220);
+    setMinimumSize(kMinimumSize);
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
@@ -102,11 +124,13 @@ PlanCommunicationPanel::Layout PlanCommunicationPanel::layoutFor(const QRectF& t
     const QFontMetricsF titleFm(f.title), subFm(f.annotation), labelFm(f.legend),
         valueFm(f.axisLabels);
     Layout l;
-    l.title = QRectF(t.left() + 8, t.top() + 6, t.width() - 16, titleFm.height() + 4);
-    l.subtitle = QRectF(t.left() + 8, l.title.bottom() + 2, t.width() - 16,
-                        wrappedHeight(m_subtitle, f.annotation, t.width() - 16));
-    const QRectF area(QPointF(t.left() + 12, l.subtitle.bottom() + kGap),
-                      QPointF(t.right() - 12, t.bottom() - 8));
+    const double titleWidth = t.width() - 2 * kTitleInset;
+    l.title = QRectF(t.left() + kTitleInset, t.top() + kTitleTop, titleWidth,
+                     titleFm.height() + kTitlePadding);
+    l.subtitle = QRectF(t.left() + kTitleInset, l.title.bottom() + kSubtitleGap, titleWidth,
+                        wrappedHeight(m_subtitle, f.annotation, titleWidth));
+    const QRectF area(QPointF(t.left() + kRowInset, l.subtitle.bottom() + kGap),
+                      QPointF(t.right() - kRowInset, t.bottom() - kBottomMargin));
     const int rows = static_cast<int>(m_axes.size());
     if (rows == 0 || area.height() <= 0)
         return l;
@@ -118,16 +142,17 @@ PlanCommunicationPanel::Layout PlanCommunicationPanel::layoutFor(const QRectF& t
     for (const Axis& a : m_axes)
         labelWidth =
             std::max(labelWidth, labelFm.horizontalAdvance(a.name + "  (d = 88,888, ZeRO-3)"));
-    const double left = std::clamp(labelWidth + 16, area.width() * 0.34, area.width() * 0.46);
-    const double textX = area.left() + left + 18;
+    const double left = std::clamp(labelWidth + kLabelPadding, area.width() * kMinBarColumn,
+                                   area.width() * kMaxBarColumn);
+    const double textX = area.left() + left + kFormulaGap;
     const double textWidth = area.right() - textX;
-    const double leftBlock = labelFm.height() + 4 + valueFm.height() * 1.5;
+    const double leftBlock = labelFm.height() + kLabelBarGap + valueFm.height() * kBarBlockLines;
 
     // The largest text scale at which every row fits; below the floor, formulas are cut.
     const double available = area.height() - kGap * (rows - 1);
     double scale = kMaxTextScale;
     QList<double> heights;
-    for (;; scale -= 0.04) {
+    for (;; scale -= kTextScaleStep) {
         const QFont font = scaledFont(f.annotation, std::max(scale, kMinTextScale));
         heights.clear();
         double total = 0;
@@ -157,8 +182,8 @@ PlanCommunicationPanel::Layout PlanCommunicationPanel::layoutFor(const QRectF& t
     for (int i = 0; i < rows; ++i) {
         const double h = heights[i];
         l.labels << QRectF(area.left(), y, left, labelFm.height());
-        const double barTop = y + labelFm.height() + 4;
-        const double barHeight = valueFm.height() * 1.3;
+        const double barTop = y + labelFm.height() + kLabelBarGap;
+        const double barHeight = valueFm.height() * kBarLines;
         l.bars << QRectF(area.left(), barTop, left, barHeight);
         l.values << QRectF(area.left(), barTop, left, barHeight);
         l.formulas << QRectF(textX, y, textWidth, h);
@@ -239,57 +264,63 @@ void PlanCommunicationPanel::render(QPainter& painter, const QRectF& target)
     painter.setFont(f.annotation);
     painter.drawStaticText(l.subtitle.topLeft(), cache.subtitle);
 
-    double largest = 0;
-    for (const Axis& a : m_axes)
-        largest = std::max(largest, a.bytes);
+    Scale scale;
     const QFontMetricsF valueFm(f.axisLabels);
-    double widestValue = 0;
-    for (const Axis& a : m_axes)
-        widestValue = std::max(widestValue, valueFm.horizontalAdvance(valueText(a.bytes)));
-    const QFont formulaFont = scaledFont(f.annotation, l.textScale);
-
+    for (const Axis& a : m_axes) {
+        scale.largest = std::max(scale.largest, a.bytes);
+        scale.widestValue =
+            std::max(scale.widestValue, valueFm.horizontalAdvance(valueText(a.bytes)));
+    }
     for (int i = 0; i < l.labels.size() && i < m_axes.size(); ++i) {
-        const Axis& a = m_axes[i];
-        painter.setPen(chartTextColor());
-        painter.setFont(f.legend);
-        QFont bold = f.legend;
-        bold.setBold(true);
-        painter.setFont(bold);
-        const QFontMetricsF boldFm(bold);
-        painter.drawText(l.labels[i], Qt::AlignLeft | Qt::AlignVCenter, a.name);
-        painter.setFont(f.legend);
-        painter.drawText(l.labels[i].adjusted(boldFm.horizontalAdvance(a.name + "  "), 0, 0, 0),
-                         Qt::AlignLeft | Qt::AlignVCenter, "(" + a.detail + ")");
-
-        // The bar: its length against the busiest axis, the figure just past its end.
-        const QRectF track = l.bars[i];
-        const double room = std::max(0.0, track.width() - widestValue - 10);
-        const double length = largest > 0 ? room * a.bytes / largest : 0;
-        const QRectF bar(track.left(), track.top(), std::max(length, a.bytes > 0 ? 2.0 : 0.0),
-                         track.height());
-        painter.setPen(Qt::NoPen);
-        painter.setBrush(a.color);
-        painter.drawRect(bar);
-        painter.setPen(QPen(chartGridColor(), 1.5));
-        painter.drawLine(QPointF(track.left(), track.top() - 2),
-                         QPointF(track.left(), track.bottom() + 2));
-        painter.setPen(chartTextColor());
-        painter.setFont(f.axisLabels);
-        painter.drawText(QRectF(bar.right() + 6, track.top(), widestValue + 8, track.height()),
-                         Qt::AlignLeft | Qt::AlignVCenter, valueText(a.bytes));
-
-        // The formula beside it, as large as the space allows.
-        painter.setFont(formulaFont);
-        const QRectF box = l.formulas[i];
-        if (i < cache.formulas.size())
-            painter.drawStaticText(box.topLeft(), cache.formulas[i]);
+        drawRow(painter, cache, i, scale);
         if (i + 1 < l.labels.size()) {
             painter.setPen(QPen(chartGridColor(), 1));
-            const double y = box.bottom() + kGap / 2;
-            painter.drawLine(QPointF(12, y), QPointF(target.width() - 12, y));
+            const double y = l.formulas[i].bottom() + kGap / 2;
+            painter.drawLine(QPointF(kRowInset, y), QPointF(target.width() - kRowInset, y));
         }
     }
     painter.restore();
+}
+
+void PlanCommunicationPanel::drawRow(QPainter& painter, const Cache& cache, int i,
+                                     const Scale& scale) const
+{
+    const ChartFonts f = chartFonts();
+    const Layout& l = cache.layout;
+    const Axis& a = m_axes[i];
+    // The axis's name in bold, its size today beside it.
+    painter.setPen(chartTextColor());
+    QFont bold = f.legend;
+    bold.setBold(true);
+    painter.setFont(bold);
+    const QFontMetricsF boldFm(bold);
+    painter.drawText(l.labels[i], Qt::AlignLeft | Qt::AlignVCenter, a.name);
+    painter.setFont(f.legend);
+    painter.drawText(l.labels[i].adjusted(boldFm.horizontalAdvance(a.name + "  "), 0, 0, 0),
+                     Qt::AlignLeft | Qt::AlignVCenter, "(" + a.detail + ")");
+
+    // The bar: its length against the busiest axis, the figure just past its end.
+    const QRectF track = l.bars[i];
+    const double room = std::max(0.0, track.width() - scale.widestValue - kValueRoom);
+    const double length = scale.largest > 0 ? room * a.bytes / scale.largest : 0;
+    const QRectF bar(track.left(), track.top(), std::max(length, a.bytes > 0 ? kMinBarLength : 0.0),
+                     track.height());
+    painter.setPen(Qt::NoPen);
+    painter.setBrush(a.color);
+    painter.drawRect(bar);
+    painter.setPen(QPen(chartGridColor(), 1.5));
+    painter.drawLine(QPointF(track.left(), track.top() - kZeroLineOverhang),
+                     QPointF(track.left(), track.bottom() + kZeroLineOverhang));
+    painter.setPen(chartTextColor());
+    painter.setFont(f.axisLabels);
+    painter.drawText(QRectF(bar.right() + kValueGap, track.top(), scale.widestValue + kValuePadding,
+                            track.height()),
+                     Qt::AlignLeft | Qt::AlignVCenter, valueText(a.bytes));
+
+    // The formula beside it, as large as the space allows.
+    painter.setFont(scaledFont(f.annotation, l.textScale));
+    if (i < cache.formulas.size())
+        painter.drawStaticText(l.formulas[i].topLeft(), cache.formulas[i]);
 }
 
 void PlanCommunicationPanel::paintEvent(QPaintEvent*)

@@ -68,6 +68,13 @@ private:
         QList<QStaticText> formulas;
     };
     const Cache& cacheFor(const QSizeF& size) const;
+    /// What every bar is measured against: the busiest axis and the widest figure.
+    struct Scale {
+        double largest = 0;
+        double widestValue = 0;
+    };
+    /// Row `i`: the axis's name and size, its bar and figure, and its formula.
+    void drawRow(QPainter& painter, const Cache& cache, int i, const Scale& scale) const;
     QString cacheKey() const;
 
     QString m_title, m_subtitle, m_unitName = "GiB";

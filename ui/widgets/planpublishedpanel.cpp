@@ -17,6 +17,12 @@ namespace {
 
 enum Column { What, Paper, ScaleLab, Difference, Load, Columns };
 
+const QSize kMinimumSize(260, 220); // pixels, as every chart panel
+constexpr int kMargin = 4; // pixels around the heading, table and detail
+constexpr int kDetailLines = 4; // the detail under the table is at least this many lines
+constexpr int kTableStretch = 5; // the table's share of the height ...
+constexpr int kDetailStretch = 2; // ... and the detail's
+
 /// A figure in its unit: "8.03B", "31.4 GB", "70%".
 QString inUnit(double value, const QString& unit, int digits)
 {
@@ -42,7 +48,7 @@ PlanPublishedPanel::PlanPublishedPanel(const QString& name, QWidget* parent)
     , m_table(new QTableWidget(0, Columns, this))
     , m_detail(new QLabel(this))
 {
-    setMinimumSize(260, 220);
+    setMinimumSize(kMinimumSize);
     m_heading->setText(tr("<b>Published figures, checked</b> &nbsp;(press Load to see the "
                           "configuration in the charts)"));
     m_heading->setWordWrap(true);
@@ -67,12 +73,12 @@ PlanPublishedPanel::PlanPublishedPanel(const QString& name, QWidget* parent)
     m_detail->setTextFormat(Qt::RichText);
     m_detail->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * 4);
+    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * kDetailLines);
     auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
+    layout->setContentsMargins(kMargin, kMargin, kMargin, kMargin);
     layout->addWidget(m_heading);
-    layout->addWidget(m_table, 5);
-    layout->addWidget(m_detail, 2);
+    layout->addWidget(m_table, kTableStretch);
+    layout->addWidget(m_detail, kDetailStretch);
     connect(m_table, &QTableWidget::currentCellChanged, this,
             [this](int row, int, int, int) { showDetail(row); });
 }
