@@ -1,6 +1,7 @@
 #include "scalelab/core/scenario.h"
 
 #include <cmath>
+#include <type_traits>
 
 namespace scalelab::core {
 
@@ -33,7 +34,8 @@ void validateDisplay(const Scenario& s)
     require(m.batch >= 1 && s.memory.tokens % m.batch == 0, "memory.batch",
             "a whole number of sequences >= 1 that divides memory.tokens");
     const auto capacity = [](double gb, const std::string& field) {
-        require(std::isfinite(gb) && gb > 0 && gb <= 1e6, field, "a memory size in GB, 0 < x <= 1e6");
+        require(std::isfinite(gb) && gb > 0 && gb <= 1e6, field,
+                "a memory size in GB, 0 < x <= 1e6");
     };
     capacity(m.acceleratorGb, "memory.accelerator_gb");
     const ZeroDisplay& z = s.zeroDisplay;
@@ -42,66 +44,56 @@ void validateDisplay(const Scenario& s)
     const ExpertsDisplay& e = s.expertsDisplay;
     require(e.hidden >= 1 && e.hidden <= (std::int64_t(1) << 20), "experts.hidden",
             "a width in 1..1048576 values");
-    require(e.bytesPerValue >= 1 && e.bytesPerValue <= 8, "experts.bytes_per_value",
-            "1..8 bytes");
+    require(e.bytesPerValue >= 1 && e.bytesPerValue <= 8, "experts.bytes_per_value", "1..8 bytes");
     require(std::isfinite(s.fp8Display.shownBlock) && s.fp8Display.shownBlock >= 0
                 && s.fp8Display.shownBlock <= 100,
             "fp8.shown_block", "a percentage in 0..100");
 }
 
-bool sameSection(const Scenario& a, const Scenario& b, Section section)
+namespace {
+
+/// Calls `f` with the members of `section`: its inputs and, where it has them, its display
+/// settings (the plan has none: its inputs are all it shows).
+template <typename F> decltype(auto) withMembers(Section section, F&& f)
 {
     switch (section) {
     case Section::Memory:
-        return a.memory == b.memory && a.memoryDisplay == b.memoryDisplay;
+        return f(&Scenario::memory, &Scenario::memoryDisplay);
     case Section::Zero:
-        return a.zero == b.zero && a.zeroDisplay == b.zeroDisplay;
+        return f(&Scenario::zero, &Scenario::zeroDisplay);
     case Section::TensorParallel:
-        return a.tensorParallel == b.tensorParallel
-            && a.tensorParallelDisplay == b.tensorParallelDisplay;
+        return f(&Scenario::tensorParallel, &Scenario::tensorParallelDisplay);
     case Section::Pipeline:
-        return a.pipeline == b.pipeline && a.pipelineDisplay == b.pipelineDisplay;
+        return f(&Scenario::pipeline, &Scenario::pipelineDisplay);
     case Section::Experts:
-        return a.experts == b.experts && a.expertsDisplay == b.expertsDisplay;
+        return f(&Scenario::experts, &Scenario::expertsDisplay);
     case Section::Fp8:
-        return a.fp8 == b.fp8 && a.fp8Display == b.fp8Display;
+        return f(&Scenario::fp8, &Scenario::fp8Display);
     case Section::Plan:
-        return a.plan == b.plan;
+        break;
     }
-    return true;
+    return f(&Scenario::plan, nullptr);
+}
+
+} // namespace
+
+bool sameSection(const Scenario& a, const Scenario& b, Section section)
+{
+    return withMembers(section, [&](auto inputs, auto display) {
+        if constexpr (std::is_null_pointer_v<decltype(display)>)
+            return a.*inputs == b.*inputs;
+        else
+            return a.*inputs == b.*inputs && a.*display == b.*display;
+    });
 }
 
 void copySection(const Scenario& from, Scenario& into, Section section)
 {
-    switch (section) {
-    case Section::Memory:
-        into.memory = from.memory;
-        into.memoryDisplay = from.memoryDisplay;
-        break;
-    case Section::Zero:
-        into.zero = from.zero;
-        into.zeroDisplay = from.zeroDisplay;
-        break;
-    case Section::TensorParallel:
-        into.tensorParallel = from.tensorParallel;
-        into.tensorParallelDisplay = from.tensorParallelDisplay;
-        break;
-    case Section::Pipeline:
-        into.pipeline = from.pipeline;
-        into.pipelineDisplay = from.pipelineDisplay;
-        break;
-    case Section::Experts:
-        into.experts = from.experts;
-        into.expertsDisplay = from.expertsDisplay;
-        break;
-    case Section::Fp8:
-        into.fp8 = from.fp8;
-        into.fp8Display = from.fp8Display;
-        break;
-    case Section::Plan:
-        into.plan = from.plan;
-        break;
-    }
+    withMembers(section, [&](auto inputs, auto display) {
+        into.*inputs = from.*inputs;
+        if constexpr (!std::is_null_pointer_v<decltype(display)>)
+            into.*display = from.*display;
+    });
 }
 
 } // namespace scalelab::core

@@ -62,30 +62,15 @@ void clampFollowingMaxima(core::Scenario& s, core::Section section)
 void normalizeSection(const core::Scenario& before, core::Scenario& after, core::Section section,
                       const Field* field)
 {
+    using Rule = void (*)(const core::Scenario&, core::Scenario&, const Field*);
+    // In the order of core::Section.
+    static constexpr Rule kRules[] = {
+        &detail::normalizeMemory,   &detail::normalizeZero,    &detail::normalizeTensorParallel,
+        &detail::normalizePipeline, &detail::normalizeExperts, &detail::normalizeFp8,
+        &detail::normalizePlan};
+    static_assert(std::size(kRules) == core::kSectionNames.size());
     clampFollowingMaxima(after, section);
-    switch (section) {
-    case core::Section::Memory:
-        detail::normalizeMemory(before, after, field);
-        break;
-    case core::Section::Zero:
-        detail::normalizeZero(before, after, field);
-        break;
-    case core::Section::TensorParallel:
-        detail::normalizeTensorParallel(before, after, field);
-        break;
-    case core::Section::Pipeline:
-        detail::normalizePipeline(before, after, field);
-        break;
-    case core::Section::Experts:
-        detail::normalizeExperts(before, after, field);
-        break;
-    case core::Section::Fp8:
-        detail::normalizeFp8(before, after, field);
-        break;
-    case core::Section::Plan:
-        detail::normalizePlan(before, after, field);
-        break;
-    }
+    kRules[static_cast<std::size_t>(section)](before, after, field);
 }
 
 ScenarioDocument::ScenarioDocument(QObject* parent)
