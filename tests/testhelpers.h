@@ -1,7 +1,7 @@
 #pragma once
 
 // Helpers shared by the Qt Test suites. The widget helpers further down are compiled only for
-// suites that link the widgets (they see tabs/tab.h), so the core suites stay free of Qt Gui.
+// suites that link the widgets (they see tab.h), so the core suites stay free of Qt Gui.
 
 #include "scalelab/core/error.h"
 
@@ -9,7 +9,7 @@
 #include <functional>
 #include <string>
 
-#if __has_include("tabs/tab.h")
+#if __has_include("tab.h")
 #define SCALELAB_TEST_WIDGET_HELPERS 1
 #include "tab.h"
 
