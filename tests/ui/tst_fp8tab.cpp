@@ -14,6 +14,7 @@
 #include "scalelab/core/fp8.h"
 #include "scalelab/core/fp8_view.h"
 #include "scenariodocument.h"
+#include "scenariojson.h"
 #include "testhelpers.h"
 
 #include <QAbstractButton>
@@ -706,6 +707,40 @@ private slots:
         QCOMPARE(tab.inputs().blockSize, std::int64_t(64));
         QCOMPARE(box->currentData().toLongLong(), 64);
         QCOMPARE(offered(box), (QList<qlonglong>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
+    }
+
+    void displayInputsGoThroughAScenarioFile()
+    {
+        // What the tab's widgets set is saved and read back; the remembered block size is not
+        // (it is the memory of an edit, and a file's block size is the choice).
+        Fp8Tab tab;
+        tab.control("fp8.shown_block")->setValue(75);
+        combo(tab, "fp8.overflow")->setCurrentIndex(1);
+        combo(tab, "fp8.format")->setCurrentIndex(1);
+        QComboBox* box = combo(tab, "fp8.block_size");
+        box->setCurrentIndex(indexOfData(box, 64));
+        tab.control("fp8.cols")->setValue(100);
+        const core::Scenario& s = tab.document()->scenario();
+        QCOMPARE(s.fp8Display.preferredBlockSize, std::int64_t(64));
+        const QJsonObject json = document::scenarioToJson(s);
+        const QJsonObject fp8 = json.value("fp8").toObject();
+        QCOMPARE(fp8.value("overflow").toString(), QString("nan"));
+        QCOMPARE(fp8.value("format").toString(), QString("e5m2"));
+        QCOMPARE(fp8.value("shown_block").toDouble(), 75.0);
+        QCOMPARE(fp8.value("block_size").toInteger(), qint64(50));
+        QVERIFY(!fp8.contains("preferred_block_size"));
+        const core::Scenario back = document::scenarioFromJson(json);
+        QCOMPARE(back.fp8, s.fp8);
+        QCOMPARE(back.fp8Display.shownBlock, 75.0);
+        QCOMPARE(back.fp8Display.preferredBlockSize, std::int64_t(0));
+        // A fresh tab on the file shows every control as it was.
+        Fp8Tab fresh;
+        fresh.setScenario(back);
+        QCOMPARE(fresh.control("fp8.shown_block")->value(), 75.0);
+        QCOMPARE(combo(fresh, "fp8.overflow")->currentIndex(), 1);
+        QCOMPARE(combo(fresh, "fp8.format")->currentIndex(), 1);
+        QCOMPARE(combo(fresh, "fp8.block_size")->currentData().toLongLong(), 50);
+        QCOMPARE(fresh.control("fp8.cols")->wholeValue(), std::int64_t(100));
     }
 
     void tileNotesNameTheCut()
