@@ -1,5 +1,7 @@
 #include "report.h"
 
+#include "scalelab/core/fp8_view.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <charconv>
@@ -127,37 +129,34 @@ QJsonObject expertsSection(const core::ExpertsInputs& in)
 /// What stands in the report object for fp8.scales when reportJson prints them itself.
 constexpr char kScalesMarker[] = "@scalelab:fp8.scales@";
 
-/// The fp8 section. With `scalesOut` the scales are left to the caller: moved there, with a
-/// marker string in their place.
+/// The fp8 section, from the same computation as the FP8 tab's table. With `scalesOut` the
+/// scales are left to the caller: moved there, with a marker string in their place.
 QJsonObject fp8Section(const core::Fp8Inputs& in, core::MatrixF* scalesOut)
 {
-    const core::MatrixF values = core::fp8InputMatrix(in);
-    // Both round trips at once, keeping only what is printed.
-    std::vector<core::Fp8ScalingOutcome> r = core::fp8QuantizeScalings(
-        values, in.format, in.overflow,
-        {{core::Fp8Scaling{1, in.blockSize, false}, false, true, in.values.has_value()},
-         {core::Fp8Scaling{0, 0, false}, false, true, false}});
-    const core::Fp8ScalingOutcome& block = r[0];
-    const core::Fp8ScalingOutcome& tensor = r[1];
+    core::Fp8ViewOptions options;
+    options.charts = false; // the table's figures only
+    core::Fp8View v = core::computeFp8View(in, options);
+    const core::Fp8Stats& block = v.table[core::kFp8ChapterRow].all;
+    const core::Fp8Stats& tensor = v.table[core::kFp8TensorRow].all;
     QJsonObject out{
-        {"max_abs_error", real(block.all.maxAbsError)},
-        {"rmse", real(block.all.rmse)},
-        {"snr_db", real(block.all.snrDb)},
-        {"underflow_count", whole(block.all.underflowCount)},
-        {"per_tensor_scale", real(static_cast<double>(tensor.scales(0, 0)))},
-        {"per_tensor_max_abs_error", real(tensor.all.maxAbsError)},
-        {"per_tensor_rmse", real(tensor.all.rmse)},
-        {"per_tensor_snr_db", real(tensor.all.snrDb)},
-        {"per_tensor_underflow_count", whole(tensor.all.underflowCount)},
+        {"max_abs_error", real(block.maxAbsError)},
+        {"rmse", real(block.rmse)},
+        {"snr_db", real(block.snrDb)},
+        {"underflow_count", whole(block.underflowCount)},
+        {"per_tensor_scale", real(static_cast<double>(v.tensorScale))},
+        {"per_tensor_max_abs_error", real(tensor.maxAbsError)},
+        {"per_tensor_rmse", real(tensor.rmse)},
+        {"per_tensor_snr_db", real(tensor.snrDb)},
+        {"per_tensor_underflow_count", whole(tensor.underflowCount)},
     };
     if (scalesOut) {
         out.insert("scales", QLatin1String(kScalesMarker));
-        *scalesOut = std::move(r[0].scales);
+        *scalesOut = std::move(v.blockScales);
     } else {
-        out.insert("scales", floatMatrix(block.scales));
+        out.insert("scales", floatMatrix(v.blockScales));
     }
     if (in.values)
-        out.insert("dequantized", floatMatrix(block.dequantized));
+        out.insert("dequantized", floatMatrix(v.blockDequantized));
     return out;
 }
 

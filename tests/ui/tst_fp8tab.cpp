@@ -1,16 +1,21 @@
-// The FP8 tab: controls drive the scenario, every series and table cell is core's figure, the
-// small blocks' loss under one scale shows where it is real, and big matrices stay off the GUI
-// thread.
+// The FP8 tab: controls drive the scenario document (saved and undoable), every series and table
+// cell is core's figure, the small blocks' loss under one scale shows where it is real, and big
+// matrices stay off the GUI thread. The block size follows the columns by the document's rule,
+// tested here without widgets too.
 
 #include "chartexport.h"
 #include "chartpanel.h"
+#include "fields.h"
 #include "format.h"
-#include "parametercontrol.h"
-#include "scalelab/core/fp8.h"
 #include "fp8tab.h"
-#include "testhelpers.h"
 #include "heatmappairpanel.h"
 #include "heatmappanel.h"
+#include "parametercontrol.h"
+#include "scalelab/core/fp8.h"
+#include "scalelab/core/fp8_view.h"
+#include "scenariodocument.h"
+#include "scenariojson.h"
+#include "testhelpers.h"
 
 #include <QAbstractButton>
 #include <QAreaSeries>
@@ -25,6 +30,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUndoStack>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
@@ -76,6 +82,45 @@ class TstFp8Tab : public QObject {
     Q_OBJECT
 
 private:
+    /// What core gives for the tab's current inputs, one call at a time.
+    struct Expected {
+        core::Fp8Inputs in;
+        core::MatrixF x;
+        std::int64_t b = 0;
+        core::Fp8Result tensor, block;
+        std::vector<core::Fp8BlockError> tErr, bErr;
+        std::vector<std::int64_t> order;
+        std::int64_t n = 0;
+        std::int64_t shown = 0; ///< the block of the grid chart
+        std::int64_t shownRank = 0;
+        std::vector<std::int64_t> excluded;
+    };
+
+    static Expected expectedFor(const core::Fp8Inputs& in, double percentile)
+    {
+        Expected e;
+        e.in = in;
+        e.x = core::fp8InputMatrix(in);
+        e.b = in.blockSize;
+        e.tensor = core::fp8BlockQuantize(e.x, in.format, {0, 0, false}, in.overflow);
+        e.block = core::fp8BlockQuantize(e.x, in.format, {1, e.b, false}, in.overflow);
+        e.tErr = core::fp8BlockErrors(e.x, e.tensor.dequantized, e.b);
+        e.bErr = core::fp8BlockErrors(e.x, e.block.dequantized, e.b);
+        e.order = core::fp8OrderByMagnitude(e.tErr);
+        e.n = static_cast<std::int64_t>(e.tErr.size());
+        e.shownRank = static_cast<std::int64_t>(
+            std::floor(percentile / 100.0 * static_cast<double>(e.n - 1)));
+        e.shown = e.order[static_cast<std::size_t>(e.shownRank)];
+        if (in.values) {
+            for (std::size_t i = 0; i < e.tErr.size(); ++i)
+                if (e.tErr[i].maxAbs == e.tErr[std::size_t(e.order.back())].maxAbs)
+                    e.excluded.push_back(std::int64_t(i));
+        } else {
+            e.excluded = core::fp8Generate(in).outlierBlocks;
+        }
+        return e;
+    }
+
     /// Every series, map and table cell against core, for the tab's current inputs.
     void checkAgainstCore(Fp8Tab& tab)
     {
@@ -84,90 +129,93 @@ private:
         QVERIFY(view);
         QCOMPARE(view->inputs.outlierScale, in.outlierScale);
         QCOMPARE(view->inputs.blockSize, in.blockSize);
-        const core::MatrixF x = core::fp8InputMatrix(in);
-        const std::int64_t b = in.blockSize;
-        const core::Fp8Result tensor =
-            core::fp8BlockQuantize(x, in.format, {0, 0, false}, in.overflow);
-        const core::Fp8Result block =
-            core::fp8BlockQuantize(x, in.format, {1, b, false}, in.overflow);
-        const auto tErr = core::fp8BlockErrors(x, tensor.dequantized, b);
-        const auto bErr = core::fp8BlockErrors(x, block.dequantized, b);
-        const auto order = core::fp8OrderByMagnitude(tErr);
-        const auto n = static_cast<std::int64_t>(tErr.size());
+        const Expected e = expectedFor(in, tab.shownPercentile());
+        for (const auto check :
+             {&TstFp8Tab::checkErrorChart, &TstFp8Tab::checkGridChart, &TstFp8Tab::checkHeatmap,
+              &TstFp8Tab::checkTable, &TstFp8Tab::checkFigures}) {
+            (this->*check)(tab, e);
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
 
-        // fp8-block-error: one point per block (or an even sample), smallest block first.
+    /// fp8-block-error: one point per block (or an even sample), smallest block first, and the
+    /// ringed block: the percentile's rank among the blocks ordered by magnitude.
+    void checkErrorChart(Fp8Tab& tab, const Expected& e)
+    {
         QChart* ec = tab.blockErrorChart()->chart();
         auto* ts = seriesNamed<QScatterSeries>(ec, "Per tensor");
-        auto* bs = seriesNamed<QScatterSeries>(ec, QString("Per 1 x %1 block").arg(b));
+        auto* bs = seriesNamed<QScatterSeries>(ec, QString("Per 1 x %1 block").arg(e.b));
         QVERIFY(ts && bs);
-        QCOMPARE(ts->count(), int(std::min<std::int64_t>(n, Fp8Tab::kMaxPlotPoints)));
+        QCOMPARE(ts->count(), int(std::min<std::int64_t>(e.n, Fp8Tab::kMaxPlotPoints)));
         QCOMPARE(bs->count(), ts->count());
         for (int i = 0; i < ts->count(); ++i) {
             const auto rank = static_cast<std::int64_t>(ts->at(i).x()) - 1;
             QCOMPARE(bs->at(i).x(), ts->at(i).x());
-            const auto blk = static_cast<std::size_t>(order[static_cast<std::size_t>(rank)]);
-            QCOMPARE(ts->at(i).y(), 100.0 * tErr[blk].relativeError);
-            QCOMPARE(bs->at(i).y(), 100.0 * bErr[blk].relativeError);
+            const auto blk = static_cast<std::size_t>(e.order[static_cast<std::size_t>(rank)]);
+            QCOMPARE(ts->at(i).y(), 100.0 * e.tErr[blk].relativeError);
+            QCOMPARE(bs->at(i).y(), 100.0 * e.bErr[blk].relativeError);
         }
         QCOMPARE(ts->at(0).x(), 1.0);
-        QCOMPARE(ts->at(ts->count() - 1).x(), double(n));
-
-        // The ringed block: the percentile's rank among the blocks ordered by magnitude.
-        const auto rank = static_cast<std::int64_t>(
-            std::floor(tab.shownPercentile() / 100.0 * static_cast<double>(n - 1)));
-        const std::int64_t shown = order[static_cast<std::size_t>(rank)];
+        QCOMPARE(ts->at(ts->count() - 1).x(), double(e.n));
         auto* ring = seriesNamed<QScatterSeries>(ec, "Shown block");
         QVERIFY(ring);
-        QCOMPARE(
-            ring->points(),
-            (QList<QPointF>{{double(rank + 1), 100.0 * tErr[std::size_t(shown)].relativeError},
-                            {double(rank + 1), 100.0 * bErr[std::size_t(shown)].relativeError}}));
+        const auto shown = std::size_t(e.shown);
+        const double x = double(e.shownRank + 1);
+        QCOMPARE(ring->points(),
+                 (QList<QPointF>{{x, 100.0 * e.tErr[shown].relativeError},
+                                 {x, 100.0 * e.bErr[shown].relativeError}}));
+    }
 
-        // fp8-grid: the block's values, each scale's grid and where the values land.
-        const std::int64_t perRow = x.cols() / b;
-        const std::vector<float> values = slice(x, shown * b, b);
+    /// fp8-grid: the block's values, each scale's grid and where the values land.
+    void checkGridChart(Fp8Tab& tab, const Expected& e)
+    {
+        const std::int64_t b = e.b;
+        const std::int64_t perRow = e.x.cols() / b;
+        const std::vector<float> values = slice(e.x, e.shown * b, b);
         const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-        const float ownScale = block.scales(shown / perRow, shown % perRow);
+        const float ownScale = e.block.scales(e.shown / perRow, e.shown % perRow);
+        const core::Fp8Format f = e.in.format;
         QChart* gc = tab.gridChart()->chart();
         QCOMPARE(seriesNamed<QScatterSeries>(gc, "Values")->points(), rowAt(values, 1));
         QCOMPARE(seriesNamed<QScatterSeries>(gc, "Per-tensor grid")->points(),
-                 rowAt(core::fp8ScaledGrid(in.format, tensor.scales(0, 0), *lo, *hi), 0));
+                 rowAt(core::fp8ScaledGrid(f, e.tensor.scales(0, 0), *lo, *hi), 0));
         QCOMPARE(seriesNamed<QScatterSeries>(gc, "Own grid")->points(),
-                 rowAt(core::fp8ScaledGrid(in.format, ownScale, *lo, *hi), 2));
+                 rowAt(core::fp8ScaledGrid(f, ownScale, *lo, *hi), 2));
         QCOMPARE(seriesNamed<QScatterSeries>(gc, "Rounded, per tensor")->points(),
-                 rowAt(slice(tensor.dequantized, shown * b, b), 0));
+                 rowAt(slice(e.tensor.dequantized, e.shown * b, b), 0));
         QCOMPARE(seriesNamed<QScatterSeries>(gc, "Rounded, own scale")->points(),
-                 rowAt(slice(block.dequantized, shown * b, b), 2));
+                 rowAt(slice(e.block.dequantized, e.shown * b, b), 2));
+    }
 
-        // fp8-heatmap: core's pooled |error| maps, on one colour range.
+    /// fp8-heatmap: core's pooled |error| maps, on one colour range.
+    void checkHeatmap(Fp8Tab& tab, const Expected& e)
+    {
+        constexpr int side = Fp8Tab::kMapSide;
         HeatmapPairPanel* pair = tab.heatmap();
         QVERIFY(pair->left()->matrix()
-                == core::fp8AbsErrorMap(x, tensor.dequantized, Fp8Tab::kMapSide, Fp8Tab::kMapSide));
+                == core::fp8AbsErrorMap(e.x, e.tensor.dequantized, side, side));
         QVERIFY(pair->right()->matrix()
-                == core::fp8AbsErrorMap(x, block.dequantized, Fp8Tab::kMapSide, Fp8Tab::kMapSide));
+                == core::fp8AbsErrorMap(e.x, e.block.dequantized, side, side));
         QCOMPARE(pair->left()->colorRange(), pair->right()->colorRange());
         QCOMPARE(pair->left()->colorRange(), pair->sharedRange());
+    }
 
-        // The table: every granularity's figures as core gives them.
-        std::vector<std::int64_t> excluded;
-        if (in.values) {
-            for (std::size_t i = 0; i < tErr.size(); ++i)
-                if (tErr[i].maxAbs == tErr[std::size_t(order.back())].maxAbs)
-                    excluded.push_back(std::int64_t(i));
-        } else {
-            excluded = core::fp8Generate(in).outlierBlocks;
-        }
+    /// The table: every granularity's figures as core gives them.
+    void checkTable(Fp8Tab& tab, const Expected& e)
+    {
+        const core::Fp8Inputs& in = e.in;
         const core::Fp8Scaling scalings[] = {{0, 0, false},   {0, 0, false},     {1, 0, false},
-                                             {1, 128, false}, {128, 128, false}, {1, b, false},
+                                             {1, 128, false}, {128, 128, false}, {1, e.b, false},
                                              {1, 32, true}};
         QTableWidget* table = tab.granularityTable();
         QCOMPARE(table->rowCount(), 7);
         for (int r = 0; r < 7; ++r) {
             const core::Fp8Result q = r == Fp8Tab::kCastRow
-                ? core::fp8Cast(x, in.format, in.overflow)
-                : core::fp8BlockQuantize(x, in.format, scalings[r], in.overflow);
+                ? core::fp8Cast(e.x, in.format, in.overflow)
+                : core::fp8BlockQuantize(e.x, in.format, scalings[r], in.overflow);
             const core::Fp8Stats small =
-                core::fp8StatsExcludingBlocks(x, q.dequantized, b, excluded);
+                core::fp8StatsExcludingBlocks(e.x, q.dequantized, e.b, e.excluded);
             const auto text = [&](double v) {
                 return std::isnan(v) ? QString("NaN")
                                      : (std::isinf(v) ? QString("∞") : formatNumber(v));
@@ -182,14 +230,17 @@ private:
                      std::isnan(small.relativeError) ? QString("NaN %")
                                                      : percent(small.relativeError));
         }
+    }
 
-        // The figures line names the per-tensor scale and both small-block errors.
+    /// The figures line names the per-tensor scale and both small-block errors.
+    void checkFigures(Fp8Tab& tab, const Expected& e)
+    {
         const QString figures = tab.figuresLabel()->text();
-        QVERIFY(figures.contains(formatNumber(tensor.scales(0, 0))));
-        QVERIFY(figures.contains(percent(
-            core::fp8StatsExcludingBlocks(x, tensor.dequantized, b, excluded).relativeError)));
-        QVERIFY(figures.contains(percent(
-            core::fp8StatsExcludingBlocks(x, block.dequantized, b, excluded).relativeError)));
+        QVERIFY(figures.contains(formatNumber(e.tensor.scales(0, 0))));
+        for (const core::Fp8Result* q : {&e.tensor, &e.block})
+            QVERIFY(figures.contains(
+                percent(core::fp8StatsExcludingBlocks(e.x, q->dequantized, e.b, e.excluded)
+                            .relativeError)));
     }
 
     static QComboBox* combo(Fp8Tab& tab, const char* name)
@@ -256,8 +307,7 @@ private slots:
         QTest::keyClick(control->slider(), Qt::Key(qtKey));
         QVERIFY(control->value() != before);
         settle(tab, kWorkerTimeoutMs);
-        core::Scenario s;
-        tab.writeScenario(s);
+        const core::Scenario& s = tab.document()->scenario();
         if (key == "fp8.shown_block")
             QCOMPARE(tab.shownPercentile(), control->value());
         else if (key == "fp8.outlier_scale")
@@ -293,8 +343,8 @@ private slots:
         tab.control("fp8.cols")->setValue(256);
         settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().blockSize, std::int64_t(64));
-        QCOMPARE(Fp8Tab::blockSizeChoices(97), (std::vector<std::int64_t>{1, 97}));
-        QCOMPARE(Fp8Tab::blockSizeChoices(1), (std::vector<std::int64_t>{1}));
+        QCOMPARE(core::fp8BlockSizeChoices(97), (std::vector<std::int64_t>{1, 97}));
+        QCOMPARE(core::fp8BlockSizeChoices(1), (std::vector<std::int64_t>{1}));
     }
 
     void smallBlocksLoseUnderOneScaleOnlyPastTheSubnormals_data()
@@ -325,8 +375,8 @@ private slots:
         choosePreset(tab, preset);
         checkAgainstCore(tab);
         const auto view = tab.view();
-        const Fp8Granularity& t = view->table[Fp8Tab::kTensorRow];
-        const Fp8Granularity& b = view->table[Fp8Tab::kChapterRow];
+        const core::Fp8Granularity& t = view->table[Fp8Tab::kTensorRow];
+        const core::Fp8Granularity& b = view->table[Fp8Tab::kChapterRow];
         const double ratio = t.small.relativeError / b.small.relativeError;
         QVERIFY2(ratio >= minRatio && ratio <= maxRatio, qPrintable(QString::number(ratio)));
         QCOMPARE(t.small.underflowCount > 0, tensorUnderflows);
@@ -337,10 +387,10 @@ private slots:
         const double firstOutlier =
             double(view->blockCount - std::int64_t(view->excluded.size())) + 0.5;
         double sumT = 0, sumB = 0;
-        for (int i = 0; i < view->tensorPoints.size(); ++i)
-            if (view->tensorPoints[i].x() < firstOutlier) {
-                sumT += view->tensorPoints[i].y();
-                sumB += view->blockPoints[i].y();
+        for (std::size_t i = 0; i < view->tensorPoints.size(); ++i)
+            if (view->tensorPoints[i].rank < firstOutlier) {
+                sumT += view->tensorPoints[i].percent;
+                sumB += view->blockPoints[i].percent;
             }
         QVERIFY2(sumT >= 0.9 * minRatio * sumB, qPrintable(QString::number(sumT / sumB)));
         auto* band = seriesNamed<QAreaSeries>(tab.blockErrorChart()->chart(), "Outliers (x");
@@ -369,8 +419,7 @@ private slots:
         // own: 0.03 / (0.04 / 448) = 336 is a tie that rounds down to 320.
         QCOMPARE(view->shownBlock, std::int64_t(1));
         QVERIFY(view->shownTensorError < view->shownBlockError);
-        core::Scenario s;
-        tab.writeScenario(s);
+        const core::Scenario& s = tab.document()->scenario();
         QVERIFY(s.fp8.values && *s.fp8.values == *tab.inputs().values);
 
         auto* generate = tab.findChild<QPushButton*>("fp8.generate");
@@ -447,8 +496,7 @@ private slots:
         Fp8Tab tab;
         tab.setScenario(s);
         settle(tab, kWorkerTimeoutMs);
-        core::Scenario back;
-        tab.writeScenario(back);
+        const core::Scenario& back = tab.document()->scenario();
         QCOMPARE(back.fp8.outlierScale, 1e15);
         QCOMPARE(back.fp8.rows, std::int64_t(5000));
         QCOMPARE(back.fp8.cols, std::int64_t(32));
@@ -503,7 +551,7 @@ private slots:
         QCOMPARE(view->blockCount, std::int64_t(4096 * 4096 / 16));
         QCOMPARE(tab.shownPercentile(), before + 1);
         // The chart draws an even sample, the maps are pooled 4 x 4.
-        QCOMPARE(view->tensorPoints.size(), Fp8Tab::kMaxPlotPoints);
+        QCOMPARE(int(view->tensorPoints.size()), Fp8Tab::kMaxPlotPoints);
         QCOMPARE(view->tensorMap.rows(), Eigen::Index(1024));
         QCOMPARE(view->poolCols, std::int64_t(4));
         // The generator's normal matrix is kept: a new outlier scale reuses it.
@@ -515,13 +563,196 @@ private slots:
 
     void plottedRanksAndPercentiles()
     {
-        QCOMPARE(Fp8Tab::plottedRanks(3, 5), (std::vector<std::int64_t>{0, 1, 2}));
-        QCOMPARE(Fp8Tab::plottedRanks(9, 5), (std::vector<std::int64_t>{0, 2, 4, 6, 8}));
-        QCOMPARE(Fp8Tab::rankAtPercentile(1024, 0), std::int64_t(0));
-        QCOMPARE(Fp8Tab::rankAtPercentile(1024, 100), std::int64_t(1023));
-        QCOMPARE(Fp8Tab::rankAtPercentile(1024, 50), std::int64_t(511)); // 511.5 rounds down
-        QCOMPARE(Fp8Tab::rankAtPercentile(2, 50), std::int64_t(0));
-        QCOMPARE(Fp8Tab::rankAtPercentile(1, 50), std::int64_t(0));
+        QCOMPARE(core::fp8PlottedRanks(3, 5), (std::vector<std::int64_t>{0, 1, 2}));
+        QCOMPARE(core::fp8PlottedRanks(9, 5), (std::vector<std::int64_t>{0, 2, 4, 6, 8}));
+        QCOMPARE(core::fp8RankAtPercentile(1024, 0), std::int64_t(0));
+        QCOMPARE(core::fp8RankAtPercentile(1024, 100), std::int64_t(1023));
+        QCOMPARE(core::fp8RankAtPercentile(1024, 50), std::int64_t(511)); // 511.5 rounds down
+        QCOMPARE(core::fp8RankAtPercentile(2, 50), std::int64_t(0));
+        QCOMPARE(core::fp8RankAtPercentile(1, 50), std::int64_t(0));
+    }
+
+    // --- The document: every input is saved and undoable, the block size follows the columns.
+
+    void widgetOnlyInputsAreInTheDocumentAndUndoable_data()
+    {
+        QTest::addColumn<QString>("key");
+        QTest::newRow("format") << "fp8.format";
+        QTest::newRow("overflow") << "fp8.overflow";
+        QTest::newRow("block size") << "fp8.block_size";
+        QTest::newRow("shown block") << "fp8.shown_block";
+    }
+
+    void widgetOnlyInputsAreInTheDocumentAndUndoable()
+    {
+        QFETCH(QString, key);
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        const core::Scenario before = tab.document()->scenario();
+        const auto moved = [&] {
+            return !(tab.document()->scenario() == before);
+        };
+        if (key == "fp8.shown_block") {
+            tab.control(key)->setValue(90);
+            QCOMPARE(tab.document()->scenario().fp8Display.shownBlock, 90.0);
+        } else {
+            QComboBox* box = combo(tab, qPrintable(key));
+            QVERIFY(box);
+            const int index = key == "fp8.block_size" ? indexOfData(box, 64) : 1;
+            box->setCurrentIndex(index);
+            if (key == "fp8.format")
+                QCOMPARE(tab.document()->scenario().fp8.format, core::Fp8Format::E5M2);
+            else if (key == "fp8.overflow")
+                QCOMPARE(tab.document()->scenario().fp8.overflow, core::Fp8Overflow::NaN);
+            else
+                QCOMPARE(tab.document()->scenario().fp8.blockSize, std::int64_t(64));
+        }
+        QVERIFY(moved());
+        settle(tab, kWorkerTimeoutMs);
+        checkAgainstCore(tab);
+        // One undo step brings the document and the control back.
+        tab.document()->undoStack()->undo();
+        QVERIFY(!moved());
+        if (key == "fp8.shown_block")
+            QCOMPARE(tab.control(key)->value(), 50.0);
+        else if (key == "fp8.block_size")
+            QCOMPARE(combo(tab, "fp8.block_size")->currentData().toLongLong(), 16);
+        else
+            QCOMPARE(combo(tab, qPrintable(key))->currentIndex(), 0);
+        settle(tab, kWorkerTimeoutMs);
+        checkAgainstCore(tab);
+    }
+
+    void aSituationIsOneUndoStep()
+    {
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        const core::Scenario before = tab.document()->scenario();
+        choosePreset(tab, "Chapter's 1 x 8 example");
+        QVERIFY(tab.inputs().values);
+        QCOMPARE(tab.document()->undoStack()->count(), 1);
+        tab.document()->undoStack()->undo();
+        QVERIFY(tab.document()->scenario() == before);
+        QCOMPARE(combo(tab, "fp8.preset")->currentIndex(), 0);
+        QCOMPARE(offered(combo(tab, "fp8.block_size")),
+                 (QList<qlonglong>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
+        QVERIFY(tab.control("fp8.rows")->isEnabled());
+        settle(tab, kWorkerTimeoutMs);
+        checkAgainstCore(tab);
+    }
+
+    void blockSizeFollowsTheColumnsWithoutWidgets()
+    {
+        using document::normalizeSection;
+        const document::Field* cols = document::findField(u"fp8.cols");
+        const document::Field* block = document::findField(u"fp8.block_size");
+        QVERIFY(cols && block);
+        const auto edit = [](const core::Scenario& s, const document::Field* f, double v) {
+            core::Scenario after = s;
+            f->set(after, v);
+            normalizeSection(s, after, core::Section::Fp8, f);
+            return after;
+        };
+        core::Scenario s;
+        s = edit(s, block, 64);
+        QCOMPARE(s.fp8.blockSize, std::int64_t(64));
+        QCOMPARE(s.fp8Display.preferredBlockSize, std::int64_t(0));
+        // 100 columns: the largest divisor below 64, with 64 remembered.
+        s = edit(s, cols, 100);
+        QCOMPARE(s.fp8.blockSize, std::int64_t(50));
+        QCOMPARE(s.fp8Display.preferredBlockSize, std::int64_t(64));
+        // Through a prime and back: the choice comes back and is no longer held.
+        s = edit(s, cols, 97);
+        QCOMPARE(s.fp8.blockSize, std::int64_t(1));
+        s = edit(s, cols, 256);
+        QCOMPARE(s.fp8.blockSize, std::int64_t(64));
+        QCOMPARE(s.fp8Display.preferredBlockSize, std::int64_t(0));
+        // A block size chosen while held is the new choice.
+        s = edit(s, cols, 100);
+        s = edit(s, block, 10);
+        QCOMPARE(s.fp8Display.preferredBlockSize, std::int64_t(0));
+        s = edit(s, cols, 256);
+        QCOMPARE(s.fp8.blockSize, std::int64_t(8));
+        // Other edits leave a size that divides nothing alone, for core to refuse by name.
+        s.fp8.blockSize = 3;
+        s = edit(s, document::findField(u"fp8.seed"), 5);
+        QCOMPARE(s.fp8.blockSize, std::int64_t(3));
+        // Explicit values bring their own columns; dropping them brings the generated ones.
+        core::Scenario chapter = s;
+        chapter.fp8.blockSize = 4;
+        chapter.fp8.values = core::MatrixF::Ones(1, 8);
+        normalizeSection(s, chapter, core::Section::Fp8, nullptr);
+        QCOMPARE(chapter.fp8.blockSize, std::int64_t(4)); // chosen by the edit itself
+        core::Scenario generated = chapter;
+        generated.fp8.values.reset();
+        normalizeSection(chapter, generated, core::Section::Fp8, nullptr);
+        QCOMPARE(generated.fp8.blockSize, std::int64_t(4)); // 4 divides 256 too
+        generated.fp8.cols = 250;
+        core::Scenario fewer = generated;
+        normalizeSection(generated, fewer, core::Section::Fp8, nullptr);
+        QCOMPARE(fewer.fp8.blockSize, std::int64_t(4)); // no column change: nothing to do
+    }
+
+    void aColumnEditAndItsBlockSizeAreOneUndoStep()
+    {
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        QComboBox* box = combo(tab, "fp8.block_size");
+        box->setCurrentIndex(indexOfData(box, 64));
+        tab.control("fp8.cols")->setValue(100);
+        QCOMPARE(tab.inputs().blockSize, std::int64_t(50));
+        QCOMPARE(box->currentData().toLongLong(), 50);
+        tab.document()->undoStack()->undo();
+        QCOMPARE(tab.inputs().cols, std::int64_t(256));
+        QCOMPARE(tab.inputs().blockSize, std::int64_t(64));
+        QCOMPARE(box->currentData().toLongLong(), 64);
+        QCOMPARE(offered(box), (QList<qlonglong>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
+    }
+
+    void displayInputsGoThroughAScenarioFile()
+    {
+        // What the tab's widgets set is saved and read back; the remembered block size is not
+        // (it is the memory of an edit, and a file's block size is the choice).
+        Fp8Tab tab;
+        tab.control("fp8.shown_block")->setValue(75);
+        combo(tab, "fp8.overflow")->setCurrentIndex(1);
+        combo(tab, "fp8.format")->setCurrentIndex(1);
+        QComboBox* box = combo(tab, "fp8.block_size");
+        box->setCurrentIndex(indexOfData(box, 64));
+        tab.control("fp8.cols")->setValue(100);
+        const core::Scenario& s = tab.document()->scenario();
+        QCOMPARE(s.fp8Display.preferredBlockSize, std::int64_t(64));
+        const QJsonObject json = document::scenarioToJson(s);
+        const QJsonObject fp8 = json.value("fp8").toObject();
+        QCOMPARE(fp8.value("overflow").toString(), QString("nan"));
+        QCOMPARE(fp8.value("format").toString(), QString("e5m2"));
+        QCOMPARE(fp8.value("shown_block").toDouble(), 75.0);
+        QCOMPARE(fp8.value("block_size").toInteger(), qint64(50));
+        QVERIFY(!fp8.contains("preferred_block_size"));
+        const core::Scenario back = document::scenarioFromJson(json);
+        QCOMPARE(back.fp8, s.fp8);
+        QCOMPARE(back.fp8Display.shownBlock, 75.0);
+        QCOMPARE(back.fp8Display.preferredBlockSize, std::int64_t(0));
+        // A fresh tab on the file shows every control as it was.
+        Fp8Tab fresh;
+        fresh.setScenario(back);
+        QCOMPARE(fresh.control("fp8.shown_block")->value(), 75.0);
+        QCOMPARE(combo(fresh, "fp8.overflow")->currentIndex(), 1);
+        QCOMPARE(combo(fresh, "fp8.format")->currentIndex(), 1);
+        QCOMPARE(combo(fresh, "fp8.block_size")->currentData().toLongLong(), 50);
+        QCOMPARE(fresh.control("fp8.cols")->wholeValue(), std::int64_t(100));
+    }
+
+    void tileNotesNameTheCut()
+    {
+        QCOMPARE(Fp8Tab::tileNote(core::Fp8Tiling{}, 64, 256), QString());
+        core::Fp8Tiling t{128, 128, 100, 96, 100, 96, false};
+        QCOMPARE(Fp8Tab::tileNote(t, 100, 96),
+                 QString("128 x 128 does not divide 100 x 96: tiles of 100 x 96"));
+        core::Fp8Tiling mx{1, 32, 1, 32, 1, 4, false};
+        QCOMPARE(Fp8Tab::tileNote(mx, 64, 100),
+                 QString("1 x 32 does not divide 64 x 100: tiles of 1 x 32, the last ones 1 x 4"));
+        QCOMPARE(Fp8Tab::granularityName(Fp8Tab::kChapterRow, 16), QString("1 x 16 (chapter)"));
     }
 
     void exportsFillTheCanvas_data()

@@ -3,9 +3,9 @@
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "format.h"
-#include "parametercontrol.h"
 #include "heatmappairpanel.h"
 #include "heatmappanel.h"
+#include "parametercontrol.h"
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
@@ -29,7 +29,7 @@
 #include <QXYSeries>
 #include <algorithm>
 #include <cmath>
-#include <future>
+#include <optional>
 #include <utility>
 
 namespace scalelab::ui {
@@ -71,6 +71,51 @@ constexpr Preset kPresets[] = {
 const std::vector<float> kChapterValues = {0.5f, -1.25f, 3.0f, 0.001f, 0.01f, 0.02f, 0.03f, 0.04f};
 constexpr std::int64_t kChapterBlock = 4;
 
+/// The chapter's values as the one-row matrix of a scenario.
+core::MatrixF chapterMatrix()
+{
+    core::MatrixF row(1, static_cast<Eigen::Index>(kChapterValues.size()));
+    for (std::size_t j = 0; j < kChapterValues.size(); ++j)
+        row(0, static_cast<Eigen::Index>(j)) = kChapterValues[j];
+    return row;
+}
+
+// Layout metrics, in logical pixels unless said otherwise.
+constexpr int kDisclosureIndent = 12; ///< the controls behind a disclosure, from the left
+constexpr int kComboChars = 16; ///< the combo boxes' minimum width, in characters
+constexpr int kSwatchSide = 14; ///< the colour swatch of a compared table row
+constexpr int kTableMinHeight = 180;
+constexpr int kSecondRowPosition = 2; ///< maps and table: under the figures and the charts
+constexpr int kTableColumns = 7; ///< scaling, scales, RMSE, max |err|, SNR, -> 0, small blocks
+constexpr double kPointSize = 7; ///< the block-error markers
+constexpr double kGridPointSize = 9; ///< the grid chart's representable values
+constexpr double kValueSize = 10; ///< the grid chart's block values
+constexpr double kRingSize = 20; ///< rings around a point: the shown block, a rounded value
+constexpr double kRingPen = 2.5;
+/// The grid chart's rows (per tensor 0, values 1, own scale 2) and the room around them.
+constexpr double kRowAxisMin = -0.6;
+constexpr double kRowAxisMax = 2.6;
+constexpr double kZoneHalfHeight = 0.4; ///< the subnormal zone around the per-tensor row
+/// Grid points beyond the block's values are shown up to this share of its span away.
+constexpr double kGridReach = 0.35;
+/// Aim for about this many ticks on a round-ranged axis.
+constexpr double kTickDivisions = 6;
+/// The grid chart's lines: the per-tensor grid, the block's values, its own grid.
+constexpr double kTensorLine = 0;
+constexpr double kValuesLine = 1;
+constexpr double kOwnLine = 2;
+constexpr double kErrorHeadroom = 1.05; ///< the error axis reaches this far past the top point
+
+/// Core's block-error points as a series takes them.
+QList<QPointF> chartPoints(const std::vector<core::Fp8ErrorPoint>& points)
+{
+    QList<QPointF> out;
+    out.reserve(static_cast<qsizetype>(points.size()));
+    for (const core::Fp8ErrorPoint& p : points)
+        out.append({p.rank, p.percent});
+    return out;
+}
+
 QString formatName(Fp8Format f)
 {
     return f == Fp8Format::E4M3 ? QStringLiteral("E4M3") : QStringLiteral("E5M2");
@@ -99,7 +144,7 @@ QString powerOfTwo(float value)
 
 QIcon swatch(const QColor& colour)
 {
-    QPixmap p(14, 14);
+    QPixmap p(kSwatchSide, kSwatchSide);
     p.fill(colour);
     return QIcon(p);
 }
@@ -152,7 +197,7 @@ QScatterSeries* makeRing(const QString& name, const QColor& colour, double size)
     s->setMarkerSize(size);
     s->setColor(colour);
     s->setBorderColor(colour);
-    s->setLightMarker(markerImage(true, Qt::NoBrush, QPen(colour, 2.5), size));
+    s->setLightMarker(markerImage(true, Qt::NoBrush, QPen(colour, kRingPen), size));
     s->setPointsVisible(false);
     return s;
 }
@@ -187,7 +232,7 @@ void setRoundRange(QValueAxis* axis, double lo, double hi)
         lo -= pad;
         hi += pad;
     }
-    const double raw = (hi - lo) / 6;
+    const double raw = (hi - lo) / kTickDivisions;
     const double power = std::pow(10.0, std::floor(std::log10(raw)));
     double step = 10 * power;
     for (double m : {1.0, 2.0, 2.5, 5.0})
@@ -218,213 +263,65 @@ QString scaleText(double v)
 
 } // namespace
 
-std::vector<std::int64_t> Fp8Tab::blockSizeChoices(std::int64_t cols)
+QString Fp8Tab::granularityName(int row, std::int64_t blockSize)
 {
-    std::vector<std::int64_t> small, large;
-    for (std::int64_t d = 1; d * d <= cols; ++d) {
-        if (cols % d != 0)
-            continue;
-        small.push_back(d);
-        if (d != cols / d)
-            large.push_back(cols / d);
+    switch (row) {
+    case core::kFp8CastRow:
+        return tr("Plain cast");
+    case core::kFp8TensorRow:
+        return tr("Per tensor");
+    case core::kFp8PerRowRow:
+        return tr("Per row");
+    case core::kFp8Tile128Row:
+        return tr("1 x 128");
+    case core::kFp8Block128Row:
+        return tr("128 x 128");
+    case core::kFp8ChapterRow:
+        return tr("1 x %1 (chapter)").arg(blockSize);
+    default:
+        return tr("1 x 32 E8M0");
     }
-    small.insert(small.end(), large.rbegin(), large.rend());
-    return small;
 }
 
-std::vector<std::int64_t> Fp8Tab::plottedRanks(std::int64_t blocks, int maxPoints)
+QString Fp8Tab::granularityAbout(int row, std::int64_t blockSize)
 {
-    std::vector<std::int64_t> ranks;
-    if (blocks <= maxPoints) {
-        for (std::int64_t r = 0; r < blocks; ++r)
-            ranks.push_back(r);
-        return ranks;
+    switch (row) {
+    case core::kFp8CastRow:
+        return tr("No scale at all: every value is cast to FP8 as it is.");
+    case core::kFp8TensorRow:
+        return tr("One scale for the whole matrix.");
+    case core::kFp8PerRowRow:
+        return tr("One scale per row of the matrix.");
+    case core::kFp8Tile128Row:
+        return tr("1 x 128 tiles, as DeepSeek-V3 scales activations.");
+    case core::kFp8Block128Row:
+        return tr("128 x 128 blocks, as DeepSeek-V3 scales weights.");
+    case core::kFp8ChapterRow:
+        return tr("The chapter's fine-grained scaling: one scale per 1 x %1 block of a row.")
+            .arg(blockSize);
+    default:
+        return tr("1 x 32 blocks with power-of-two (E8M0) scales, as in the MXFP8 format.");
     }
-    // Evenly spread, first and last included: the band's shape without a million markers.
-    for (int i = 0; i < maxPoints; ++i)
-        ranks.push_back(static_cast<std::int64_t>(std::llround(
-            static_cast<double>(i) * static_cast<double>(blocks - 1) / (maxPoints - 1))));
-    return ranks;
 }
 
-std::int64_t Fp8Tab::rankAtPercentile(std::int64_t blocks, double percentile)
+QString Fp8Tab::tileNote(const core::Fp8Tiling& t, std::int64_t rows, std::int64_t cols)
 {
-    // Rounded down: the median of an even count is the smaller middle block, so with the
-    // chapter's two blocks the small one is shown.
-    const double p = std::clamp(percentile, 0.0, 100.0) / 100.0;
-    return std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::floor(p * static_cast<double>(blocks - 1))), 0, blocks - 1);
+    if (t.even)
+        return {};
+    QString note = tr("%1 x %2 does not divide %3 x %4: tiles of %5 x %6")
+                       .arg(t.wantRows)
+                       .arg(t.wantCols)
+                       .arg(rows)
+                       .arg(cols)
+                       .arg(t.tileRows)
+                       .arg(t.tileCols);
+    if (t.edgeRows != t.tileRows || t.edgeCols != t.tileCols)
+        note += tr(", the last ones %1 x %2").arg(t.edgeRows).arg(t.edgeCols);
+    return note;
 }
 
-Fp8View Fp8Tab::computeView(const core::Fp8Inputs& in, double percentile,
-                            std::shared_ptr<const core::MatrixF> normals,
-                            const std::shared_ptr<const Fp8View>& previous)
-{
-    core::validate(in);
-    Fp8View v;
-    v.inputs = in;
-    std::shared_ptr<const core::MatrixF> kept;
-    if (in.values) {
-        kept = std::make_shared<const core::MatrixF>(*in.values);
-    } else if (previous && previous->generated && previous->inputs.rows == in.rows
-               && previous->inputs.cols == in.cols && previous->inputs.seed == in.seed
-               && previous->inputs.blockSize == in.blockSize
-               && previous->inputs.outlierScale == in.outlierScale) {
-        // Only the format, the overflow rule or the shown block changed: the same matrix.
-        kept = previous->generated;
-        v.excluded = previous->excluded;
-        v.normals = previous->normals;
-        v.generated = kept;
-    } else {
-        if (!normals)
-            normals = std::make_shared<const core::MatrixF>(core::fp8NormalMatrix(in));
-        core::Fp8Generated g = core::fp8ApplyOutliers(*normals, in);
-        kept = std::make_shared<const core::MatrixF>(std::move(g.values));
-        v.excluded = std::move(g.outlierBlocks);
-        v.normals = normals;
-        v.generated = kept;
-    }
-    const core::MatrixF& values = *kept;
-    const std::int64_t b = in.blockSize;
-    const std::int64_t cols = values.cols();
-    const std::int64_t rows = values.rows();
-    const std::int64_t perRow = cols / b;
-    const auto fmt = in.format;
-    const auto ovf = in.overflow;
-
-    if (in.values) {
-        // Explicit values name no outliers: the blocks that hold the largest value play them.
-        std::vector<float> blockMax(static_cast<std::size_t>(values.size() / b), 0.0f);
-        for (std::int64_t k = 0; k < values.size(); ++k) {
-            float& m = blockMax[static_cast<std::size_t>(k / b)];
-            m = std::max(m, std::abs(values.data()[k]));
-        }
-        const float top = *std::max_element(blockMax.begin(), blockMax.end());
-        for (std::size_t i = 0; i < blockMax.size(); ++i)
-            if (blockMax[i] == top)
-                v.excluded.push_back(static_cast<std::int64_t>(i));
-    }
-
-    // Every granularity of the table in one call: the round trips run side by side, and only
-    // the two the charts compare keep their dequantized matrices.
-    const core::Fp8Scaling chapter{1, b, false};
-    const std::vector<core::Fp8ScalingJob> jobs = {
-        {{0, 0, false}, true, false, false}, // kCastRow
-        {{0, 0, false}, false, true, true}, // kTensorRow
-        {{1, 0, false}, false, false, false},     {{1, 128, false}, false, false, false},
-        {{128, 128, false}, false, false, false}, {chapter, false, true, true}, // kChapterRow
-        {{1, 32, true}, false, false, false},
-    };
-    std::vector<core::Fp8ScalingOutcome> outcomes =
-        core::fp8QuantizeScalings(values, fmt, ovf, jobs, b, v.excluded);
-    const core::MatrixF& tensorDeq = outcomes[kTensorRow].dequantized;
-    const core::MatrixF& blockDeq = outcomes[kChapterRow].dequantized;
-
-    // The per-block errors and the maps of the two compared scalings, one scaling per thread.
-    std::vector<core::Fp8BlockError> tensorErrors, blockErrors;
-    auto tensorSide = std::async(std::launch::async, [&] {
-        tensorErrors = core::fp8BlockErrors(values, tensorDeq, b);
-        v.tensorMap = core::fp8AbsErrorMap(values, tensorDeq, kMapSide, kMapSide);
-    });
-    blockErrors = core::fp8BlockErrors(values, blockDeq, b);
-    v.blockMap = core::fp8AbsErrorMap(values, blockDeq, kMapSide, kMapSide);
-    tensorSide.get();
-
-    v.blockCount = static_cast<std::int64_t>(tensorErrors.size());
-    const std::vector<std::int64_t> order = core::fp8OrderByMagnitude(tensorErrors);
-    v.tensorMax = tensorErrors[static_cast<std::size_t>(order.back())].maxAbs;
-    v.tensorScale = outcomes[kTensorRow].scales(0, 0);
-    if (!in.values) {
-        // The generator's outliers are the big blocks; are they exactly the top ranks?
-        // The generator lists its outliers ascending, each once: a binary search finds them.
-        const std::vector<std::int64_t>& outliers = v.excluded;
-        const auto k = static_cast<std::int64_t>(outliers.size());
-        v.outliersOnTop = k > 0 && k < v.blockCount;
-        for (std::int64_t r = v.blockCount - k; r < v.blockCount && v.outliersOnTop; ++r)
-            v.outliersOnTop = std::binary_search(outliers.begin(), outliers.end(),
-                                                 order[static_cast<std::size_t>(r)]);
-    } else {
-        v.outliersOnTop = static_cast<std::int64_t>(v.excluded.size()) < v.blockCount;
-    }
-    v.shownRank = rankAtPercentile(v.blockCount, percentile);
-    v.shownBlock = order[static_cast<std::size_t>(v.shownRank)];
-    const std::int64_t first = v.shownBlock * b; // row-major offset of the block's first value
-    const auto blockValues = [first, b](const core::MatrixF& m) {
-        return std::vector<float>(m.data() + first, m.data() + first + b);
-    };
-    v.shownValues = blockValues(values);
-    v.shownTensorDeq = blockValues(tensorDeq);
-    v.shownTensorError = tensorErrors[static_cast<std::size_t>(v.shownBlock)].relativeError;
-    v.shownBlockDeq = blockValues(blockDeq);
-    v.shownBlockError = blockErrors[static_cast<std::size_t>(v.shownBlock)].relativeError;
-    v.shownScale = outcomes[kChapterRow].scales(v.shownBlock / perRow, v.shownBlock % perRow);
-    v.poolRows = (rows + kMapSide - 1) / kMapSide;
-    v.poolCols = (cols + kMapSide - 1) / kMapSide;
-
-    const auto tileNote = [rows, cols](const core::Fp8Scaling& s) -> QString {
-        const std::int64_t tileR = s.blockRows == 0 ? rows : std::min(s.blockRows, rows);
-        const std::int64_t tileC = s.blockCols == 0 ? cols : std::min(s.blockCols, cols);
-        const std::int64_t wantR = s.blockRows == 0 ? rows : s.blockRows;
-        const std::int64_t wantC = s.blockCols == 0 ? cols : s.blockCols;
-        if (rows % tileR == 0 && cols % tileC == 0 && tileR == wantR && tileC == wantC)
-            return {};
-        const std::int64_t edgeR = rows % tileR == 0 ? tileR : rows % tileR;
-        const std::int64_t edgeC = cols % tileC == 0 ? tileC : cols % tileC;
-        QString note = tr("%1 x %2 does not divide %3 x %4: tiles of %5 x %6")
-                           .arg(wantR)
-                           .arg(wantC)
-                           .arg(rows)
-                           .arg(cols)
-                           .arg(tileR)
-                           .arg(tileC);
-        if (edgeR != tileR || edgeC != tileC)
-            note += tr(", the last ones %1 x %2").arg(edgeR).arg(edgeC);
-        return note;
-    };
-    const std::pair<QString, QString> names[] = {
-        {tr("Plain cast"), tr("No scale at all: every value is cast to FP8 as it is.")},
-        {tr("Per tensor"), tr("One scale for the whole matrix.")},
-        {tr("Per row"), tr("One scale per row of the matrix.")},
-        {tr("1 x 128"), tr("1 x 128 tiles, as DeepSeek-V3 scales activations.")},
-        {tr("128 x 128"), tr("128 x 128 blocks, as DeepSeek-V3 scales weights.")},
-        {tr("1 x %1 (chapter)").arg(b),
-         tr("The chapter's fine-grained scaling: one scale per 1 x %1 block of a row.").arg(b)},
-        {tr("1 x 32 E8M0"),
-         tr("1 x 32 blocks with power-of-two (E8M0) scales, as in the MXFP8 format.")},
-    };
-    v.table.resize(jobs.size());
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-        Fp8Granularity& g = v.table[i];
-        g.name = names[i].first;
-        g.about = names[i].second;
-        g.scaling = jobs[i].scaling;
-        g.plainCast = jobs[i].plainCast;
-        g.scales = g.plainCast ? 0 : outcomes[i].scaleCount;
-        g.note = g.plainCast ? QString() : tileNote(jobs[i].scaling);
-        g.all = outcomes[i].all;
-        g.small = outcomes[i].small;
-    }
-
-    // Both error series, smallest block first; a non-finite error (a NaN-mode overflow) has no
-    // place on the axis and is left out.
-    for (std::int64_t r : plottedRanks(v.blockCount, kMaxPlotPoints)) {
-        const auto i = static_cast<std::size_t>(order[static_cast<std::size_t>(r)]);
-        const double x = static_cast<double>(r + 1);
-        if (std::isfinite(tensorErrors[i].relativeError))
-            v.tensorPoints.append({x, 100.0 * tensorErrors[i].relativeError});
-        if (std::isfinite(blockErrors[i].relativeError))
-            v.blockPoints.append({x, 100.0 * blockErrors[i].relativeError});
-    }
-
-    // The representable values around the block, on each grid.
-    const auto [lo, hi] = std::minmax_element(v.shownValues.begin(), v.shownValues.end());
-    v.tensorGrid = core::fp8ScaledGrid(fmt, v.tensorScale, *lo, *hi);
-    v.blockGrid = core::fp8ScaledGrid(fmt, v.shownScale, *lo, *hi);
-    return v;
-}
-
-Fp8Tab::Fp8Tab(QWidget* parent)
-    : Tab(parent)
+Fp8Tab::Fp8Tab(document::ScenarioDocument* document, QWidget* parent)
+    : Tab(document, core::Section::Fp8, parent)
 {
     setObjectName("fp8");
     buildControls();
@@ -440,8 +337,8 @@ Fp8Tab::Fp8Tab(QWidget* parent)
     tableBox->addWidget(m_table, 1);
     tableBox->addWidget(m_tableNote);
     second->addLayout(tableBox, 1);
-    chartsColumn()->insertLayout(2, second, 1);
-    setScenario(core::Scenario{});
+    chartsColumn()->insertLayout(kSecondRowPosition, second, 1);
+    sectionShown();
     refreshNow();
 }
 
@@ -452,10 +349,20 @@ QList<ChartPanel*> Fp8Tab::charts() const
 
 void Fp8Tab::buildControls()
 {
-    using Scale = ParameterSpec::Scale;
-    const core::Fp8Inputs d;
-
     QVBoxLayout* box = addGroup(tr("FP8 block scaling"));
+    buildSituation(box);
+    addControl(box, "fp8.outlier_scale");
+    addControl(box, "fp8.shown_block");
+    buildMatrixControls(box);
+    for (QComboBox* c : {m_preset, m_format, m_blockSize, m_overflow}) {
+        // Long entries must not widen the controls column past its sliders.
+        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+        c->setMinimumContentsLength(kComboChars);
+    }
+}
+
+void Fp8Tab::buildSituation(QVBoxLayout* box)
+{
     auto* form = new QFormLayout;
     m_preset = new QComboBox;
     m_preset->setObjectName("fp8.preset");
@@ -468,76 +375,37 @@ void Fp8Tab::buildControls()
     form->addRow(tr("&Situation"), m_preset);
     connect(m_preset, &QComboBox::activated, this, &Fp8Tab::applyPreset);
 
-    m_format = new QComboBox;
-    m_format->setObjectName("fp8.format");
+    m_format = addChoice(form, "fp8.format");
     m_format->setAccessibleName(tr("FP8 format"));
-    m_format->addItem(tr("E4M3 (max 448)"), static_cast<int>(Fp8Format::E4M3));
-    m_format->addItem(tr("E5M2 (max 57,344)"), static_cast<int>(Fp8Format::E5M2));
-    m_format->setToolTip(tr("E4M3: 3 mantissa bits, smallest normal 2^-6. E5M2: 2 mantissa bits, "
-                            "smallest normal 2^-14 (a wider range, coarser steps)."));
-    form->addRow(tr("&Format"), m_format);
-    connect(m_format, &QComboBox::currentIndexChanged, this, [this] { inputEdited(); });
 
     // A combo box rather than a slider: it offers exactly the block sizes that divide the
     // columns, in order, and Up/Down step through them; a slider would have positions that
-    // are not allowed.
+    // are not allowed. The document keeps the size valid when the columns change.
+    const document::Field* block = document::findField(u"fp8.block_size");
     m_blockSize = new QComboBox;
-    m_blockSize->setObjectName("fp8.block_size");
+    m_blockSize->setObjectName(block->key);
     m_blockSize->setAccessibleName(tr("Block size"));
-    m_blockSize->setToolTip(tr("Values per block: each 1 x block_size block of a row gets its own "
-                               "scale, max|block| / max_value. Only sizes that divide the columns "
-                               "are offered."));
-    form->addRow(tr("&Block size"), m_blockSize);
+    m_blockSize->setToolTip(block->translatedHelp());
+    form->addRow(block->translatedLabel(), m_blockSize);
     connect(m_blockSize, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (i < 0)
-            return;
-        m_preferredBlock = m_blockSize->itemData(i).toLongLong();
-        inputEdited();
+        if (i >= 0)
+            document()->setValue("fp8.block_size",
+                                 static_cast<double>(m_blockSize->itemData(i).toLongLong()));
     });
     box->addLayout(form);
+}
 
-    addControl(box,
-               makeSpec("fp8.outlier_scale", tr("&Outlier scale"), "", tr("x"),
-                        tr("How many times larger the few outlier blocks are (about 1 block in "
-                           "16) than the standard-normal rest."),
-                        1, 1e12, Scale::Log),
-               d.outlierScale);
-    ParameterSpec shown = makeSpec(
-        "fp8.shown_block", tr("Block &shown"), "", tr("% smaller"),
-        tr("The block the grid chart shows and the error chart rings: this percentage of the "
-           "blocks have a smaller largest |value| (50 % = the median block)."),
-        0, 100);
-    addControl(box, shown, m_percentile);
-
+void Fp8Tab::buildMatrixControls(QVBoxLayout* box)
+{
     // The matrix itself and the overflow rule: rarely changed, so behind a disclosure.
     auto* advanced = new QWidget;
     auto* adv = new QVBoxLayout(advanced);
-    adv->setContentsMargins(12, 0, 0, 0);
-    addControl(adv,
-               makeSpec("fp8.rows", tr("&Rows"), "", tr("rows"),
-                        tr("Rows of the generated matrix."), 1, 4096, Scale::Log),
-               static_cast<double>(d.rows));
-    addControl(adv,
-               makeSpec("fp8.cols", tr("&Columns"), "", tr("columns"),
-                        tr("Columns of the generated matrix; the block size must divide them."), 1,
-                        4096, Scale::Log),
-               static_cast<double>(d.cols));
-    addControl(adv,
-               makeSpec("fp8.seed", tr("S&eed"), "", tr(""),
-                        tr("Seed of the random matrix and of which blocks are outliers."), 0, 1000),
-               static_cast<double>(d.seed));
+    adv->setContentsMargins(kDisclosureIndent, 0, 0, 0);
+    for (const char* key : {"fp8.rows", "fp8.cols", "fp8.seed"})
+        addControl(adv, key);
     auto* advForm = new QFormLayout;
-    m_overflow = new QComboBox;
-    m_overflow->setObjectName("fp8.overflow");
-    m_overflow->setAccessibleName(tr("Overflow"));
-    m_overflow->addItem(tr("Saturate to ±max"), static_cast<int>(core::Fp8Overflow::Saturate));
-    m_overflow->addItem(tr("NaN (non-saturating)"), static_cast<int>(core::Fp8Overflow::NaN));
-    m_overflow->setToolTip(
-        tr("What a value past the largest finite one becomes. A scale of max|tile| / max_value "
-           "never lets one pass, so only the plain cast (no scale) shows the difference."));
-    advForm->addRow(tr("O&verflow"), m_overflow);
+    m_overflow = addChoice(advForm, "fp8.overflow");
     adv->addLayout(advForm);
-    connect(m_overflow, &QComboBox::currentIndexChanged, this, [this] { inputEdited(); });
     m_explicitNote = new QLabel;
     m_explicitNote->setWordWrap(true);
     m_explicitNote->setObjectName("fp8.explicit_note");
@@ -551,11 +419,6 @@ void Fp8Tab::buildControls()
     box->addWidget(m_generate);
     m_explicitNote->hide();
     m_generate->hide();
-    for (QComboBox* c : {m_preset, m_format, m_blockSize, m_overflow}) {
-        // Long entries must not widen the controls column past its sliders.
-        c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-        c->setMinimumContentsLength(16);
-    }
 }
 
 void Fp8Tab::buildErrorChart()
@@ -577,13 +440,13 @@ void Fp8Tab::buildErrorChart()
     m_outlierBand->setColor(QColor(0, 0, 0, 30));
     m_outlierBand->setBorderColor(QColor(0, 0, 0, 30));
     attach(chart, m_outlierBand, m_rankAxis, m_errorAxis);
-    m_errTensor =
-        makeScatter(tr("Per tensor"), palette::kVermillion, 7, QScatterSeries::MarkerShapeCircle);
+    m_errTensor = makeScatter(tr("Per tensor"), palette::kVermillion, kPointSize,
+                              QScatterSeries::MarkerShapeCircle);
     attach(chart, m_errTensor, m_rankAxis, m_errorAxis);
-    m_errBlock =
-        makeScatter(tr("Per block"), palette::kBlue, 7, QScatterSeries::MarkerShapeRectangle);
+    m_errBlock = makeScatter(tr("Per block"), palette::kBlue, kPointSize,
+                             QScatterSeries::MarkerShapeRectangle);
     attach(chart, m_errBlock, m_rankAxis, m_errorAxis);
-    m_errShown = makeRing(tr("Shown block"), palette::kBlack, 20);
+    m_errShown = makeRing(tr("Shown block"), palette::kBlack, kRingSize);
     attach(chart, m_errShown, m_rankAxis, m_errorAxis);
 }
 
@@ -600,11 +463,11 @@ void Fp8Tab::buildGridChart()
     styleAxis(m_rowAxis, QString());
     m_rowAxis->setTitleVisible(false);
     m_rowAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    m_rowAxis->setStartValue(-0.6);
-    m_rowAxis->append(tr("Per tensor"), 0);
-    m_rowAxis->append(tr("Values"), 1);
-    m_rowAxis->append(tr("Per block"), 2);
-    m_rowAxis->setRange(-0.6, 2.6);
+    m_rowAxis->setStartValue(kRowAxisMin);
+    m_rowAxis->append(tr("Per tensor"), kTensorLine);
+    m_rowAxis->append(tr("Values"), kValuesLine);
+    m_rowAxis->append(tr("Per block"), kOwnLine);
+    m_rowAxis->setRange(kRowAxisMin, kRowAxisMax);
     m_rowAxis->setGridLineVisible(false);
 
     m_subnormalZone = new QLineSeries;
@@ -612,18 +475,19 @@ void Fp8Tab::buildGridChart()
     m_subnormalZone->setPen(QPen(QColor(110, 110, 110), 2, Qt::DashLine));
     m_subnormalZone->setName(tr("Subnormals"));
     attach(chart, m_subnormalZone, m_valueAxis, m_rowAxis);
-    m_gridTensor = makeScatter(tr("Per-tensor grid"), palette::kVermillion, 9,
+    m_gridTensor = makeScatter(tr("Per-tensor grid"), palette::kVermillion, kGridPointSize,
                                QScatterSeries::MarkerShapeRectangle);
     attach(chart, m_gridTensor, m_valueAxis, m_rowAxis);
-    m_gridBlock =
-        makeScatter(tr("Own grid"), palette::kBlue, 9, QScatterSeries::MarkerShapeRectangle);
+    m_gridBlock = makeScatter(tr("Own grid"), palette::kBlue, kGridPointSize,
+                              QScatterSeries::MarkerShapeRectangle);
     attach(chart, m_gridBlock, m_valueAxis, m_rowAxis);
-    m_values = makeScatter(tr("Values"), palette::kBlack, 10, QScatterSeries::MarkerShapeCircle);
+    m_values =
+        makeScatter(tr("Values"), palette::kBlack, kValueSize, QScatterSeries::MarkerShapeCircle);
     attach(chart, m_values, m_valueAxis, m_rowAxis);
     // Rings mark the grid points the values round to; the grids' legend entries stand for them.
-    m_landTensor = makeRing(tr("Rounded, per tensor"), palette::kVermillion, 20);
+    m_landTensor = makeRing(tr("Rounded, per tensor"), palette::kVermillion, kRingSize);
     attach(chart, m_landTensor, m_valueAxis, m_rowAxis);
-    m_landBlock = makeRing(tr("Rounded, own scale"), palette::kBlue, 20);
+    m_landBlock = makeRing(tr("Rounded, own scale"), palette::kBlue, kRingSize);
     attach(chart, m_landBlock, m_valueAxis, m_rowAxis);
     hideFromLegend(chart, m_landTensor);
     hideFromLegend(chart, m_landBlock);
@@ -644,7 +508,7 @@ void Fp8Tab::buildHeatmap()
 
 void Fp8Tab::buildTable()
 {
-    m_table = new QTableWidget(7, 7);
+    m_table = new QTableWidget(core::kFp8TableRows, kTableColumns);
     m_table->setObjectName("fp8.granularity");
     m_table->setAccessibleName(tr("Error by scaling granularity"));
     const QStringList headers = {tr("Scaling"),  tr("Scales"), tr("RMSE"),        tr("Max |err|"),
@@ -668,9 +532,9 @@ void Fp8Tab::buildTable()
     // Every column as wide as its text; the last one takes what is left.
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setMinimumHeight(180);
-    for (int r = 0; r < 7; ++r)
-        for (int c = 0; c < 7; ++c) {
+    m_table->setMinimumHeight(kTableMinHeight);
+    for (int r = 0; r < core::kFp8TableRows; ++r)
+        for (int c = 0; c < kTableColumns; ++c) {
             auto* item = new QTableWidgetItem;
             item->setTextAlignment(c == 0 ? (Qt::AlignLeft | Qt::AlignVCenter)
                                           : (Qt::AlignRight | Qt::AlignVCenter));
@@ -684,105 +548,67 @@ void Fp8Tab::buildTable()
     m_tableNote->setWordWrap(true);
 }
 
-void Fp8Tab::setScenario(const core::Scenario& scenario)
+void Fp8Tab::sectionShown()
 {
-    m_inputs = scenario.fp8;
-    const core::Fp8Inputs& f = m_inputs;
-    loadValue(control("fp8.rows"), static_cast<double>(f.rows));
-    loadValue(control("fp8.cols"), static_cast<double>(f.cols));
-    loadValue(control("fp8.outlier_scale"), f.outlierScale);
-    loadValue(control("fp8.seed"), static_cast<double>(f.seed));
-    {
-        const QSignalBlocker a(m_format), b(m_overflow);
-        m_format->setCurrentIndex(m_format->findData(static_cast<int>(f.format)));
-        m_overflow->setCurrentIndex(m_overflow->findData(static_cast<int>(f.overflow)));
-    }
-    m_preferredBlock = f.blockSize;
-    fillBlockSizes(effectiveCols(), true);
-    showExplicitValues(f.values.has_value());
-    readControls();
+    fillBlockSizes();
+    showExplicitValues();
     syncPreset();
-    scheduleRefresh();
 }
 
-void Fp8Tab::writeScenario(core::Scenario& scenario) const
+void Fp8Tab::fillBlockSizes()
 {
-    scenario.fp8 = m_inputs;
-}
-
-std::int64_t Fp8Tab::effectiveCols() const
-{
-    return m_inputs.values ? static_cast<std::int64_t>(m_inputs.values->cols())
-                           : control("fp8.cols")->wholeValue();
-}
-
-void Fp8Tab::fillBlockSizes(std::int64_t cols, bool keepPreferred)
-{
-    // The divisors of the columns; the preferred size, or the largest divisor below it.
-    std::vector<std::int64_t> choices = blockSizeChoices(std::max<std::int64_t>(cols, 1));
-    std::int64_t pick = choices.front();
-    for (std::int64_t c : choices)
-        if (c <= m_preferredBlock)
-            pick = c;
-    // A scenario's size that divides nothing is still listed and chosen, so that core refuses
-    // it by name instead of the tab quietly changing it.
-    if (keepPreferred && pick != m_preferredBlock) {
-        choices.push_back(m_preferredBlock);
+    // The divisors of the columns. A scenario's size that divides nothing is still listed and
+    // chosen, so that core refuses it by name instead of the tab quietly changing it.
+    const core::Fp8Inputs& in = inputs();
+    const std::int64_t cols = in.values ? static_cast<std::int64_t>(in.values->cols()) : in.cols;
+    std::vector<std::int64_t> choices = core::fp8BlockSizeChoices(std::max<std::int64_t>(cols, 1));
+    if (std::find(choices.begin(), choices.end(), in.blockSize) == choices.end()) {
+        choices.push_back(in.blockSize);
         std::sort(choices.begin(), choices.end());
-        pick = m_preferredBlock;
+    }
+    QStringList texts;
+    for (std::int64_t c : choices) {
+        if (c == cols)
+            texts << tr("%1 values (whole row)").arg(formatWhole(c));
+        else if (c < 1 || cols % c != 0)
+            texts << tr("%1 (does not divide %2)").arg(formatWhole(c), formatWhole(cols));
+        else
+            texts << tr("%1 values (1 x %1)").arg(formatWhole(c));
     }
     const QSignalBlocker block(m_blockSize);
-    m_blockSize->clear();
-    for (std::int64_t c : choices) {
-        QString text = tr("%1 values (1 x %1)").arg(formatWhole(c));
-        if (c == cols)
-            text = tr("%1 values (whole row)").arg(formatWhole(c));
-        else if (c < 1 || cols % c != 0)
-            text = tr("%1 (does not divide %2)").arg(formatWhole(c), formatWhole(cols));
-        m_blockSize->addItem(text, QVariant::fromValue<qlonglong>(c));
+    // Listed again only when the list changes: most edits (and every slider step of another
+    // input) leave it as it is.
+    bool same = m_blockSize->count() == texts.size();
+    for (int i = 0; same && i < texts.size(); ++i)
+        same = m_blockSize->itemText(i) == texts[i];
+    if (!same) {
+        m_blockSize->clear();
+        for (std::size_t i = 0; i < choices.size(); ++i)
+            m_blockSize->addItem(texts[static_cast<qsizetype>(i)],
+                                 QVariant::fromValue<qlonglong>(choices[i]));
     }
-    m_blockSize->setCurrentIndex(m_blockSize->findData(QVariant::fromValue<qlonglong>(pick)));
-    m_blockCols = cols;
+    m_blockSize->setCurrentIndex(
+        m_blockSize->findData(QVariant::fromValue<qlonglong>(in.blockSize)));
 }
 
-void Fp8Tab::readControls()
+void Fp8Tab::showExplicitValues()
 {
-    const bool explicitValues = m_inputs.values.has_value();
-    if (!explicitValues) {
-        m_inputs.rows = control("fp8.rows")->wholeValue();
-        m_inputs.cols = control("fp8.cols")->wholeValue();
-    }
-    m_inputs.outlierScale = control("fp8.outlier_scale")->value();
-    m_inputs.seed = control("fp8.seed")->wholeValue();
-    m_inputs.format = static_cast<Fp8Format>(m_format->currentData().toInt());
-    m_inputs.overflow = static_cast<core::Fp8Overflow>(m_overflow->currentData().toInt());
-    // The offered block sizes follow the columns.
-    if (effectiveCols() != m_blockCols)
-        fillBlockSizes(effectiveCols(), false);
-    m_inputs.blockSize = m_blockSize->currentData().toLongLong();
-    m_percentile = control("fp8.shown_block")->value();
-    syncPreset();
-}
-
-void Fp8Tab::showExplicitValues(bool on)
-{
+    const std::optional<core::MatrixF>& values = inputs().values;
     for (const char* key : {"fp8.rows", "fp8.cols", "fp8.outlier_scale", "fp8.seed"})
-        control(key)->setEnabled(!on);
-    m_explicitNote->setVisible(on);
-    m_generate->setVisible(on);
-    if (on)
+        control(key)->setEnabled(!values);
+    m_explicitNote->setVisible(values.has_value());
+    m_generate->setVisible(values.has_value());
+    if (values)
         m_explicitNote->setText(tr("Explicit values from the scenario: %1 x %2. Rows, columns, "
                                    "outlier scale and seed are not used.")
-                                    .arg(m_inputs.values->rows())
-                                    .arg(m_inputs.values->cols()));
+                                    .arg(values->rows())
+                                    .arg(values->cols()));
 }
 
 void Fp8Tab::useGeneratedMatrix()
 {
-    m_inputs.values.reset();
-    showExplicitValues(false);
-    fillBlockSizes(control("fp8.cols")->wholeValue(), false);
-    inputEdited();
+    document()->edit(core::Section::Fp8, tr("Use a generated matrix"),
+                     [](core::Scenario& s) { s.fp8.values.reset(); });
 }
 
 void Fp8Tab::applyPreset(int index)
@@ -790,43 +616,36 @@ void Fp8Tab::applyPreset(int index)
     if (index < 0 || index >= static_cast<int>(std::size(kPresets)))
         return;
     const Preset& p = kPresets[index];
-    {
-        const QSignalBlocker block(m_format);
-        m_format->setCurrentIndex(m_format->findData(static_cast<int>(p.format)));
-    }
-    if (p.chapterExample) {
-        core::MatrixF row(1, static_cast<Eigen::Index>(kChapterValues.size()));
-        for (std::size_t j = 0; j < kChapterValues.size(); ++j)
-            row(0, static_cast<Eigen::Index>(j)) = kChapterValues[j];
-        m_inputs.values = row;
-        m_preferredBlock = kChapterBlock;
-        fillBlockSizes(row.cols(), false);
-        showExplicitValues(true);
-    } else {
-        if (m_inputs.values) {
-            m_inputs.values.reset();
-            showExplicitValues(false);
-            fillBlockSizes(control("fp8.cols")->wholeValue(), false);
-        }
-        loadValue(control("fp8.outlier_scale"), p.outlierScale);
-    }
-    inputEdited();
+    // One undo step; the document keeps the block size dividing the new columns.
+    document()->edit(core::Section::Fp8, tr("Situation %1").arg(tr(p.name)),
+                     [&p](core::Scenario& s) {
+                         s.fp8.format = p.format;
+                         if (p.chapterExample) {
+                             s.fp8.values = chapterMatrix();
+                             s.fp8.blockSize = kChapterBlock;
+                         } else {
+                             s.fp8.values.reset();
+                             s.fp8.outlierScale = p.outlierScale;
+                         }
+                     });
+    syncPreset(); // a choice that changed nothing still names the current values
 }
 
 void Fp8Tab::syncPreset()
 {
+    const core::Fp8Inputs& in = inputs();
     int match = static_cast<int>(std::size(kPresets)); // "Custom"
     for (int i = 0; i < static_cast<int>(std::size(kPresets)); ++i) {
         const Preset& p = kPresets[i];
-        if (p.format != m_inputs.format)
+        if (p.format != in.format)
             continue;
         if (p.chapterExample) {
-            if (m_inputs.values && m_inputs.values->rows() == 1
-                && m_inputs.values->cols() == static_cast<Eigen::Index>(kChapterValues.size())
-                && std::equal(kChapterValues.begin(), kChapterValues.end(), m_inputs.values->data())
-                && m_inputs.blockSize == kChapterBlock)
+            if (in.values && in.values->rows() == 1
+                && in.values->cols() == static_cast<Eigen::Index>(kChapterValues.size())
+                && std::equal(kChapterValues.begin(), kChapterValues.end(), in.values->data())
+                && in.blockSize == kChapterBlock)
                 match = i;
-        } else if (!m_inputs.values && m_inputs.outlierScale == p.outlierScale) {
+        } else if (!in.values && in.outlierScale == p.outlierScale) {
             match = i;
         }
     }
@@ -836,23 +655,25 @@ void Fp8Tab::syncPreset()
 
 void Fp8Tab::recompute()
 {
-    std::shared_ptr<const core::MatrixF> normals;
-    if (!m_inputs.values && m_normals && m_normals->rows() == m_inputs.rows
-        && m_normals->cols() == m_inputs.cols && m_normalsSeed == m_inputs.seed)
-        normals = m_normals;
+    core::Fp8ViewOptions options;
+    options.shownPercentile = shownPercentile();
+    options.previous = m_view;
+    const core::Fp8Inputs& in = inputs();
+    if (!in.values && m_normals && m_normals->rows() == in.rows && m_normals->cols() == in.cols
+        && m_normalsSeed == in.seed)
+        options.normals = m_normals;
     // Even a 4096 x 4096 matrix is generated and quantized off the GUI thread; only the newest
-    // result is shown. Bad input is refused there too (computeView validates first), so a
+    // result is shown. Bad input is refused there too (computeFp8View validates first), so a
     // refusal also supersedes any result still on its way.
-    computeInBackground([this, in = m_inputs, percentile = m_percentile, normals,
-                         previous = m_view]() -> std::function<void()> {
-        auto view = std::make_shared<const Fp8View>(computeView(in, percentile, normals, previous));
+    computeInBackground([this, in, options]() -> std::function<void()> {
+        auto view = std::make_shared<const core::Fp8View>(core::computeFp8View(in, options));
         return [this, view] {
             showView(view);
         };
     });
 }
 
-void Fp8Tab::showView(const std::shared_ptr<const Fp8View>& view)
+void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)
 {
     m_view = view;
     if (view->normals) {
@@ -866,11 +687,13 @@ void Fp8Tab::showView(const std::shared_ptr<const Fp8View>& view)
     showFigures(*view);
 }
 
-void Fp8Tab::showErrorChart(const Fp8View& v)
+void Fp8Tab::showErrorChart(const core::Fp8View& v)
 {
     const std::int64_t b = v.inputs.blockSize;
-    replaceIfChanged(m_errTensor, v.tensorPoints);
-    replaceIfChanged(m_errBlock, v.blockPoints);
+    const QList<QPointF> tensorPoints = chartPoints(v.tensorPoints);
+    const QList<QPointF> blockPoints = chartPoints(v.blockPoints);
+    replaceIfChanged(m_errTensor, tensorPoints);
+    replaceIfChanged(m_errBlock, blockPoints);
     m_errBlock->setName(tr("Per 1 x %1 block").arg(b));
     const double x = static_cast<double>(v.shownRank + 1);
     QList<QPointF> ring;
@@ -880,16 +703,20 @@ void Fp8Tab::showErrorChart(const Fp8View& v)
     replaceIfChanged(m_errShown, ring);
 
     double top = 0;
-    for (const QList<QPointF>* s : {&v.tensorPoints, &v.blockPoints})
+    for (const QList<QPointF>* s : {&tensorPoints, &blockPoints})
         for (const QPointF& p : *s)
             top = std::max(top, p.y());
-    setNiceRange(m_errorAxis, 0, top > 0 ? top * 1.05 : 1.0);
+    setNiceRange(m_errorAxis, 0, top > 0 ? top * kErrorHeadroom : 1.0);
     // One spare rank on the right, so the largest block's points are not cut by the frame.
     const double right = static_cast<double>(v.blockCount + 1);
     setNiceRange(m_rankAxis, 0, right, true);
     if (m_rankAxis->max() != right)
         m_rankAxis->setMax(right);
+    showOutlierBand(v);
+}
 
+void Fp8Tab::showOutlierBand(const core::Fp8View& v)
+{
     // The band over the outlier blocks, when they are the largest ones.
     const auto k = static_cast<double>(v.excluded.size());
     const double n = static_cast<double>(v.blockCount);
@@ -904,7 +731,7 @@ void Fp8Tab::showErrorChart(const Fp8View& v)
     m_outlierBand->setVisible(v.outliersOnTop);
 }
 
-void Fp8Tab::showGridChart(const Fp8View& v)
+void Fp8Tab::showGridChart(const core::Fp8View& v)
 {
     const auto row = [](const std::vector<float>& xs, double y) {
         QList<QPointF> out;
@@ -914,11 +741,11 @@ void Fp8Tab::showGridChart(const Fp8View& v)
                 out.append({static_cast<double>(x), y});
         return out;
     };
-    replaceIfChanged(m_gridTensor, row(v.tensorGrid, 0));
-    replaceIfChanged(m_gridBlock, row(v.blockGrid, 2));
-    replaceIfChanged(m_values, row(v.shownValues, 1));
-    replaceIfChanged(m_landTensor, row(v.shownTensorDeq, 0));
-    replaceIfChanged(m_landBlock, row(v.shownBlockDeq, 2));
+    replaceIfChanged(m_gridTensor, row(v.tensorGrid, kTensorLine));
+    replaceIfChanged(m_gridBlock, row(v.blockGrid, kOwnLine));
+    replaceIfChanged(m_values, row(v.shownValues, kValuesLine));
+    replaceIfChanged(m_landTensor, row(v.shownTensorDeq, kTensorLine));
+    replaceIfChanged(m_landBlock, row(v.shownBlockDeq, kOwnLine));
     // The scales sit on the rows they belong to, so the legend stays short.
     const QStringList rows = {tr("Per tensor<br>(scale %1)").arg(figure(v.tensorScale)),
                               tr("%1 values").arg(v.shownValues.size()),
@@ -927,7 +754,19 @@ void Fp8Tab::showGridChart(const Fp8View& v)
     for (int i = 0; i < rows.size() && i < old.size(); ++i)
         if (old[i] != rows[i])
             m_rowAxis->replaceLabel(old[i], rows[i]);
+    showGridRange(v);
 
+    const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
+    const std::int64_t perRow = cols / v.inputs.blockSize;
+    const std::int64_t c0 = (v.shownBlock % perRow) * v.inputs.blockSize;
+    m_gridChart->chart()->setTitle(tr("One block on each grid (row %1, columns %2-%3)")
+                                       .arg(v.shownBlock / perRow)
+                                       .arg(c0)
+                                       .arg(c0 + v.inputs.blockSize - 1));
+}
+
+void Fp8Tab::showGridRange(const core::Fp8View& v)
+{
     // The range: the block's values, and the grid points just beyond them unless they lie far
     // out (a coarse per-tensor grid may have its next point many block-widths away).
     const auto [lo, hi] = std::minmax_element(v.shownValues.begin(), v.shownValues.end());
@@ -942,26 +781,19 @@ void Fp8Tab::showGridChart(const Fp8View& v)
     for (const std::vector<float>* g : {&v.tensorGrid, &v.blockGrid}) {
         if (g->empty())
             continue;
-        a = std::min(a, std::max<double>(g->front(), *lo - 0.35 * span));
-        z = std::max(z, std::min<double>(g->back(), *hi + 0.35 * span));
+        a = std::min(a, std::max<double>(g->front(), *lo - kGridReach * span));
+        z = std::max(z, std::min<double>(g->back(), *hi + kGridReach * span));
     }
     setRoundRange(m_valueAxis, a, z);
 
     // Below the smallest normal times the scale the per-tensor grid's step stops shrinking.
     const double t = static_cast<double>(core::fp8MinNormal(v.inputs.format))
         * static_cast<double>(v.tensorScale);
-    replaceIfChanged(m_subnormalZone,
-                     QList<QPointF>{{-t, -0.4}, {-t, 0.4}, {t, 0.4}, {t, -0.4}, {-t, -0.4}});
-    const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
-    const std::int64_t perRow = cols / v.inputs.blockSize;
-    const std::int64_t c0 = (v.shownBlock % perRow) * v.inputs.blockSize;
-    m_gridChart->chart()->setTitle(tr("One block on each grid (row %1, columns %2-%3)")
-                                       .arg(v.shownBlock / perRow)
-                                       .arg(c0)
-                                       .arg(c0 + v.inputs.blockSize - 1));
+    constexpr double h = kZoneHalfHeight;
+    replaceIfChanged(m_subnormalZone, QList<QPointF>{{-t, -h}, {-t, h}, {t, h}, {t, -h}, {-t, -h}});
 }
 
-void Fp8Tab::showHeatmap(const Fp8View& v)
+void Fp8Tab::showHeatmap(const core::Fp8View& v)
 {
     m_heatmap->left()->setTitle(tr("One scale per tensor"));
     m_heatmap->right()->setTitle(tr("One scale per 1 x %1 block").arg(v.inputs.blockSize));
@@ -991,19 +823,24 @@ void Fp8Tab::showHeatmap(const Fp8View& v)
         m_heatmap->setMatrices(v.tensorMap, v.blockMap);
 }
 
-void Fp8Tab::showTable(const Fp8View& v)
+void Fp8Tab::showTable(const core::Fp8View& v)
 {
     QStringList notes;
     // The columns fit their contents. Told cell by cell, the table would measure every column
     // again for each changed cell; told once, after all of them, it measures once.
     bool changed = false;
     QSignalBlocker quiet(m_table->model());
+    const std::int64_t rows = v.inputs.values ? v.inputs.values->rows() : v.inputs.rows;
+    const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
     for (int r = 0; r < static_cast<int>(v.table.size()); ++r) {
-        const Fp8Granularity& g = v.table[static_cast<std::size_t>(r)];
-        QString name = g.name;
-        if (!g.note.isEmpty()) {
+        const core::Fp8Granularity& g = v.table[static_cast<std::size_t>(r)];
+        const QString plainName = granularityName(r, v.inputs.blockSize);
+        const QString about = granularityAbout(r, v.inputs.blockSize);
+        const QString note = tileNote(g.tiling, rows, cols);
+        QString name = plainName;
+        if (!note.isEmpty()) {
             name += QStringLiteral(" *");
-            notes << QStringLiteral("* %1: %2.").arg(g.name, g.note);
+            notes << QStringLiteral("* %1: %2.").arg(plainName, note);
         }
         const QStringList cells = {name,
                                    g.plainCast ? tr("none") : formatWhole(g.scales),
@@ -1017,7 +854,7 @@ void Fp8Tab::showTable(const Fp8View& v)
                 m_table->item(r, c)->setText(cells[c]);
                 changed = true;
             }
-        const QString tip = g.note.isEmpty() ? g.about : g.about + ' ' + g.note + '.';
+        const QString tip = note.isEmpty() ? about : about + ' ' + note + '.';
         if (m_table->item(r, 0)->toolTip() != tip)
             m_table->item(r, 0)->setToolTip(tip);
     }
@@ -1039,9 +876,9 @@ QHash<QString, QString> Fp8Tab::explanationValues() const
 {
     if (!m_view)
         return {};
-    const Fp8View& v = *m_view;
-    const Fp8Granularity& t = v.table[kTensorRow];
-    const Fp8Granularity& c = v.table[kChapterRow];
+    const core::Fp8View& v = *m_view;
+    const core::Fp8Granularity& t = v.table[kTensorRow];
+    const core::Fp8Granularity& c = v.table[kChapterRow];
     // The whole-matrix figures are dominated by the outlier blocks; the small blocks' relative
     // errors are where the scaling policy shows.
     return {
@@ -1058,10 +895,10 @@ QHash<QString, QString> Fp8Tab::explanationValues() const
     };
 }
 
-void Fp8Tab::showFigures(const Fp8View& v)
+void Fp8Tab::showFigures(const core::Fp8View& v)
 {
-    const Fp8Granularity& t = v.table[kTensorRow];
-    const Fp8Granularity& c = v.table[kChapterRow];
+    const core::Fp8Granularity& t = v.table[kTensorRow];
+    const core::Fp8Granularity& c = v.table[kChapterRow];
     const core::Fp8Format f = v.inputs.format;
     const float maxValue = core::fp8MaxValue(f);
     const float minNormal = core::fp8MinNormal(f);

@@ -23,6 +23,7 @@ constexpr double kFrameWidth = 220;
 constexpr double kFrameHeight = 80;
 constexpr int kMapMinWidth = 200;
 constexpr int kMapMinHeight = 140;
+constexpr double kTitlePadding = 14; // above and below the title line, together
 
 } // namespace
 
@@ -121,7 +122,7 @@ void HeatmapPairPanel::resizeEvent(QResizeEvent* event)
 
 double HeatmapPairPanel::titleHeight() const
 {
-    return QFontMetricsF(chartFonts().title).height() + 14;
+    return QFontMetricsF(chartFonts().title).height() + kTitlePadding;
 }
 
 void HeatmapPairPanel::updateMargins()

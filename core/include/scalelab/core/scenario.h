@@ -58,6 +58,11 @@ struct ExpertsDisplay {
 
 struct Fp8Display {
     double shownBlock = 50; ///< the block drawn: this percentage of blocks have a smaller max
+    /// The block size chosen last while fp8.block_size is held below it because the columns
+    /// do not allow it (0: none, fp8.block_size is the choice). Not saved: it only lets a
+    /// column count pass through a prime and back without losing the choice (an edit's memory,
+    /// undone with it).
+    std::int64_t preferredBlockSize = 0;
     bool operator==(const Fp8Display&) const = default;
 };
 

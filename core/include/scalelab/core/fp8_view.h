@@ -1,0 +1,132 @@
+#pragma once
+
+#include "scalelab/core/fp8.h"
+
+#include <Eigen/Core>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace scalelab::core {
+
+/// Rows of the FP8 granularity table, in order: the plain cast, per tensor, per row, 1 x 128,
+/// 128 x 128, the chapter's 1 x block_size and 1 x 32 with E8M0 scales.
+inline constexpr int kFp8CastRow = 0;
+inline constexpr int kFp8TensorRow = 1;
+inline constexpr int kFp8PerRowRow = 2;
+inline constexpr int kFp8Tile128Row = 3;
+inline constexpr int kFp8Block128Row = 4;
+inline constexpr int kFp8ChapterRow = 5;
+inline constexpr int kFp8MxRow = 6;
+inline constexpr int kFp8TableRows = 7;
+
+/// How the tiles of one granularity cut the matrix (in values).
+struct Fp8Tiling {
+    std::int64_t wantRows = 0, wantCols = 0; ///< the tile asked for (0 = the whole extent)
+    std::int64_t tileRows = 0, tileCols = 0; ///< the tile used: at most the matrix
+    std::int64_t edgeRows = 0, edgeCols = 0; ///< the last tile of a column / of a row
+    /// The tiles asked for divide the matrix: no tile was clipped or cut short.
+    bool even = true;
+};
+
+/// One row of the granularity table: one scaling of the whole matrix.
+struct Fp8Granularity {
+    Fp8Scaling scaling;
+    bool plainCast = false; ///< no scale at all: the value is cast as it is
+    std::int64_t scales = 0; ///< scales stored (0 for the plain cast)
+    Fp8Tiling tiling; ///< how the tiles are cut (even for the plain cast)
+    Fp8Stats all; ///< over the whole matrix
+    Fp8Stats small; ///< over the small blocks only (see Fp8View::excluded)
+};
+
+/// A point of the block-error chart: a block's rank by magnitude (from 1) and its relative
+/// error in %.
+struct Fp8ErrorPoint {
+    double rank = 0;
+    double percent = 0;
+    bool operator==(const Fp8ErrorPoint&) const = default;
+};
+
+/// Most points a block-error series holds; more blocks are sampled evenly by rank.
+inline constexpr int kFp8MaxPlotPoints = 2000;
+/// Most heatmap cells a side (larger matrices are max-pooled).
+inline constexpr int kFp8MapSide = 1024;
+
+/// The FP8 comparison of one matrix: the granularity table, the figures `scalelab report`
+/// prints and what the FP8 tab draws. One computation for both (computeFp8View).
+struct Fp8View {
+    Fp8Inputs inputs; ///< what it was computed for
+    std::int64_t blockCount = 0; ///< 1 x blockSize blocks of the matrix
+    /// Blocks left out of the "small blocks" figures: the generator's outlier blocks (ascending),
+    /// or for explicit values the blocks that hold the largest |value|.
+    std::vector<std::int64_t> excluded;
+    float tensorScale = 1; ///< the per-tensor scale, max|x| / max_value
+    /// The granularity table, kFp8TableRows rows; kFp8TensorRow and kFp8ChapterRow are the two
+    /// the charts compare.
+    std::vector<Fp8Granularity> table;
+    /// The chapter's 1 x blockSize scales, rows x (cols / blockSize).
+    MatrixF blockScales;
+    /// The matrix after the chapter's round trip; kept for explicit values only (the report
+    /// prints it for them), empty otherwise.
+    MatrixF blockDequantized;
+
+    // The chart parts (Fp8ViewOptions::charts); left empty or 0 without them.
+    bool outliersOnTop = false; ///< the excluded blocks are exactly the largest ones
+    float tensorMax = 0; ///< max |value| of the matrix
+    /// fp8-block-error: smallest block first. At most maxPlotPoints ranks, evenly spread.
+    /// A non-finite error (a NaN-mode overflow) is left out.
+    std::vector<Fp8ErrorPoint> tensorPoints, blockPoints;
+    /// The block of the grid chart: its index, rank (from 0), relative errors (fractions), own
+    /// scale, values and what each scaling gives back.
+    std::int64_t shownBlock = 0;
+    std::int64_t shownRank = 0;
+    double shownTensorError = 0;
+    double shownBlockError = 0;
+    float shownScale = 1;
+    std::vector<float> shownValues, shownTensorDeq, shownBlockDeq;
+    /// fp8-grid: the representable values near the block, for each scale (fp8ScaledGrid).
+    std::vector<float> tensorGrid, blockGrid;
+    /// fp8-heatmap: |error| max-pooled to at most mapSide cells a side, and the pool sizes.
+    Eigen::MatrixXd tensorMap, blockMap;
+    std::int64_t poolRows = 1, poolCols = 1;
+
+    /// The generator's normal matrix, kept so a change of block size or outlier scale does not
+    /// draw it again (null for explicit values).
+    std::shared_ptr<const MatrixF> normals;
+    /// The generated matrix with its outliers, kept so a change of format, overflow or shown
+    /// block does not build it again (null for explicit values).
+    std::shared_ptr<const MatrixF> generated;
+};
+
+/// What computeFp8View computes besides the table, and what it may reuse.
+struct Fp8ViewOptions {
+    /// The block of the grid chart: this percentile of the blocks ordered by magnitude.
+    double shownPercentile = 50;
+    /// Also the chart parts (block errors, points, the shown block, grids, maps). The report
+    /// needs the table only; without charts (and without `normals`) no matrix is kept for
+    /// reuse: normals and generated are null.
+    bool charts = true;
+    int maxPlotPoints = kFp8MaxPlotPoints;
+    std::int64_t mapSide = kFp8MapSide;
+    /// fp8NormalMatrix(inputs) from an earlier call, or null.
+    std::shared_ptr<const MatrixF> normals;
+    /// An earlier view whose generated matrix is reused when the generation keys (rows, cols,
+    /// seed, block size, outlier scale) are the same, or null.
+    std::shared_ptr<const Fp8View> previous;
+};
+
+/// The whole comparison for `in` (any thread): every granularity's round trip in one pass, and
+/// with options.charts what the tab draws. Throws InputError (validates first).
+Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options = {});
+
+/// The block sizes that divide `cols`, ascending (cols >= 1).
+std::vector<std::int64_t> fp8BlockSizeChoices(std::int64_t cols);
+/// The largest divisor of `cols` not above `preferred` (1 when none is: preferred < 1).
+std::int64_t fp8BlockSizeFor(std::int64_t cols, std::int64_t preferred);
+/// The ranks (from 0) a series of `blocks` blocks draws: all of them up to `maxPoints`,
+/// otherwise `maxPoints` ranks spread evenly from the first to the last.
+std::vector<std::int64_t> fp8PlottedRanks(std::int64_t blocks, int maxPoints);
+/// The rank (from 0) of the block at `percentile` of `blocks` blocks, rounded down.
+std::int64_t fp8RankAtPercentile(std::int64_t blocks, double percentile);
+
+} // namespace scalelab::core

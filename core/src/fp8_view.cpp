@@ -1,0 +1,277 @@
+#include "scalelab/core/fp8_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <future>
+#include <utility>
+
+namespace scalelab::core {
+
+namespace {
+
+/// The generation keys of `a` and `b` are the same: the generated matrix would be too.
+bool sameGeneration(const Fp8Inputs& a, const Fp8Inputs& b)
+{
+    return a.rows == b.rows && a.cols == b.cols && a.seed == b.seed && a.blockSize == b.blockSize
+        && a.outlierScale == b.outlierScale;
+}
+
+/// Step 1: the matrix of the inputs and the blocks left out of the small-block figures. A
+/// generated matrix is taken from `options.previous` when only the format, the overflow rule or
+/// the shown block changed, else built from `options.normals` (or drawn).
+std::shared_ptr<const MatrixF> takeMatrix(const Fp8Inputs& in, const Fp8ViewOptions& options,
+                                          Fp8View& v)
+{
+    if (in.values)
+        return std::make_shared<const MatrixF>(*in.values);
+    const std::shared_ptr<const Fp8View>& previous = options.previous;
+    if (previous && previous->generated && sameGeneration(previous->inputs, in)) {
+        v.excluded = previous->excluded;
+        v.normals = previous->normals;
+        v.generated = previous->generated;
+        return v.generated;
+    }
+    if (!options.charts && !options.normals) {
+        // Nothing to keep for a next call: the normal matrix becomes the generated one in place.
+        Fp8Generated g = fp8Generate(in);
+        v.excluded = std::move(g.outlierBlocks);
+        return std::make_shared<const MatrixF>(std::move(g.values));
+    }
+    std::shared_ptr<const MatrixF> normals = options.normals;
+    if (!normals)
+        normals = std::make_shared<const MatrixF>(fp8NormalMatrix(in));
+    Fp8Generated g = fp8ApplyOutliers(*normals, in);
+    v.excluded = std::move(g.outlierBlocks);
+    v.normals = std::move(normals);
+    v.generated = std::make_shared<const MatrixF>(std::move(g.values));
+    return v.generated;
+}
+
+/// Explicit values name no outliers: the blocks that hold the largest |value| play them.
+std::vector<std::int64_t> largestBlocks(const MatrixF& values, std::int64_t b)
+{
+    std::vector<float> blockMax(static_cast<std::size_t>(values.size() / b), 0.0f);
+    for (std::int64_t k = 0; k < values.size(); ++k) {
+        float& m = blockMax[static_cast<std::size_t>(k / b)];
+        m = std::max(m, std::abs(values.data()[k]));
+    }
+    const float top = *std::max_element(blockMax.begin(), blockMax.end());
+    std::vector<std::int64_t> out;
+    for (std::size_t i = 0; i < blockMax.size(); ++i)
+        if (blockMax[i] == top)
+            out.push_back(static_cast<std::int64_t>(i));
+    return out;
+}
+
+/// The table's round trips, one per row. Only the two the charts compare keep their matrices:
+/// their scales, and their dequantized matrices when the charts need them (`charts`) or the
+/// chapter's is printed (`explicitValues`).
+std::vector<Fp8ScalingJob> tableJobs(std::int64_t b, bool charts, bool explicitValues)
+{
+    return {
+        {{0, 0, false}, true, false, false}, // kFp8CastRow
+        {{0, 0, false}, false, true, charts}, // kFp8TensorRow
+        {{1, 0, false}, false, false, false}, // kFp8PerRowRow
+        {{1, 128, false}, false, false, false}, // kFp8Tile128Row
+        {{128, 128, false}, false, false, false}, // kFp8Block128Row
+        {{1, b, false}, false, true, charts || explicitValues}, // kFp8ChapterRow
+        {{1, 32, true}, false, false, false}, // kFp8MxRow
+    };
+}
+
+/// How tiles of `s` cut a rows x cols matrix: clipped to the matrix, the last ones shorter.
+Fp8Tiling tiling(const Fp8Scaling& s, std::int64_t rows, std::int64_t cols)
+{
+    Fp8Tiling t;
+    t.wantRows = s.blockRows == 0 ? rows : s.blockRows;
+    t.wantCols = s.blockCols == 0 ? cols : s.blockCols;
+    t.tileRows = std::min(t.wantRows, rows);
+    t.tileCols = std::min(t.wantCols, cols);
+    t.edgeRows = rows % t.tileRows == 0 ? t.tileRows : rows % t.tileRows;
+    t.edgeCols = cols % t.tileCols == 0 ? t.tileCols : cols % t.tileCols;
+    t.even = rows % t.tileRows == 0 && cols % t.tileCols == 0 && t.tileRows == t.wantRows
+        && t.tileCols == t.wantCols;
+    return t;
+}
+
+/// Step 2: every granularity of the table in one call (the round trips run side by side).
+/// Returns the outcomes; with `charts` the two compared ones still hold their dequantized
+/// matrices.
+std::vector<Fp8ScalingOutcome> fillTable(const MatrixF& values, const Fp8Inputs& in, bool charts,
+                                         Fp8View& v)
+{
+    const std::vector<Fp8ScalingJob> jobs = tableJobs(in.blockSize, charts, in.values.has_value());
+    std::vector<Fp8ScalingOutcome> outcomes =
+        fp8QuantizeScalings(values, in.format, in.overflow, jobs, in.blockSize, v.excluded);
+    v.table.resize(jobs.size());
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        Fp8Granularity& g = v.table[i];
+        g.scaling = jobs[i].scaling;
+        g.plainCast = jobs[i].plainCast;
+        g.scales = g.plainCast ? 0 : outcomes[i].scaleCount;
+        if (!g.plainCast)
+            g.tiling = tiling(jobs[i].scaling, values.rows(), values.cols());
+        g.all = outcomes[i].all;
+        g.small = outcomes[i].small;
+    }
+    v.tensorScale = outcomes[kFp8TensorRow].scales(0, 0);
+    v.blockScales = std::move(outcomes[kFp8ChapterRow].scales);
+    if (in.values)
+        v.blockDequantized = outcomes[kFp8ChapterRow].dequantized;
+    return outcomes;
+}
+
+/// The per-block errors of the two compared round trips.
+struct BlockErrors {
+    std::vector<Fp8BlockError> tensor, block;
+    std::vector<std::int64_t> order; ///< block indices by magnitude, smallest first
+};
+
+/// Step 3: the per-block errors and the error maps of both compared scalings, one scaling per
+/// thread.
+BlockErrors blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq,
+                               const MatrixF& blockDeq, const Fp8ViewOptions& options, Fp8View& v)
+{
+    const std::int64_t b = v.inputs.blockSize;
+    const std::int64_t side = options.mapSide;
+    BlockErrors e;
+    auto tensorSide = std::async(std::launch::async, [&] {
+        e.tensor = fp8BlockErrors(values, tensorDeq, b);
+        v.tensorMap = fp8AbsErrorMap(values, tensorDeq, side, side);
+    });
+    e.block = fp8BlockErrors(values, blockDeq, b);
+    v.blockMap = fp8AbsErrorMap(values, blockDeq, side, side);
+    tensorSide.get();
+    e.order = fp8OrderByMagnitude(e.tensor);
+    v.blockCount = static_cast<std::int64_t>(e.tensor.size());
+    v.tensorMax = e.tensor[static_cast<std::size_t>(e.order.back())].maxAbs;
+    v.poolRows = (values.rows() + side - 1) / side;
+    v.poolCols = (values.cols() + side - 1) / side;
+    return e;
+}
+
+/// Step 4: whether the excluded blocks are exactly the largest ranks (the chart's band).
+bool excludedOnTop(const Fp8View& v, const std::vector<std::int64_t>& order)
+{
+    if (v.inputs.values)
+        return static_cast<std::int64_t>(v.excluded.size()) < v.blockCount;
+    // The generator lists its outliers ascending, each once: a binary search finds them.
+    const std::vector<std::int64_t>& outliers = v.excluded;
+    const auto k = static_cast<std::int64_t>(outliers.size());
+    bool onTop = k > 0 && k < v.blockCount;
+    for (std::int64_t r = v.blockCount - k; r < v.blockCount && onTop; ++r)
+        onTop = std::binary_search(outliers.begin(), outliers.end(),
+                                   order[static_cast<std::size_t>(r)]);
+    return onTop;
+}
+
+/// Step 5: the block of the grid chart, its values on both grids and the grids near it.
+void showBlock(const MatrixF& values, const MatrixF& tensorDeq, const MatrixF& blockDeq,
+               const BlockErrors& e, double percentile, Fp8View& v)
+{
+    const std::int64_t b = v.inputs.blockSize;
+    const std::int64_t perRow = values.cols() / b;
+    v.shownRank = fp8RankAtPercentile(v.blockCount, percentile);
+    v.shownBlock = e.order[static_cast<std::size_t>(v.shownRank)];
+    const std::int64_t first = v.shownBlock * b; // row-major offset of the block's first value
+    const auto blockValues = [first, b](const MatrixF& m) {
+        return std::vector<float>(m.data() + first, m.data() + first + b);
+    };
+    const auto shown = static_cast<std::size_t>(v.shownBlock);
+    v.shownValues = blockValues(values);
+    v.shownTensorDeq = blockValues(tensorDeq);
+    v.shownTensorError = e.tensor[shown].relativeError;
+    v.shownBlockDeq = blockValues(blockDeq);
+    v.shownBlockError = e.block[shown].relativeError;
+    v.shownScale = v.blockScales(v.shownBlock / perRow, v.shownBlock % perRow);
+    const auto [lo, hi] = std::minmax_element(v.shownValues.begin(), v.shownValues.end());
+    v.tensorGrid = fp8ScaledGrid(v.inputs.format, v.tensorScale, *lo, *hi);
+    v.blockGrid = fp8ScaledGrid(v.inputs.format, v.shownScale, *lo, *hi);
+}
+
+/// Step 6: both error series, smallest block first.
+void errorPoints(const BlockErrors& e, int maxPoints, Fp8View& v)
+{
+    for (std::int64_t r : fp8PlottedRanks(v.blockCount, maxPoints)) {
+        const auto i = static_cast<std::size_t>(e.order[static_cast<std::size_t>(r)]);
+        const double x = static_cast<double>(r + 1);
+        if (std::isfinite(e.tensor[i].relativeError))
+            v.tensorPoints.push_back({x, 100.0 * e.tensor[i].relativeError});
+        if (std::isfinite(e.block[i].relativeError))
+            v.blockPoints.push_back({x, 100.0 * e.block[i].relativeError});
+    }
+}
+
+} // namespace
+
+Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
+{
+    validate(in);
+    Fp8View v;
+    v.inputs = in;
+    const std::shared_ptr<const MatrixF> kept = takeMatrix(in, options, v);
+    const MatrixF& values = *kept;
+    if (in.values)
+        v.excluded = largestBlocks(values, in.blockSize);
+    v.blockCount = values.size() / in.blockSize;
+    const std::vector<Fp8ScalingOutcome> outcomes = fillTable(values, in, options.charts, v);
+    if (!options.charts)
+        return v;
+    const MatrixF& tensorDeq = outcomes[kFp8TensorRow].dequantized;
+    const MatrixF& blockDeq = outcomes[kFp8ChapterRow].dequantized;
+    const BlockErrors e = blockErrorsAndMaps(values, tensorDeq, blockDeq, options, v);
+    v.outliersOnTop = excludedOnTop(v, e.order);
+    showBlock(values, tensorDeq, blockDeq, e, options.shownPercentile, v);
+    errorPoints(e, options.maxPlotPoints, v);
+    return v;
+}
+
+std::vector<std::int64_t> fp8BlockSizeChoices(std::int64_t cols)
+{
+    std::vector<std::int64_t> small, large;
+    for (std::int64_t d = 1; d * d <= cols; ++d) {
+        if (cols % d != 0)
+            continue;
+        small.push_back(d);
+        if (d != cols / d)
+            large.push_back(cols / d);
+    }
+    small.insert(small.end(), large.rbegin(), large.rend());
+    return small;
+}
+
+std::int64_t fp8BlockSizeFor(std::int64_t cols, std::int64_t preferred)
+{
+    const std::vector<std::int64_t> choices = fp8BlockSizeChoices(std::max<std::int64_t>(cols, 1));
+    std::int64_t pick = choices.front();
+    for (std::int64_t c : choices)
+        if (c <= preferred)
+            pick = c;
+    return pick;
+}
+
+std::vector<std::int64_t> fp8PlottedRanks(std::int64_t blocks, int maxPoints)
+{
+    std::vector<std::int64_t> ranks;
+    if (blocks <= maxPoints) {
+        for (std::int64_t r = 0; r < blocks; ++r)
+            ranks.push_back(r);
+        return ranks;
+    }
+    // Evenly spread, first and last included: the band's shape without a million markers.
+    for (int i = 0; i < maxPoints; ++i)
+        ranks.push_back(static_cast<std::int64_t>(std::llround(
+            static_cast<double>(i) * static_cast<double>(blocks - 1) / (maxPoints - 1))));
+    return ranks;
+}
+
+std::int64_t fp8RankAtPercentile(std::int64_t blocks, double percentile)
+{
+    // Rounded down: the median of an even count is the smaller middle block, so with the
+    // chapter's two blocks the small one is shown.
+    const double p = std::clamp(percentile, 0.0, 100.0) / 100.0;
+    return std::clamp<std::int64_t>(
+        static_cast<std::int64_t>(std::floor(p * static_cast<double>(blocks - 1))), 0, blocks - 1);
+}
+
+} // namespace scalelab::core

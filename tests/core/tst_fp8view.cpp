@@ -1,0 +1,259 @@
+// Tests of the FP8 view: the one computation behind the FP8 tab and the report's fp8 section.
+// Every figure is checked against core's one-at-a-time calls, which the view must reproduce
+// bit for bit (the batch of round trips adds its sums in the same fixed order).
+
+#include "scalelab/core/error.h"
+#include "scalelab/core/fp8.h"
+#include "scalelab/core/fp8_view.h"
+
+#include <QTest>
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <vector>
+
+using namespace scalelab::core;
+
+namespace {
+
+std::vector<float> slice(const MatrixF& m, std::int64_t first, std::int64_t count)
+{
+    return {m.data() + first, m.data() + first + count};
+}
+
+bool sameStats(const Fp8Stats& a, const Fp8Stats& b)
+{
+    const auto same = [](double x, double y) {
+        return (std::isnan(x) && std::isnan(y)) || x == y;
+    };
+    return same(a.maxAbsError, b.maxAbsError) && same(a.rmse, b.rmse) && same(a.snrDb, b.snrDb)
+        && a.underflowCount == b.underflowCount && same(a.relativeError, b.relativeError);
+}
+
+Fp8Inputs chapterInputs()
+{
+    Fp8Inputs in;
+    MatrixF row(1, 8);
+    row << 0.5f, -1.25f, 3.0f, 0.001f, 0.01f, 0.02f, 0.03f, 0.04f;
+    in.values = row;
+    in.blockSize = 4;
+    return in;
+}
+
+const Fp8Scaling kScalings[kFp8TableRows] = {{0, 0, false},   {0, 0, false},     {1, 0, false},
+                                             {1, 128, false}, {128, 128, false}, {1, 16, false},
+                                             {1, 32, true}};
+
+} // namespace
+
+Q_DECLARE_METATYPE(scalelab::core::Fp8Inputs)
+
+class TstFp8View : public QObject {
+    Q_OBJECT
+
+private slots:
+    void everyFigureIsCoresOwn_data()
+    {
+        QTest::addColumn<Fp8Inputs>("in");
+        QTest::addColumn<double>("percentile");
+        QTest::newRow("defaults") << Fp8Inputs{} << 50.0;
+        Fp8Inputs e5m2;
+        e5m2.format = Fp8Format::E5M2;
+        e5m2.outlierScale = 1e9;
+        e5m2.rows = 100;
+        e5m2.cols = 96;
+        e5m2.blockSize = 32;
+        QTest::newRow("e5m2, ragged tiles") << e5m2 << 90.0;
+        Fp8Inputs nan;
+        nan.overflow = Fp8Overflow::NaN;
+        nan.outlierScale = 1e5;
+        QTest::newRow("nan overflow") << nan << 0.0;
+        QTest::newRow("chapter") << chapterInputs() << 50.0;
+    }
+
+    void everyFigureIsCoresOwn()
+    {
+        QFETCH(Fp8Inputs, in);
+        QFETCH(double, percentile);
+        Fp8ViewOptions options;
+        options.shownPercentile = percentile;
+        const Fp8View v = computeFp8View(in, options);
+        const MatrixF x = fp8InputMatrix(in);
+        const std::int64_t b = in.blockSize;
+        const Fp8Result tensor = fp8BlockQuantize(x, in.format, {0, 0, false}, in.overflow);
+        const Fp8Result block = fp8BlockQuantize(x, in.format, {1, b, false}, in.overflow);
+        const auto tErr = fp8BlockErrors(x, tensor.dequantized, b);
+        const auto bErr = fp8BlockErrors(x, block.dequantized, b);
+        const auto order = fp8OrderByMagnitude(tErr);
+        const auto n = static_cast<std::int64_t>(tErr.size());
+        QCOMPARE(v.blockCount, n);
+        QCOMPARE(v.tensorScale, tensor.scales(0, 0));
+        QVERIFY(v.blockScales == block.scales);
+        QCOMPARE(v.blockDequantized.size(), in.values ? block.dequantized.size() : 0);
+        QCOMPARE(v.tensorMax, tErr[std::size_t(order.back())].maxAbs);
+
+        // The excluded blocks: the generator's outliers, or the blocks holding the largest value.
+        std::vector<std::int64_t> excluded;
+        if (in.values) {
+            for (std::size_t i = 0; i < tErr.size(); ++i)
+                if (tErr[i].maxAbs == tErr[std::size_t(order.back())].maxAbs)
+                    excluded.push_back(std::int64_t(i));
+        } else {
+            excluded = fp8Generate(in).outlierBlocks;
+        }
+        QCOMPARE(v.excluded, excluded);
+
+        // The table, row by row.
+        QCOMPARE(int(v.table.size()), kFp8TableRows);
+        for (int r = 0; r < kFp8TableRows; ++r) {
+            const Fp8Scaling s = r == kFp8ChapterRow ? Fp8Scaling{1, b, false} : kScalings[r];
+            const Fp8Result q = r == kFp8CastRow ? fp8Cast(x, in.format, in.overflow)
+                                                 : fp8BlockQuantize(x, in.format, s, in.overflow);
+            const Fp8Granularity& g = v.table[std::size_t(r)];
+            QCOMPARE(g.plainCast, r == kFp8CastRow);
+            QCOMPARE(g.scales, g.plainCast ? 0 : std::int64_t(q.scales.size()));
+            QVERIFY2(sameStats(g.all, q.stats), qPrintable(QString::number(r)));
+            QVERIFY2(sameStats(g.small, fp8StatsExcludingBlocks(x, q.dequantized, b, excluded)),
+                     qPrintable(QString::number(r)));
+        }
+
+        // The error series: one point per block (or an even sample), smallest block first.
+        const auto ranks = fp8PlottedRanks(n, kFp8MaxPlotPoints);
+        std::vector<Fp8ErrorPoint> tPoints, bPoints;
+        for (std::int64_t r : ranks) {
+            const auto i = std::size_t(order[std::size_t(r)]);
+            if (std::isfinite(tErr[i].relativeError))
+                tPoints.push_back({double(r + 1), 100.0 * tErr[i].relativeError});
+            if (std::isfinite(bErr[i].relativeError))
+                bPoints.push_back({double(r + 1), 100.0 * bErr[i].relativeError});
+        }
+        QVERIFY(v.tensorPoints == tPoints);
+        QVERIFY(v.blockPoints == bPoints);
+
+        // The shown block and its grids.
+        const std::int64_t rank = fp8RankAtPercentile(n, percentile);
+        const std::int64_t shown = order[std::size_t(rank)];
+        QCOMPARE(v.shownRank, rank);
+        QCOMPARE(v.shownBlock, shown);
+        QCOMPARE(v.shownValues, slice(x, shown * b, b));
+        QCOMPARE(v.shownTensorDeq, slice(tensor.dequantized, shown * b, b));
+        QCOMPARE(v.shownBlockDeq, slice(block.dequantized, shown * b, b));
+        const std::int64_t perRow = x.cols() / b;
+        QCOMPARE(v.shownScale, block.scales(shown / perRow, shown % perRow));
+        const auto [lo, hi] = std::minmax_element(v.shownValues.begin(), v.shownValues.end());
+        QCOMPARE(v.tensorGrid, fp8ScaledGrid(in.format, tensor.scales(0, 0), *lo, *hi));
+        QCOMPARE(v.blockGrid, fp8ScaledGrid(in.format, v.shownScale, *lo, *hi));
+
+        // The maps.
+        QVERIFY(v.tensorMap == fp8AbsErrorMap(x, tensor.dequantized, kFp8MapSide, kFp8MapSide));
+        QVERIFY(v.blockMap == fp8AbsErrorMap(x, block.dequantized, kFp8MapSide, kFp8MapSide));
+    }
+
+    void withoutChartsTheTableIsTheSame()
+    {
+        for (const Fp8Inputs& in : {Fp8Inputs{}, chapterInputs()}) {
+            const Fp8View full = computeFp8View(in);
+            Fp8ViewOptions options;
+            options.charts = false;
+            const Fp8View table = computeFp8View(in, options);
+            QCOMPARE(table.excluded, full.excluded);
+            QCOMPARE(table.tensorScale, full.tensorScale);
+            QVERIFY(table.blockScales == full.blockScales);
+            QVERIFY(table.blockDequantized == full.blockDequantized);
+            for (int r = 0; r < kFp8TableRows; ++r) {
+                QVERIFY(sameStats(table.table[std::size_t(r)].all, full.table[std::size_t(r)].all));
+                QVERIFY(
+                    sameStats(table.table[std::size_t(r)].small, full.table[std::size_t(r)].small));
+            }
+            QVERIFY(table.tensorPoints.empty());
+            QCOMPARE(table.tensorMap.size(), Eigen::Index(0));
+            QVERIFY(!table.normals && !table.generated);
+        }
+    }
+
+    void tilesThatDoNotDivideAreDescribed()
+    {
+        Fp8Inputs in;
+        in.rows = 100;
+        in.cols = 96;
+        in.blockSize = 32;
+        const Fp8View v = computeFp8View(in);
+        // 1 x 128 on 96 columns: clipped to 1 x 96.
+        const Fp8Tiling& t = v.table[kFp8Tile128Row].tiling;
+        QVERIFY(!t.even);
+        QCOMPARE(t.wantCols, std::int64_t(128));
+        QCOMPARE(t.tileCols, std::int64_t(96));
+        QCOMPARE(t.edgeCols, std::int64_t(96));
+        // 128 x 128 on 100 x 96: one clipped tile.
+        const Fp8Tiling& big = v.table[kFp8Block128Row].tiling;
+        QVERIFY(!big.even);
+        QCOMPARE(big.tileRows, std::int64_t(100));
+        QCOMPARE(big.tileCols, std::int64_t(96));
+        QVERIFY(v.table[kFp8ChapterRow].tiling.even);
+        QVERIFY(v.table[kFp8CastRow].tiling.even);
+        QVERIFY(v.table[kFp8PerRowRow].tiling.even);
+        // 1 x 32 E8M0 on 100 columns would leave 4: a shorter last tile.
+        in.cols = 100;
+        in.blockSize = 25;
+        const Fp8Tiling& mx = computeFp8View(in).table[kFp8MxRow].tiling;
+        QVERIFY(!mx.even);
+        QCOMPARE(mx.tileCols, std::int64_t(32));
+        QCOMPARE(mx.edgeCols, std::int64_t(4));
+    }
+
+    void anEarlierMatrixIsReused()
+    {
+        Fp8Inputs in;
+        auto first = std::make_shared<const Fp8View>(computeFp8View(in));
+        QVERIFY(first->normals && first->generated);
+        // Only the format changes: the same generated matrix.
+        in.format = Fp8Format::E5M2;
+        Fp8ViewOptions options;
+        options.previous = first;
+        const Fp8View second = computeFp8View(in, options);
+        QCOMPARE(second.generated, first->generated);
+        QCOMPARE(second.excluded, first->excluded);
+        // A new outlier scale: the normals are reused, the matrix is built again.
+        in.outlierScale = 1e4;
+        options.previous = nullptr;
+        options.normals = first->normals;
+        const Fp8View third = computeFp8View(in, options);
+        QCOMPARE(third.normals, first->normals);
+        QVERIFY(third.generated != first->generated);
+        QVERIFY(*third.generated == fp8Generate(in).values);
+    }
+
+    void badInputIsRefusedByName()
+    {
+        Fp8Inputs in;
+        in.blockSize = 3; // 256 columns
+        try {
+            computeFp8View(in);
+            QFAIL("no InputError");
+        } catch (const InputError& e) {
+            QVERIFY(QString(e.what()).contains("fp8.block_size"));
+        }
+    }
+
+    void blockSizesRanksAndPercentiles()
+    {
+        QCOMPARE(fp8BlockSizeChoices(256),
+                 (std::vector<std::int64_t>{1, 2, 4, 8, 16, 32, 64, 128, 256}));
+        QCOMPARE(fp8BlockSizeChoices(97), (std::vector<std::int64_t>{1, 97}));
+        QCOMPARE(fp8BlockSizeChoices(1), (std::vector<std::int64_t>{1}));
+        QCOMPARE(fp8BlockSizeFor(100, 64), std::int64_t(50));
+        QCOMPARE(fp8BlockSizeFor(256, 64), std::int64_t(64));
+        QCOMPARE(fp8BlockSizeFor(97, 64), std::int64_t(1));
+        QCOMPARE(fp8BlockSizeFor(256, 0), std::int64_t(1));
+        QCOMPARE(fp8PlottedRanks(3, 5), (std::vector<std::int64_t>{0, 1, 2}));
+        QCOMPARE(fp8PlottedRanks(9, 5), (std::vector<std::int64_t>{0, 2, 4, 6, 8}));
+        QCOMPARE(fp8RankAtPercentile(1024, 0), std::int64_t(0));
+        QCOMPARE(fp8RankAtPercentile(1024, 100), std::int64_t(1023));
+        QCOMPARE(fp8RankAtPercentile(1024, 50), std::int64_t(511)); // 511.5 rounds down
+        QCOMPARE(fp8RankAtPercentile(2, 50), std::int64_t(0));
+        QCOMPARE(fp8RankAtPercentile(1, 50), std::int64_t(0));
+    }
+};
+
+QTEST_GUILESS_MAIN(TstFp8View)
+#include "tst_fp8view.moc"
