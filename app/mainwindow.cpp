@@ -97,6 +97,13 @@ QString MainWindow::openScenarioFile(const QString& path)
 
 QString MainWindow::saveScenarioFile(const QString& path)
 {
+    // A file ScaleLab would refuse to open again is not written: the line names the input to
+    // change (the tab shows the same message under its charts).
+    try {
+        core::validate(scenario());
+    } catch (const core::InputError& e) {
+        return tr("cannot save %1: %2").arg(path, describeInputError({}, e));
+    }
     QSaveFile file(path);
     const QByteArray json =
         QJsonDocument(scenarioToJson(scenario())).toJson(QJsonDocument::Indented);

@@ -57,7 +57,8 @@ public:
     /// Reads a scenario file into every tab; on bad input returns the error line and leaves
     /// the current state untouched.
     QString openScenarioFile(const QString& path);
-    /// Writes the current scenario (every key) through QSaveFile; returns an error line.
+    /// Writes the current scenario (every key) through QSaveFile; returns an error line, also
+    /// when the scenario holds an input core refuses (such a file would not open again).
     QString saveScenarioFile(const QString& path);
     /// Brings back the scenario saved when the window last closed. Returns a message when the
     /// saved state could not be used (the defaults stay), empty otherwise.

@@ -134,7 +134,8 @@ constexpr char kScalesMarker[] = "@scalelab:fp8.scales@";
 QJsonObject fp8Section(const core::Fp8Inputs& in, core::MatrixF* scalesOut)
 {
     core::Fp8ViewOptions options;
-    options.charts = false; // the table's figures only
+    options.charts = false; // the two compared rows' figures only
+    options.wholeTable = false;
     core::Fp8View v = core::computeFp8View(in, options);
     const core::Fp8Stats& block = v.table[core::kFp8ChapterRow].all;
     const core::Fp8Stats& tensor = v.table[core::kFp8TensorRow].all;

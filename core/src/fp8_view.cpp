@@ -97,14 +97,26 @@ Fp8Tiling tiling(const Fp8Scaling& s, std::int64_t rows, std::int64_t cols)
 /// Step 2: every granularity of the table in one call (the round trips run side by side).
 /// Returns the outcomes; with `charts` the two compared ones still hold their dequantized
 /// matrices.
-std::vector<Fp8ScalingOutcome> fillTable(const MatrixF& values, const Fp8Inputs& in, bool charts,
-                                         Fp8View& v)
+std::vector<Fp8ScalingOutcome> fillTable(const MatrixF& values, const Fp8Inputs& in,
+                                         const Fp8ViewOptions& options, Fp8View& v)
 {
-    const std::vector<Fp8ScalingJob> jobs = tableJobs(in.blockSize, charts, in.values.has_value());
-    std::vector<Fp8ScalingOutcome> outcomes =
-        fp8QuantizeScalings(values, in.format, in.overflow, jobs, in.blockSize, v.excluded);
+    const std::vector<Fp8ScalingJob> jobs =
+        tableJobs(in.blockSize, options.charts, in.values.has_value());
+    // Every row, or the two compared ones alone (the report's), left in their places.
+    std::vector<std::size_t> rows;
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+        if (options.wholeTable || i == kFp8TensorRow || i == kFp8ChapterRow)
+            rows.push_back(i);
+    std::vector<Fp8ScalingJob> asked;
+    for (std::size_t i : rows)
+        asked.push_back(jobs[i]);
+    std::vector<Fp8ScalingOutcome> done =
+        fp8QuantizeScalings(values, in.format, in.overflow, asked, in.blockSize, v.excluded);
+    std::vector<Fp8ScalingOutcome> outcomes(jobs.size());
+    for (std::size_t k = 0; k < rows.size(); ++k)
+        outcomes[rows[k]] = std::move(done[k]);
     v.table.resize(jobs.size());
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
+    for (std::size_t i : rows) {
         Fp8Granularity& g = v.table[i];
         g.scaling = jobs[i].scaling;
         g.plainCast = jobs[i].plainCast;
@@ -214,7 +226,7 @@ Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
     if (in.values)
         v.excluded = largestBlocks(values, in.blockSize);
     v.blockCount = values.size() / in.blockSize;
-    const std::vector<Fp8ScalingOutcome> outcomes = fillTable(values, in, options.charts, v);
+    const std::vector<Fp8ScalingOutcome> outcomes = fillTable(values, in, options, v);
     if (!options.charts)
         return v;
     const MatrixF& tensorDeq = outcomes[kFp8TensorRow].dequantized;

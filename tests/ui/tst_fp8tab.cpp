@@ -699,6 +699,7 @@ private slots:
         settle(tab, kWorkerTimeoutMs);
         QComboBox* box = combo(tab, "fp8.block_size");
         box->setCurrentIndex(indexOfData(box, 64));
+        tab.document()->undoStack()->clear(); // the block size chosen long ago
         tab.control("fp8.cols")->setValue(100);
         QCOMPARE(tab.inputs().blockSize, std::int64_t(50));
         QCOMPARE(box->currentData().toLongLong(), 50);
@@ -719,6 +720,7 @@ private slots:
         combo(tab, "fp8.format")->setCurrentIndex(1);
         QComboBox* box = combo(tab, "fp8.block_size");
         box->setCurrentIndex(indexOfData(box, 64));
+        tab.document()->undoStack()->clear(); // the block size chosen long ago
         tab.control("fp8.cols")->setValue(100);
         const core::Scenario& s = tab.document()->scenario();
         QCOMPARE(s.fp8Display.preferredBlockSize, std::int64_t(64));

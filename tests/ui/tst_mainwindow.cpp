@@ -61,19 +61,34 @@ QMap<QString, double> shownValues(const app::MainWindow& w)
 bool moveOff(QWidget* widget, const QMap<QString, double>& defaults, const app::MainWindow& w)
 {
     const QString key = widget->objectName();
-    const auto moved = [&] { return shownValues(w).value(key) != defaults.value(key); };
+    // Off the default, and to a scenario core accepts (heads 33 does not divide hidden 4096).
+    const auto moved = [&] {
+        try {
+            core::validate(w.scenario());
+        } catch (const core::InputError&) {
+            return false;
+        }
+        return shownValues(w).value(key) != defaults.value(key);
+    };
     if (auto* control = qobject_cast<ui::ParameterControl*>(widget)) {
-        QSlider* slider = control->slider();
-        for (int delta : {1, -1, 7, -7, 60, -60, 400}) {
-            slider->setValue(std::clamp(slider->value() + delta, 0, slider->maximum()));
+        // As typed into the spin box: double, half, one more, one less, the ends.
+        const double v = control->value();
+        const double step = control->spinBox()->singleStep();
+        for (double other : {v * 2, v / 2, v + step, v - step, control->spec().maximum,
+                             control->spec().minimum}) {
+            control->setValue(other);
             if (moved())
                 return true;
         }
+        control->setValue(v);
         return false;
     }
     if (auto* box = qobject_cast<QCheckBox*>(widget)) {
         box->click();
-        return moved();
+        if (moved())
+            return true;
+        box->click();
+        return false;
     }
     if (auto* combo = qobject_cast<QComboBox*>(widget)) {
         for (int i = 1; i < combo->count() && !moved(); ++i)
@@ -176,6 +191,19 @@ private slots:
                                     .arg(it.key())
                                     .arg(it.value(), 0, 'g', 17)
                                     .arg(back.value(it.key()), 0, 'g', 17)));
+    }
+
+    void aScenarioCoreRefusesIsNotSaved()
+    {
+        app::MainWindow w{core::Scenario{}};
+        ui::Tab* plan = w.tabs().last();
+        plan->control("plan.model.heads")->setValue(33); // does not divide 4096
+        QTemporaryDir dir;
+        const QString path = dir.filePath("refused.json");
+        const QString error = w.saveScenarioFile(path);
+        QVERIFY2(error.startsWith("cannot save " + path + ": plan.model.heads: expected"),
+                 qPrintable(error));
+        QVERIFY(!QFileInfo::exists(path));
     }
 
     void unitAndCheckpointingAreSavedAndUndoable()

@@ -26,23 +26,6 @@
 
 namespace scalelab::ui {
 
-ParameterSpec makeSpec(const QString& key, const QString& label, const QString& symbol,
-                       const QString& unit, const QString& description, double minimum,
-                       double maximum, ParameterSpec::Scale scale)
-{
-    ParameterSpec s;
-    s.key = key;
-    s.label = label;
-    s.symbol = symbol;
-    s.unit = unit;
-    s.description = description;
-    s.minimum = minimum;
-    s.maximum = maximum;
-    s.scale = scale;
-    s.suffixes = scale == ParameterSpec::Scale::Log;
-    return s;
-}
-
 Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* parent)
     : QWidget(parent)
     , m_document(document ? document : new document::ScenarioDocument(this))

@@ -26,11 +26,6 @@ class BackgroundRunner;
 class ChartPanel;
 class ExplanationPanel;
 
-/// A ParameterSpec in one call; `suffixes` follows a log scale (counts such as 7B).
-ParameterSpec makeSpec(const QString& key, const QString& label, const QString& symbol,
-                       const QString& unit, const QString& description, double minimum,
-                       double maximum, ParameterSpec::Scale scale = ParameterSpec::Scale::Linear);
-
 /// One topic of the window: a view of one section of the scenario document. It builds its
 /// controls (from the section's field table) and chart series once; a control sends its edit to
 /// the document, and when the document says the section changed (an edit, undo, redo, a file)

@@ -106,6 +106,9 @@ struct Fp8ViewOptions {
     /// needs the table only; without charts (and without `normals`) no matrix is kept for
     /// reuse: normals and generated are null.
     bool charts = true;
+    /// Every row of the granularity table, or only kFp8TensorRow and kFp8ChapterRow (the
+    /// report's figures; the other rows are then left default).
+    bool wholeTable = true;
     int maxPlotPoints = kFp8MaxPlotPoints;
     std::int64_t mapSide = kFp8MapSide;
     /// fp8NormalMatrix(inputs) from an earlier call, or null.
