@@ -110,8 +110,11 @@ std::vector<Fp8ScalingOutcome> fillTable(const MatrixF& values, const Fp8Inputs&
     std::vector<Fp8ScalingJob> asked;
     for (std::size_t i : rows)
         asked.push_back(jobs[i]);
+    // The small blocks' figures belong to the table; the report's two rows go without them.
+    const std::vector<std::int64_t> none;
     std::vector<Fp8ScalingOutcome> done =
-        fp8QuantizeScalings(values, in.format, in.overflow, asked, in.blockSize, v.excluded);
+        fp8QuantizeScalings(values, in.format, in.overflow, asked, in.blockSize,
+                            options.wholeTable ? v.excluded : none);
     std::vector<Fp8ScalingOutcome> outcomes(jobs.size());
     for (std::size_t k = 0; k < rows.size(); ++k)
         outcomes[rows[k]] = std::move(done[k]);

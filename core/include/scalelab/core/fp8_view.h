@@ -106,8 +106,8 @@ struct Fp8ViewOptions {
     /// needs the table only; without charts (and without `normals`) no matrix is kept for
     /// reuse: normals and generated are null.
     bool charts = true;
-    /// Every row of the granularity table, or only kFp8TensorRow and kFp8ChapterRow (the
-    /// report's figures; the other rows are then left default).
+    /// Every row of the granularity table, or only kFp8TensorRow and kFp8ChapterRow without
+    /// their small-block figures (the report's; the rest is then left default).
     bool wholeTable = true;
     int maxPlotPoints = kFp8MaxPlotPoints;
     std::int64_t mapSide = kFp8MapSide;
