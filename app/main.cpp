@@ -56,7 +56,7 @@ int main(int argc, char** argv)
         QApplication::setOrganizationName("ScaleLab");
         QApplication::setApplicationName("ScaleLab");
         QApplication::setApplicationVersion(SCALELAB_VERSION);
-        QApplication::setDesktopFileName("scalelab");
+        QApplication::setDesktopFileName(SCALELAB_APP_ID); // its .desktop file's name
         QApplication::setWindowIcon(QIcon(":/icons/scalelab.svg"));
         return runWindow(*commandLine);
     }
