@@ -1,6 +1,5 @@
 // scalelab_rendericon SVG SIZE PNG: draws the SVG icon into a SIZE x SIZE PNG. The build makes the
 // hicolor PNGs with it, so the SVG stays the icon's one source.
-#include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
 #include <QSaveFile>
@@ -13,8 +12,7 @@ int main(int argc, char** argv)
         std::fprintf(stderr, "usage: scalelab_rendericon SVG SIZE PNG\n");
         return 2;
     }
-    qputenv("QT_QPA_PLATFORM", "offscreen"); // a build machine has no display
-    QGuiApplication app(argc, argv);
+    // No QGuiApplication: painting shapes into a QImage needs no platform, nor a display.
     const int size = QString::fromLocal8Bit(argv[2]).toInt();
     QSvgRenderer svg(QString::fromLocal8Bit(argv[1]));
     if (!svg.isValid() || size < 1 || size > 1024) {
