@@ -53,6 +53,8 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
             cl.command = CommandLine::Command::Report;
         else if (sub == "export")
             cl.command = CommandLine::Command::Export;
+        else if (sub.contains('/') || sub.endsWith(".json"))
+            cl.scenarioFile = sub; // `scalelab FILE`, as a file manager or the menu opens one
         else {
             *error = "unknown command '" + sub + "' (expected report or export; see --help)";
             return std::nullopt;
@@ -129,7 +131,7 @@ QString usageText()
 {
     return QStringLiteral(
                "Usage:\n"
-               "  scalelab [--scenario FILE]                      open the window\n"
+               "  scalelab [--scenario FILE | FILE]               open the window\n"
                "  scalelab report [--scenario FILE]               print every tab's figures as "
                "JSON\n"
                "  scalelab export [--scenario FILE] --out DIR     write every chart as an image\n"

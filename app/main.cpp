@@ -3,8 +3,12 @@
 
 #include <QApplication>
 #include <QIcon>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QTranslator>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 namespace {
 
@@ -14,6 +18,22 @@ void quietMessages(QtMsgType type, const QMessageLogContext&, const QString& mes
     if (type == QtFatalMsg) {
         std::fprintf(stderr, "scalelab: %s\n", qPrintable(message));
         std::abort();
+    }
+}
+
+/// The user's language, when ScaleLab has it (translations/scalelab_<lang>.ts, compiled in at
+/// :/i18n/), and Qt's own strings (standard buttons) from the system's Qt translations.
+void installTranslations(QApplication& app)
+{
+    for (const auto& [name, folder] :
+         {std::pair{QStringLiteral("scalelab"), QStringLiteral(":/i18n")},
+          std::pair{QStringLiteral("qtbase"),
+                    QLibraryInfo::path(QLibraryInfo::TranslationsPath)}}) {
+        auto* translator = new QTranslator(&app);
+        if (translator->load(QLocale(), name, "_", folder))
+            QCoreApplication::installTranslator(translator);
+        else
+            delete translator;
     }
 }
 
@@ -49,6 +69,7 @@ int main(int argc, char** argv)
         QApplication app(argc, argv);
         QApplication::setApplicationName("ScaleLab");
         QApplication::setApplicationVersion(SCALELAB_VERSION);
+        installTranslations(app);
         return runExport(*commandLine);
     }
     case CommandLine::Command::Window: {
@@ -56,8 +77,9 @@ int main(int argc, char** argv)
         QApplication::setOrganizationName("ScaleLab");
         QApplication::setApplicationName("ScaleLab");
         QApplication::setApplicationVersion(SCALELAB_VERSION);
-        QApplication::setDesktopFileName("scalelab");
+        QApplication::setDesktopFileName(SCALELAB_APP_ID); // its .desktop file's name
         QApplication::setWindowIcon(QIcon(":/icons/scalelab.svg"));
+        installTranslations(app);
         return runWindow(*commandLine);
     }
     }

@@ -297,6 +297,17 @@ private slots:
         QVERIFY2(run.err.contains(says), run.err.constData());
     }
 
+    void bareFileIsTheScenario()
+    {
+        // The desktop file's `scalelab %f`: a path alone opens the window on that scenario, so
+        // a file that is not there is bad input about the file, not an unknown command.
+        QTemporaryDir dir;
+        const Run run = runScalelab({dir.filePath("absent.scalelab.json")});
+        QCOMPARE(run.exitCode, 2);
+        // The window's path (as with --scenario FILE) may let Qt's start-up notes through.
+        QVERIFY2(run.err.endsWith("absent.scalelab.json: no such file\n"), run.err.constData());
+    }
+
     void exportTheMemoryTab()
     {
         QTemporaryDir dir;

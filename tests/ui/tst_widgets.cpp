@@ -10,10 +10,12 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QFile>
 #include <QImage>
 #include <QLineSeries>
 #include <QPainter>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 #include <QValueAxis>
@@ -134,6 +136,40 @@ private slots:
         const QString hidden = fillExplanation(text, values, false);
         QCOMPARE(hidden, QString("<p>16 bytes x 7 billion = {{c}}</p>")); // unknown names stay
         QVERIFY(fillExplanation(text, values, true).contains("secret"));
+    }
+
+    void explanationFollowsTheLocale_data()
+    {
+        QTest::addColumn<QString>("locale");
+        QTest::addColumn<QString>("file");
+        QTest::newRow("language") << "de_DE"
+                                  << "memory.de.html";
+        QTest::newRow("language and country") << "pt_BR"
+                                              << "memory.pt_BR.html";
+        QTest::newRow("other country, no language file") << "pt_PT"
+                                                         << "memory.html";
+        QTest::newRow("no translation") << "fr_FR"
+                                        << "memory.html";
+        QTest::newRow("English") << "en_US"
+                                 << "memory.html";
+        QTest::newRow("C") << "C"
+                           << "memory.html";
+    }
+
+    void explanationFollowsTheLocale()
+    {
+        QFETCH(QString, locale);
+        QFETCH(QString, file);
+        QTemporaryDir dir;
+        for (const QString name : {"memory.html", "memory.de.html", "memory.pt_BR.html"}) {
+            QFile f(dir.filePath(name));
+            QVERIFY(f.open(QIODevice::WriteOnly));
+        }
+        QCOMPARE(explanationFile(dir.path(), "memory", QLocale(locale)), dir.filePath(file));
+        // The compiled-in texts: English until a translation is added.
+        QCOMPARE(explanationFile(":/explanations", "memory", QLocale(locale)),
+                 QString(":/explanations/memory.html"));
+        QVERIFY(QFile::exists(explanationFile(":/explanations", "memory", QLocale(locale))));
     }
 
     void viridisEnds()

@@ -30,13 +30,31 @@ QString fillExplanation(const QString& text, const QHash<QString, QString>& valu
     return filled;
 }
 
+QString explanationFile(const QString& folder, const QString& tab, const QLocale& locale)
+{
+    for (const QString& language : locale.uiLanguages()) {
+        QString name = language;
+        name.replace('-', '_'); // "pt-BR" as file names write it: pt_BR
+        for (;;) {
+            const QString path = folder + '/' + tab + '.' + name + ".html";
+            if (QFile::exists(path))
+                return path;
+            const qsizetype cut = name.lastIndexOf('_');
+            if (cut <= 0)
+                break;
+            name.truncate(cut); // pt_BR, then pt
+        }
+    }
+    return folder + '/' + tab + ".html";
+}
+
 ExplanationPanel::ExplanationPanel(const QString& tab, QWidget* parent)
     : QWidget(parent)
     , m_text(new QTextBrowser(this))
     , m_reveal(new QPushButton(tr("&Reveal answer"), this))
 {
     setObjectName(tab + ".explanation");
-    QFile file(":/explanations/" + tab + ".html");
+    QFile file(explanationFile(":/explanations", tab));
     if (file.open(QIODevice::ReadOnly))
         m_template = QString::fromUtf8(file.readAll());
     m_text->setObjectName(tab + ".explanation.text");

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QHash>
+#include <QLocale>
 #include <QString>
 #include <QWidget>
 
@@ -16,11 +17,12 @@ namespace scalelab::ui {
 /// then reveal"). The text lives in resources/explanations/<tab>.html as rich text, editable
 /// without touching code: `{{name}}` is replaced by the tab's live value of that name, and the
 /// part between `<!--answer-->` and `<!--/answer-->` shows only after "Reveal answer".
+/// A translation sits beside the English text as <tab>.<lang>.html (explanationFile()).
 class ExplanationPanel : public QWidget {
     Q_OBJECT
 
 public:
-    /// Loads ":/explanations/<tab>.html".
+    /// Loads explanationFile(":/explanations", tab): the user's language, else English.
     explicit ExplanationPanel(const QString& tab, QWidget* parent = nullptr);
 
     /// The text with values substituted, as shown (answer included only when revealed).
@@ -47,5 +49,12 @@ private:
 /// cut.
 QString fillExplanation(const QString& text, const QHash<QString, QString>& values,
                         bool withAnswer);
+
+/// The explanation file of `tab` in `folder` for `locale`: `<tab>.<lang>.html` for the first of
+/// the locale's languages that has one, most specific first (`memory.pt_BR.html`, then
+/// `memory.pt.html`), else the English `<tab>.html`. So a translator adds `memory.de.html` to
+/// resources/explanations/ and nothing else (docs/TRANSLATING.md).
+QString explanationFile(const QString& folder, const QString& tab,
+                        const QLocale& locale = QLocale());
 
 } // namespace scalelab::ui
