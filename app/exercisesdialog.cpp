@@ -58,7 +58,7 @@ QWidget* ExercisesDialog::buildPage(int index)
     const Exercise& e = m_exercises.at(index);
     auto* page = new QWidget;
     auto* column = new QVBoxLayout(page);
-    auto* text = new QLabel(QString("<h3>Exercise %1: %2</h3>%3").arg(e.id, e.title, e.text));
+    auto* text = new QLabel(tr("<h3>Exercise %1: %2</h3>%3").arg(e.id, e.title, e.text));
     text->setWordWrap(true);
     text->setTextFormat(Qt::RichText);
     column->addWidget(text);

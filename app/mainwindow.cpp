@@ -381,8 +381,9 @@ void MainWindow::updateRecentMenu()
 
 void MainWindow::askOpen()
 {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open scenario"), QDir::homePath(),
-                                                      tr("ScaleLab scenario (*.json)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open scenario"), QDir::homePath(),
+                                     tr("ScaleLab scenario (*.scalelab.json *.json)"));
     if (path.isEmpty())
         return;
     const QString error = openScenarioFile(path);
@@ -393,9 +394,9 @@ void MainWindow::askOpen()
 
 void MainWindow::askSave()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save scenario"),
-                                                      QDir::home().filePath("scenario.json"),
-                                                      tr("ScaleLab scenario (*.json)"));
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save scenario"), QDir::home().filePath("scenario.scalelab.json"),
+        tr("ScaleLab scenario (*.scalelab.json *.json)"));
     if (path.isEmpty())
         return;
     const QString error = saveScenarioFile(path);

@@ -379,7 +379,7 @@ void ParameterControl::describe()
         widget->setToolTip(tip);
     m_slider->setAccessibleName(name);
     m_slider->setAccessibleDescription(m_spec.description);
-    m_spinBox->setAccessibleName(name + QStringLiteral(" value"));
+    m_spinBox->setAccessibleName(tr("%1 value").arg(name));
     m_spinBox->setAccessibleDescription(m_spec.description);
 }
 

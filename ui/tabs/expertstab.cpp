@@ -61,10 +61,12 @@ struct RouterPreset {
 // the hottest experts together on rank 0: the expert loads (and the auxiliary loss) stay the
 // same while the rank imbalance jumps.
 constexpr RouterPreset kPresets[] = {
-    {"Balanced router (skew 0)", 0.0, false},
-    {"One hot expert (skew 3)", 3.0, false},
-    {"One hot rank (skew 1, hottest experts on rank 0)", 1.0, true},
-    {"Zipf-like popularity (skew 1)", 1.0, false},
+    {QT_TRANSLATE_NOOP("scalelab::ui::ExpertsTab", "Balanced router (skew 0)"), 0.0, false},
+    {QT_TRANSLATE_NOOP("scalelab::ui::ExpertsTab", "One hot expert (skew 3)"), 3.0, false},
+    {QT_TRANSLATE_NOOP("scalelab::ui::ExpertsTab",
+                       "One hot rank (skew 1, hottest experts on rank 0)"),
+     1.0, true},
+    {QT_TRANSLATE_NOOP("scalelab::ui::ExpertsTab", "Zipf-like popularity (skew 1)"), 1.0, false},
 };
 
 // Exercise 41.4: two ranks choose [0,1,3] and [2,3,2]; experts 0,1 live on rank 0, 2,3 on 1.

@@ -49,22 +49,33 @@ struct Preset {
 };
 
 constexpr Preset kPresets[] = {
-    {"Outliers x100 (default)",
-     "The scenario's default: a few blocks 100 times the rest. Predict: how much worse is one "
-     "scale for the small blocks?",
+    {QT_TRANSLATE_NOOP("scalelab::ui::Fp8Tab", "Outliers x100 (default)"),
+     QT_TRANSLATE_NOOP(
+         "scalelab::ui::Fp8Tab",
+         "The scenario's default: a few blocks 100 times the rest. Predict: how much worse is one "
+         "scale for the small blocks?"),
      Fp8Format::E4M3, 100.0, false},
-    {"Outliers x10^4", "The small blocks start to reach E4M3's subnormals.", Fp8Format::E4M3, 1e4,
+    {QT_TRANSLATE_NOOP("scalelab::ui::Fp8Tab", "Outliers x10^4"),
+     QT_TRANSLATE_NOOP("scalelab::ui::Fp8Tab",
+                       "The small blocks start to reach E4M3's subnormals."),
+     Fp8Format::E4M3, 1e4, false},
+    {QT_TRANSLATE_NOOP("scalelab::ui::Fp8Tab", "Outliers x10^5: subnormals"),
+     QT_TRANSLATE_NOOP("scalelab::ui::Fp8Tab",
+                       "One scale pushes the small blocks below E4M3's smallest normal value."),
+     Fp8Format::E4M3, 1e5, false},
+    {QT_TRANSLATE_NOOP("scalelab::ui::Fp8Tab", "Outliers x10^5 in E5M2"),
+     QT_TRANSLATE_NOOP(
+         "scalelab::ui::Fp8Tab",
+         "E5M2 reaches eight binades further down: the same outliers cost it little."),
+     Fp8Format::E5M2, 1e5, false},
+    {QT_TRANSLATE_NOOP("scalelab::ui::Fp8Tab", "Outliers x10^9 in E5M2"),
+     QT_TRANSLATE_NOOP("scalelab::ui::Fp8Tab", "Even E5M2's range runs out."), Fp8Format::E5M2, 1e9,
      false},
-    {"Outliers x10^5: subnormals",
-     "One scale pushes the small blocks below E4M3's smallest normal value.", Fp8Format::E4M3, 1e5,
-     false},
-    {"Outliers x10^5 in E5M2",
-     "E5M2 reaches eight binades further down: the same outliers cost it little.", Fp8Format::E5M2,
-     1e5, false},
-    {"Outliers x10^9 in E5M2", "Even E5M2's range runs out.", Fp8Format::E5M2, 1e9, false},
-    {"Chapter's 1 x 8 example",
-     "The values of the chapter's test: one row of 8, blocks of 4. Its spread (300x) stays "
-     "inside E4M3's normal range, so neither scheme wins by much.",
+    {QT_TRANSLATE_NOOP("scalelab::ui::Fp8Tab", "Chapter's 1 x 8 example"),
+     QT_TRANSLATE_NOOP(
+         "scalelab::ui::Fp8Tab",
+         "The values of the chapter's test: one row of 8, blocks of 4. Its spread (300x) stays "
+         "inside E4M3's normal range, so neither scheme wins by much."),
      Fp8Format::E4M3, 0.0, true},
 };
 

@@ -34,9 +34,11 @@ struct Recipe {
 
 // Bytes per parameter of common optimizer set-ups.
 constexpr Recipe kRecipes[] = {
-    {"Mixed-precision Adam: 2 + 2 + 4 + 8", 2, 2, 4, 8},
-    {"Pure fp32 Adam: 4 + 4 + 0 + 8", 4, 4, 0, 8},
-    {"bf16 with 8-bit moments: 2 + 2 + 4 + 2", 2, 2, 4, 2},
+    {QT_TRANSLATE_NOOP("scalelab::ui::MemoryTab", "Mixed-precision Adam: 2 + 2 + 4 + 8"), 2, 2, 4,
+     8},
+    {QT_TRANSLATE_NOOP("scalelab::ui::MemoryTab", "Pure fp32 Adam: 4 + 4 + 0 + 8"), 4, 4, 0, 8},
+    {QT_TRANSLATE_NOOP("scalelab::ui::MemoryTab", "bf16 with 8-bit moments: 2 + 2 + 4 + 2"), 2, 2,
+     4, 2},
 };
 
 } // namespace
