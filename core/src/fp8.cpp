@@ -227,11 +227,28 @@ public:
     }
 
     /// One standard-normal value; the fast path uses one 64-bit draw: bits 0-7 pick the layer,
-    /// bit 8 the sign, the top 53 bits the position across the layer.
+    /// bit 8 the sign, the top 53 bits the position across the layer. Inline, so that a caller
+    /// can interleave independent streams; the rare rest is out of line.
     double operator()(Rng& rng) const
     {
-        for (;;) {
-            const std::uint64_t bits = rng.next();
+        const std::uint64_t bits = rng.next();
+        const auto i = static_cast<int>(bits & 0xFF);
+        const std::uint64_t u = bits >> 11;
+        if (u < m_inner[i]) [[likely]] {
+            // u < 2^53: converted through int64_t, exactly, in one instruction.
+            const double x = static_cast<double>(static_cast<std::int64_t>(u)) * m_width[i];
+            return (bits & 0x100) != 0 ? -x : x;
+        }
+        return rest(rng, bits);
+    }
+
+private:
+    /// The draws the fast path did not settle, starting with `bits`, and any further ones.
+    [[gnu::noinline]] double rest(Rng& rng, std::uint64_t bits) const
+    {
+        for (bool first = true;; first = false) {
+            if (!first)
+                bits = rng.next();
             const auto i = static_cast<int>(bits & 0xFF);
             const bool negative = (bits & 0x100) != 0;
             const std::uint64_t u = bits >> 11;
@@ -257,7 +274,6 @@ public:
         }
     }
 
-private:
     static double f(double x) { return std::exp(-0.5 * x * x); }
 
     double m_x[257]{};
@@ -451,18 +467,23 @@ struct ErrorSums {
 constexpr std::int64_t kSumChunk = 4096;
 constexpr int kSumLanes = 8;
 
-/// One chunk of one round trip for the kernels below. Without `scale` the dequantized values
-/// are read from `out` instead of computed.
+/// One chunk of one round trip for the kernels below. Without `scale` or `groupScale` the
+/// dequantized values are read from `out` instead of computed.
 struct ChunkWork {
     const float* values = nullptr;
     const float* scale = nullptr; ///< the scale of every value, or null
+    /// The scale of every group of kSumLanes values (each group within one tile), or null.
+    const float* groupScale = nullptr;
     float* out = nullptr; ///< where the dequantized values go (or come from); may be null
     std::int64_t n = 0; ///< values, at most kSumChunk
     std::int32_t overflowBits = 0; ///< overflowBitsOf(format, overflow)
     /// Per value all ones (-1) when it counts for `small`, else 0; null: no `small`.
-    const std::int64_t* keep = nullptr;
+    const std::int32_t* keep = nullptr;
     ErrorSums* all = nullptr;
     ErrorSums* small = nullptr;
+    /// Where the sum of the values' squares goes (and, with `keep`, of the kept ones'), or null.
+    double* signal = nullptr;
+    double* signalKept = nullptr;
 };
 
 namespace baseline {
@@ -471,8 +492,10 @@ namespace baseline {
 #undef SCALELAB_KERNELS_AVX2
 } // namespace baseline
 
-// The kernels again for AVX2, chosen once at run time where the processor has it.
-// SCALELAB_NO_AVX2_KERNELS builds the baseline kernels only (to test them on an AVX2 machine).
+// The kernels again for AVX2 and for AVX-512 (the same 256-bit vectors, with 32 registers
+// instead of 16 and mask registers for the choices, so that the masked sums spill nothing),
+// chosen once at run time by what the processor has. SCALELAB_NO_AVX2_KERNELS builds the
+// baseline kernels only (to test them on an AVX2 machine).
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)                                \
     && !defined(SCALELAB_NO_AVX2_KERNELS)
 #define SCALELAB_HAVE_AVX2_KERNELS 1
@@ -484,50 +507,71 @@ namespace avx2 {
 #undef SCALELAB_KERNELS_AVX2
 } // namespace avx2
 #pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq")
+namespace avx512 {
+#define SCALELAB_KERNELS_AVX2 1
+#include "fp8_kernels.inc"
+#undef SCALELAB_KERNELS_AVX2
+} // namespace avx512
+#pragma GCC pop_options
+#endif
 
-bool useAvx2()
+/// The kernels' instruction set, found once.
+enum class Isa { Baseline, Avx2, Avx512 };
+
+Isa kernelIsa()
 {
-    static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx2") != 0);
-    return yes;
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+    static const Isa isa = [] {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl")
+            && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq"))
+            return Isa::Avx512;
+        return __builtin_cpu_supports("avx2") ? Isa::Avx2 : Isa::Baseline;
+    }();
+    return isa;
+#else
+    return Isa::Baseline;
+#endif
 }
+
+// Each entry point calls the copy of kernelIsa().
+#ifdef SCALELAB_HAVE_AVX2_KERNELS
+#define SCALELAB_KERNEL_CALL(call)                                                                 \
+    switch (kernelIsa()) {                                                                         \
+    case Isa::Avx512:                                                                              \
+        return avx512::call;                                                                       \
+    case Isa::Avx2:                                                                                \
+        return avx2::call;                                                                         \
+    case Isa::Baseline:                                                                            \
+        break;                                                                                     \
+    }                                                                                              \
+    return baseline::call
+#else
+#define SCALELAB_KERNEL_CALL(call) return baseline::call
 #endif
 
 template <Fp8Format F> void roundTripChunk(const ChunkWork& w)
 {
-#ifdef SCALELAB_HAVE_AVX2_KERNELS
-    if (useAvx2())
-        return avx2::roundTrip<F>(w);
-#endif
-    baseline::roundTrip<F>(w);
+    SCALELAB_KERNEL_CALL(roundTrip<F>(w));
 }
 
 void blockSumsOfFour(const float* v, const float* d, std::int64_t bs, std::int32_t* maxAbs,
                      double* signal, double* error)
 {
-#ifdef SCALELAB_HAVE_AVX2_KERNELS
-    if (useAvx2())
-        return avx2::blockSums4(v, d, bs, maxAbs, signal, error);
-#endif
-    baseline::blockSums4(v, d, bs, maxAbs, signal, error);
+    SCALELAB_KERNEL_CALL(blockSums4(v, d, bs, maxAbs, signal, error));
 }
 
 void absErrorRow(const float* v, const float* d, std::int64_t n, std::int64_t* out)
 {
-#ifdef SCALELAB_HAVE_AVX2_KERNELS
-    if (useAvx2())
-        return avx2::absErrorBits(v, d, n, out);
-#endif
-    baseline::absErrorBits(v, d, n, out);
+    SCALELAB_KERNEL_CALL(absErrorBits(v, d, n, out));
 }
 
-void signalChunk(const float* values, std::int64_t n, const std::int64_t* keep, double& all,
-                 double& kept)
+void tileMaximaOf(const float* row, std::int64_t cols, std::int64_t tileCols, std::int64_t t0,
+                  std::int64_t t1, std::uint32_t* out)
 {
-#ifdef SCALELAB_HAVE_AVX2_KERNELS
-    if (useAvx2())
-        return avx2::signal(values, n, keep, all, kept);
-#endif
-    baseline::signal(values, n, keep, all, kept);
+    SCALELAB_KERNEL_CALL(maxima(row, cols, tileCols, t0, t1, out));
 }
 
 /// float32 magnitude bits of what a finite value past the largest finite one becomes.
@@ -702,6 +746,55 @@ bool spreadScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int
     return finite;
 }
 
+/// Whether every group of kSumLanes values lies within one tile of the shape (groups start at
+/// multiples of kSumLanes, row-major), so that a chunk needs one scale per group only.
+bool groupsInTiles(const TileShape& t)
+{
+    return t.cols % kSumLanes == 0 && t.tileCols % kSumLanes == 0;
+}
+
+/// Fills the kernel's groupScale for the chunk [k0, k1) (groupsInTiles holds): the scale of each
+/// group of kSumLanes values. Row tiles are measured here, whole, as spreadScales does; the chunk
+/// that holds a tile's first value records its scale. Returns false for a tile with a value that
+/// is not finite.
+bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int64_t k0,
+                 std::int64_t k1, float* groupScale)
+{
+    const TileShape& t = job.t;
+    const bool inLoop = scalesInLoop(t);
+    bool finite = true;
+    // A row's piece of a chunk touches at most kSumChunk / tileCols + 2 tiles, tileCols >= 8.
+    std::array<std::uint32_t, kSumChunk / kSumLanes + 2> maxima{};
+    for (std::int64_t k = k0; k < k1;) {
+        const std::int64_t r = k / t.cols;
+        const std::int64_t c0 = k - r * t.cols;
+        const std::int64_t c1 = std::min(t.cols, c0 + (k1 - k));
+        const std::int64_t g0 = c0 / t.tileCols;
+        const std::int64_t g1 = (c1 + t.tileCols - 1) / t.tileCols;
+        const std::int64_t rowBase = (r / t.tileRows) * t.gridCols;
+        if (inLoop)
+            tileMaximaOf(values.data() + r * t.cols, t.cols, t.tileCols, g0, g1, maxima.data());
+        float* out = groupScale + (k - k0) / kSumLanes;
+        for (std::int64_t g = g0; g < g1; ++g) {
+            const std::int64_t from = std::max(c0, g * t.tileCols);
+            const std::int64_t to = std::min(c1, (g + 1) * t.tileCols);
+            float sc = 1.0f;
+            if (inLoop) {
+                const std::uint32_t m = maxima[static_cast<std::size_t>(g - g0)];
+                finite = finite && m < kFloatInf;
+                sc = m < kFloatInf ? scaleOf(m, job.rule, s) : 1.0f;
+                if (from == g * t.tileCols)
+                    job.scales[static_cast<std::size_t>(rowBase + g)] = sc;
+            } else {
+                sc = job.scales[static_cast<std::size_t>(rowBase + g)];
+            }
+            std::fill(out + (from - c0) / kSumLanes, out + (to - c0) / kSumLanes, sc);
+        }
+        k += c1 - c0;
+    }
+    return finite;
+}
+
 /// Runs round trips of one matrix, all chunks on all cores: scales first, then per chunk every
 /// job. `skip` (one flag per 1 x blockSize block, or empty) asks for the small-block sums too.
 /// Fills each job's sums over every value and over the small blocks; returns false when a value
@@ -728,30 +821,44 @@ bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overf
         const std::int64_t k1 = std::min(n, k0 + kSumChunk);
         const auto ci = static_cast<std::size_t>(c);
         std::array<float, kSumChunk> scale;
-        std::array<std::int64_t, kSumChunk> keep; // the kernels' mask: all ones = counts
+        std::array<float, kSumChunk / kSumLanes> groupScale;
+        std::array<std::int32_t, kSumChunk> keep; // the kernels' mask: all ones = counts
         if (masked) {
-            for (std::int64_t k = k0; k < k1; ++k)
-                keep[static_cast<std::size_t>(k - k0)] =
-                    skip[static_cast<std::size_t>(k / blockSize)] == 0 ? -1 : 0;
+            // Block by block: every value of a block counts, or none.
+            for (std::int64_t k = k0; k < k1;) {
+                const std::int64_t b = k / blockSize;
+                const std::int64_t e = std::min(k1, (b + 1) * blockSize);
+                std::fill(keep.data() + (k - k0), keep.data() + (e - k0),
+                          skip[static_cast<std::size_t>(b)] == 0 ? -1 : 0);
+                k = e;
+            }
         }
-        double kept = 0.0;
-        signalChunk(values.data() + k0, k1 - k0, masked ? keep.data() : nullptr, signal[ci].signal,
-                    kept);
-        if (masked)
-            signal[static_cast<std::size_t>(chunks) + ci].signal = kept;
-        // Every job on this chunk while it is in cache.
-        for (RoundTrip& job : jobs) {
-            if (!spreadScales(values, job, s, k0, k1, scale.data()))
-                nonFinite.store(true, std::memory_order_relaxed);
+        // Every job on this chunk while it is in cache; the first also adds up the signal.
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            RoundTrip& job = jobs[j];
             ChunkWork w;
+            bool finite = true;
+            if (groupsInTiles(job.t)) {
+                finite = groupScales(values, job, s, k0, k1, groupScale.data());
+                w.groupScale = groupScale.data();
+            } else {
+                finite = spreadScales(values, job, s, k0, k1, scale.data());
+                w.scale = scale.data();
+            }
+            if (!finite)
+                nonFinite.store(true, std::memory_order_relaxed);
             w.values = values.data() + k0;
-            w.scale = scale.data();
             w.out = job.dequantized ? job.dequantized + k0 : nullptr;
             w.n = k1 - k0;
             w.overflowBits = overflowBits;
             w.keep = masked ? keep.data() : nullptr;
             w.all = &job.all[ci];
             w.small = masked ? &job.small[ci] : nullptr;
+            if (j == 0) {
+                w.signal = &signal[ci].signal;
+                w.signalKept =
+                    masked ? &signal[static_cast<std::size_t>(chunks) + ci].signal : nullptr;
+            }
             roundTripChunk<F>(w);
         }
     });
@@ -940,11 +1047,28 @@ MatrixF fp8NormalMatrix(const Fp8Inputs& in)
     float* data = out.data();
     const std::int64_t count = in.rows * in.cols;
     const std::int64_t chunks = (count + kNormalChunk - 1) / kNormalChunk;
-    runSpread(chunks, threadsFor(count), [&](std::int64_t c) {
-        Rng rng(key + static_cast<std::uint64_t>(c));
-        const std::int64_t end = std::min(count, (c + 1) * kNormalChunk);
-        for (std::int64_t i = c * kNormalChunk; i < end; ++i)
-            data[i] = static_cast<float>(ziggurat(rng)); // nearest float32, ties to even
+    // Two chunks side by side on each thread: their streams are independent, so the processor
+    // overlaps one draw's arithmetic with the other's.
+    const std::int64_t pairs = (chunks + 1) / 2;
+    runSpread(pairs, threadsFor(count), [data, count, chunks, key](std::int64_t p) {
+        const std::int64_t c0 = 2 * p;
+        const std::int64_t c1 = std::min(c0 + 1, chunks - 1);
+        float* a = data + c0 * kNormalChunk;
+        float* b = data + c1 * kNormalChunk;
+        const std::int64_t na = std::min(count, (c0 + 1) * kNormalChunk) - c0 * kNormalChunk;
+        const std::int64_t nb =
+            c1 == c0 ? 0 : std::min(count, (c1 + 1) * kNormalChunk) - c1 * kNormalChunk;
+        Rng ra(key + static_cast<std::uint64_t>(c0));
+        Rng rb(key + static_cast<std::uint64_t>(c1));
+        const std::int64_t both = std::min(na, nb);
+        for (std::int64_t i = 0; i < both; ++i) {
+            a[i] = static_cast<float>(ziggurat(ra)); // nearest float32, ties to even
+            b[i] = static_cast<float>(ziggurat(rb));
+        }
+        for (std::int64_t i = both; i < na; ++i)
+            a[i] = static_cast<float>(ziggurat(ra));
+        for (std::int64_t i = both; i < nb; ++i)
+            b[i] = static_cast<float>(ziggurat(rb));
     });
     return out;
 }
@@ -1220,13 +1344,18 @@ Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantiz
     runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
         const std::int64_t k0 = c * kSumChunk;
         const std::int64_t k1 = std::min(n, k0 + kSumChunk);
-        std::array<std::int64_t, kSumChunk> flags; // the kernels' mask: all ones = counts
-        for (std::int64_t k = k0; k < k1; ++k)
-            flags[static_cast<std::size_t>(k - k0)] =
-                keep[static_cast<std::size_t>(k / blockSize)] != 0 ? -1 : 0;
+        std::array<std::int32_t, kSumChunk> flags; // the kernels' mask: all ones = counts
+        for (std::int64_t k = k0; k < k1;) {
+            const std::int64_t b = k / blockSize;
+            const std::int64_t e = std::min(k1, (b + 1) * blockSize);
+            std::fill(flags.data() + (k - k0), flags.data() + (e - k0),
+                      keep[static_cast<std::size_t>(b)] != 0 ? -1 : 0);
+            k = e;
+        }
         // The kernel reads the dequantized values (no scale) and keeps only the small sums.
         ErrorSums everything;
         ErrorSums& s = sums[static_cast<std::size_t>(c)];
+        double all = 0.0;
         ChunkWork w;
         w.values = values.data() + k0;
         w.out = const_cast<float*>(dequantized.data() + k0); // read, never written
@@ -1234,9 +1363,9 @@ Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantiz
         w.keep = flags.data();
         w.all = &everything;
         w.small = &s;
+        w.signal = &all;
+        w.signalKept = &s.signal;
         roundTripChunk<Fp8Format::E4M3>(w); // the format plays no part without a scale
-        double all = 0.0;
-        signalChunk(w.values, w.n, flags.data(), all, s.signal);
     });
     ErrorSums total;
     for (const ErrorSums& s : sums)
