@@ -235,11 +235,17 @@ public:
         const auto i = static_cast<int>(bits & 0xFF);
         const std::uint64_t u = bits >> 11;
         if (u < m_inner[i]) [[likely]] {
-            // u < 2^53: converted through int64_t, exactly, in one instruction.
+            // u < 2^53: converted through int64_t, exactly, in one instruction. The sign bit is
+            // set without a branch (it is a coin toss, which no predictor guesses).
             const double x = static_cast<double>(static_cast<std::int64_t>(u)) * m_width[i];
-            return (bits & 0x100) != 0 ? -x : x;
+            return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) ^ ((bits & 0x100) << 55));
         }
-        return rest(rng, bits);
+        // The generator's state goes through memory only here, so that the fast path keeps it
+        // in registers.
+        Rng state = rng;
+        const double x = rest(state, bits);
+        rng = state;
+        return x;
     }
 
 private:
