@@ -1079,40 +1079,82 @@ MatrixF fp8NormalMatrix(const Fp8Inputs& in)
     return out;
 }
 
-Fp8Generated fp8ApplyOutliers(MatrixF normals, const Fp8Inputs& in)
+std::vector<std::int64_t> fp8OutlierBlocks(const Fp8Inputs& in)
 {
     validateGeneratorKeys(in, true);
+    const std::int64_t blockCount = in.rows * (in.cols / in.blockSize);
+    const auto odds = static_cast<std::uint64_t>(kFp8OutlierOdds);
+    Rng rng(static_cast<std::uint64_t>(in.seed) ^ kFp8OutlierStream);
+    std::vector<std::int64_t> out;
+    out.reserve(static_cast<std::size_t>(blockCount / kFp8OutlierOdds + 64));
+    for (std::int64_t b = 0; b < blockCount; ++b)
+        if (rng.below(odds) == 0)
+            out.push_back(b);
+    if (out.empty())
+        out.push_back(static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(blockCount))));
+    return out;
+}
+
+namespace {
+
+/// Checks that `normals` has the shape of the inputs.
+void requireNormalShape(const MatrixF& normals, const Fp8Inputs& in)
+{
     require(normals.rows() == in.rows, "fp8.rows",
             "the row count of the normal matrix (" + std::to_string(normals.rows()) + ")");
     require(normals.cols() == in.cols, "fp8.cols",
             "the column count of the normal matrix (" + std::to_string(normals.cols()) + ")");
-    const std::int64_t blockCount = in.rows * (in.cols / in.blockSize);
-    const auto odds = static_cast<std::uint64_t>(kFp8OutlierOdds);
+}
 
-    Rng rng(static_cast<std::uint64_t>(in.seed) ^ kFp8OutlierStream);
-    // A copy taken before the counting pass replays the same draws in the scaling pass, so the
-    // flags need no storage however many blocks there are.
-    Rng replay = rng;
-    std::int64_t flagged = 0;
-    for (std::int64_t b = 0; b < blockCount; ++b)
-        flagged += (rng.below(odds) == 0) ? 1 : 0;
-    std::int64_t onlyOutlier = -1;
-    if (flagged == 0)
-        onlyOutlier = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(blockCount)));
+/// Multiplies the listed 1 x blockSize blocks of `data` by outlierScale (rounded once, clamped),
+/// on all cores: the blocks are disjoint, so each thread takes its share of the list.
+void scaleOutliers(float* data, const std::vector<std::int64_t>& blocks, const Fp8Inputs& in)
+{
+    const auto count = static_cast<std::int64_t>(blocks.size());
+    constexpr std::int64_t kPerTask = 1 << 12;
+    const std::int64_t tasks = (count + kPerTask - 1) / kPerTask;
+    runSpread(tasks, threadsFor(count * in.blockSize), [&](std::int64_t t) {
+        const std::int64_t end = std::min(count, (t + 1) * kPerTask);
+        for (std::int64_t i = t * kPerTask; i < end; ++i) {
+            // Row-major 1 x blockSize blocks are contiguous.
+            float* block = data + blocks[static_cast<std::size_t>(i)] * in.blockSize;
+            for (std::int64_t j = 0; j < in.blockSize; ++j)
+                block[j] = toFloatClamped(static_cast<double>(block[j]) * in.outlierScale);
+        }
+    });
+}
 
+} // namespace
+
+Fp8Generated fp8ApplyOutliers(MatrixF&& normals, const Fp8Inputs& in)
+{
+    validateGeneratorKeys(in, true);
+    requireNormalShape(normals, in);
     Fp8Generated out;
+    out.outlierBlocks = fp8OutlierBlocks(in);
     out.values = std::move(normals);
-    out.outlierBlocks.reserve(static_cast<std::size_t>(flagged == 0 ? 1 : flagged));
-    float* data = out.values.data();
-    for (std::int64_t b = 0; b < blockCount; ++b) {
-        const bool outlier = (replay.below(odds) == 0) || b == onlyOutlier;
-        if (!outlier)
-            continue;
-        out.outlierBlocks.push_back(b);
-        float* block = data + b * in.blockSize; // row-major 1 x blockSize blocks are contiguous
-        for (std::int64_t j = 0; j < in.blockSize; ++j)
-            block[j] = toFloatClamped(static_cast<double>(block[j]) * in.outlierScale);
-    }
+    scaleOutliers(out.values.data(), out.outlierBlocks, in);
+    return out;
+}
+
+Fp8Generated fp8ApplyOutliers(const MatrixF& normals, const Fp8Inputs& in)
+{
+    validateGeneratorKeys(in, true);
+    requireNormalShape(normals, in);
+    Fp8Generated out;
+    out.outlierBlocks = fp8OutlierBlocks(in);
+    // The copy on all cores too: the new matrix's pages are first written there.
+    out.values.resize(in.rows, in.cols);
+    adviseLargePages(out.values);
+    const std::int64_t n = normals.size();
+    const std::int64_t chunks = (n + kNormalChunk - 1) / kNormalChunk;
+    runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
+        const std::int64_t k0 = c * kNormalChunk;
+        const std::int64_t k1 = std::min(n, k0 + kNormalChunk);
+        std::memcpy(out.values.data() + k0, normals.data() + k0,
+                    static_cast<std::size_t>(k1 - k0) * sizeof(float));
+    });
+    scaleOutliers(out.values.data(), out.outlierBlocks, in);
     return out;
 }
 

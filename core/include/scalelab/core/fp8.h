@@ -146,17 +146,25 @@ inline constexpr std::uint64_t kFp8OutlierStream = 0x6F75746C69657273ULL; // "ou
 /// outlier_scale), so a tab may cache it while those two change. Validates rows, cols and seed.
 MatrixF fp8NormalMatrix(const Fp8Inputs& in);
 
-/// Scales the outlier blocks of `normals` (as fp8NormalMatrix gives it for `in`) by
-/// outlierScale. The blocks come from a second stream, Rng(seed XOR kFp8OutlierStream):
+/// The outlier blocks of a generated matrix: row-major indices of 1 x blockSize blocks,
+/// ascending. They come from a second stream, Rng(seed XOR kFp8OutlierStream):
 ///  1. one draw per 1 x blockSize block, row-major: the block is an outlier when
 ///     below(kFp8OutlierOdds) is 0 (about 1 block in 16);
 ///  2. when that chose none, one more draw, below(block count), picks the only outlier.
+/// They depend on rows, cols, block_size and seed only (not on outlier_scale). Validates the
+/// generation keys.
+std::vector<std::int64_t> fp8OutlierBlocks(const Fp8Inputs& in);
+
+/// Scales the outlier blocks of `normals` (as fp8NormalMatrix gives it for `in`; the blocks are
+/// fp8OutlierBlocks(in)) by outlierScale.
 /// An outlier entry is float32(double(entry) * outlierScale), rounded once to the nearest, clamped
 /// to +-FLT_MAX (normals beyond 10 are rarer than 1 in 10^22, so clamping needs an
 /// outlierScale past about 3e37).
 /// Validates the generation keys; throws InputError naming `fp8.rows` / `fp8.cols` when
-/// `normals` has another shape.
-Fp8Generated fp8ApplyOutliers(MatrixF normals, const Fp8Inputs& in);
+/// `normals` has another shape. The matrix given as an rvalue is scaled in place; a const one is
+/// copied (on all cores).
+Fp8Generated fp8ApplyOutliers(MatrixF&& normals, const Fp8Inputs& in);
+Fp8Generated fp8ApplyOutliers(const MatrixF& normals, const Fp8Inputs& in);
 
 /// fp8ApplyOutliers(fp8NormalMatrix(in), in): the generated matrix of the inputs (explicit values
 /// are ignored; block_size must divide cols).
