@@ -480,6 +480,9 @@ struct ChunkWork {
     const float* scale = nullptr; ///< the scale of every value, or null
     /// The scale of every group of kSumLanes values (each group within one tile), or null.
     const float* groupScale = nullptr;
+    /// With groupScale: each group's 1 / scale where every one of them is exact (powers of two
+    /// from 2^-126 up), so that a multiplication gives the quotient; else null.
+    const float* groupReciprocal = nullptr;
     float* out = nullptr; ///< where the dequantized values go (or come from); may be null
     std::int64_t n = 0; ///< values, at most kSumChunk
     std::int32_t overflowBits = 0; ///< overflowBitsOf(format, overflow)
@@ -764,8 +767,10 @@ bool groupsInTiles(const TileShape& t)
 /// that holds a tile's first value records its scale. Returns false for a tile with a value that
 /// is not finite.
 bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int64_t k0,
-                 std::int64_t k1, float* groupScale)
+                 std::int64_t k1, float* groupScale, float* groupReciprocal, bool& exact)
 {
+    // Reciprocals are worth finding where every scale is a power of two.
+    exact = job.rule != ScaleRule::MaxOverFormat;
     const TileShape& t = job.t;
     const bool inLoop = scalesInLoop(t);
     bool finite = true;
@@ -795,6 +800,16 @@ bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int6
                 sc = job.scales[static_cast<std::size_t>(rowBase + g)];
             }
             std::fill(out + (from - c0) / kSumLanes, out + (to - c0) / kSumLanes, sc);
+            if (exact) {
+                // 2^k for k >= -126 has the exact reciprocal 2^-k (at most 2^126).
+                const auto bits = std::bit_cast<std::uint32_t>(sc);
+                exact = bits >= powerOfTwoBits(-126) && (bits & 0x7FFFFFu) == 0;
+                const float inverse = exact ? std::bit_cast<float>(powerOfTwoBits(
+                                          -(static_cast<int>(bits >> kFloatMantBits) - kFloatBias)))
+                                            : 1.0f;
+                float* inv = groupReciprocal + (k - k0) / kSumLanes;
+                std::fill(inv + (from - c0) / kSumLanes, inv + (to - c0) / kSumLanes, inverse);
+            }
         }
         k += c1 - c0;
     }
@@ -828,6 +843,7 @@ bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overf
         const auto ci = static_cast<std::size_t>(c);
         std::array<float, kSumChunk> scale;
         std::array<float, kSumChunk / kSumLanes> groupScale;
+        std::array<float, kSumChunk / kSumLanes> groupReciprocal;
         std::array<std::int32_t, kSumChunk> keep; // the kernels' mask: all ones = counts
         if (masked) {
             // Block by block: every value of a block counts, or none.
@@ -845,8 +861,11 @@ bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overf
             ChunkWork w;
             bool finite = true;
             if (groupsInTiles(job.t)) {
-                finite = groupScales(values, job, s, k0, k1, groupScale.data());
+                bool exact = false;
+                finite = groupScales(values, job, s, k0, k1, groupScale.data(),
+                                     groupReciprocal.data(), exact);
                 w.groupScale = groupScale.data();
+                w.groupReciprocal = exact ? groupReciprocal.data() : nullptr;
             } else {
                 finite = spreadScales(values, job, s, k0, k1, scale.data());
                 w.scale = scale.data();
