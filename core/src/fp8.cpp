@@ -572,15 +572,15 @@ void blockSumsOfFour(const float* v, const float* d, std::int64_t bs, std::int32
     SCALELAB_KERNEL_CALL(blockSums4(v, d, bs, maxAbs, signal, error));
 }
 
-void absErrorRow(const float* v, const float* d, std::int64_t n, std::int64_t* out)
+void absErrorMaxRow(const float* v, const float* d, std::int64_t n, std::int64_t* top)
 {
-    SCALELAB_KERNEL_CALL(absErrorBits(v, d, n, out));
+    SCALELAB_KERNEL_CALL(absErrorMax(v, d, n, top));
 }
 
-void tileMaximaOf(const float* row, std::int64_t cols, std::int64_t tileCols, std::int64_t t0,
-                  std::int64_t t1, std::uint32_t* out)
+void tileScalesOf(const float* row, std::int64_t cols, std::int64_t tileCols, std::int64_t t0,
+                  std::int64_t t1, float maxValue, std::uint32_t* maxOut, float* scaleOut)
 {
-    SCALELAB_KERNEL_CALL(maxima(row, cols, tileCols, t0, t1, out));
+    SCALELAB_KERNEL_CALL(scales(row, cols, tileCols, t0, t1, maxValue, maxOut, scaleOut));
 }
 
 /// float32 magnitude bits of what a finite value past the largest finite one becomes.
@@ -776,6 +776,10 @@ bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int6
     bool finite = true;
     // A row's piece of a chunk touches at most kSumChunk / tileCols + 2 tiles, tileCols >= 8.
     std::array<std::uint32_t, kSumChunk / kSumLanes + 2> maxima{};
+    std::array<float, kSumChunk / kSumLanes + 2> tileScale{};
+    // The chapter's scales are found with the maxima, eight tiles at a time.
+    const bool chapter = job.rule == ScaleRule::MaxOverFormat;
+    const float maxValue = chapter ? std::bit_cast<float>(maxFiniteBits(s)) : 0.0f;
     for (std::int64_t k = k0; k < k1;) {
         const std::int64_t r = k / t.cols;
         const std::int64_t c0 = k - r * t.cols;
@@ -784,7 +788,8 @@ bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int6
         const std::int64_t g1 = (c1 + t.tileCols - 1) / t.tileCols;
         const std::int64_t rowBase = (r / t.tileRows) * t.gridCols;
         if (inLoop)
-            tileMaximaOf(values.data() + r * t.cols, t.cols, t.tileCols, g0, g1, maxima.data());
+            tileScalesOf(values.data() + r * t.cols, t.cols, t.tileCols, g0, g1, maxValue,
+                         maxima.data(), tileScale.data());
         float* out = groupScale + (k - k0) / kSumLanes;
         for (std::int64_t g = g0; g < g1; ++g) {
             const std::int64_t from = std::max(c0, g * t.tileCols);
@@ -793,7 +798,10 @@ bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int6
             if (inLoop) {
                 const std::uint32_t m = maxima[static_cast<std::size_t>(g - g0)];
                 finite = finite && m < kFloatInf;
-                sc = m < kFloatInf ? scaleOf(m, job.rule, s) : 1.0f;
+                if (chapter)
+                    sc = tileScale[static_cast<std::size_t>(g - g0)];
+                else
+                    sc = m < kFloatInf ? scaleOf(m, job.rule, s) : 1.0f;
                 if (from == g * t.tileCols)
                     job.scales[static_cast<std::size_t>(rowBase + g)] = sc;
             } else {
@@ -1456,29 +1464,20 @@ Eigen::MatrixXd fp8AbsErrorMap(const MatrixF& values, const MatrixF& dequantized
     const std::int64_t cellCols = (cols + pc - 1) / pc;
     Eigen::MatrixXd out(cellRows, cellCols);
     // Errors are >= 0 (a NaN counts as +infinity), and such doubles order like their bits, so the
-    // maxima are taken on integers.
+    // maxima are taken on integers: first down each column of a band of rows, then across each
+    // cell's columns.
     runSpread(cellRows, threadsFor(values.size()), [&](std::int64_t i) {
-        std::vector<std::int64_t> errorBits(static_cast<std::size_t>(cols));
-        std::vector<std::int64_t> cellBits(static_cast<std::size_t>(cellCols), 0);
-        // Local copies: the stores below are of the same type as these sizes, and the compiler
-        // would otherwise have to assume that they might change them.
-        const std::int64_t n = cols;
-        const std::int64_t perCell = pc;
-        std::int64_t* err = errorBits.data();
-        for (std::int64_t r = i * pr; r < std::min(rows, (i + 1) * pr); ++r) {
-            const float* v = values.data() + r * n;
-            const float* d = dequantized.data() + r * n;
-            absErrorRow(v, d, n, err);
-            for (std::int64_t j = 0; j < cellCols; ++j) {
-                std::int64_t m = cellBits[static_cast<std::size_t>(j)];
-                const std::int64_t end = std::min(n, (j + 1) * perCell);
-                for (std::int64_t c = j * perCell; c < end; ++c)
-                    m = std::max(m, err[c]);
-                cellBits[static_cast<std::size_t>(j)] = m;
-            }
+        std::vector<std::int64_t> columnBits(static_cast<std::size_t>(cols), 0);
+        std::int64_t* top = columnBits.data();
+        for (std::int64_t r = i * pr; r < std::min(rows, (i + 1) * pr); ++r)
+            absErrorMaxRow(values.data() + r * cols, dequantized.data() + r * cols, cols, top);
+        for (std::int64_t j = 0; j < cellCols; ++j) {
+            const std::int64_t end = std::min(cols, (j + 1) * pc);
+            std::int64_t m = 0;
+            for (std::int64_t c = j * pc; c < end; ++c)
+                m = std::max(m, top[c]);
+            out(i, j) = std::bit_cast<double>(m);
         }
-        for (std::int64_t j = 0; j < cellCols; ++j)
-            out(i, j) = std::bit_cast<double>(cellBits[static_cast<std::size_t>(j)]);
     });
     return out;
 }
