@@ -775,8 +775,9 @@ bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int6
     const bool inLoop = scalesInLoop(t);
     bool finite = true;
     // A row's piece of a chunk touches at most kSumChunk / tileCols + 2 tiles, tileCols >= 8.
-    std::array<std::uint32_t, kSumChunk / kSumLanes + 2> maxima{};
-    std::array<float, kSumChunk / kSumLanes + 2> tileScale{};
+    // Written before they are read (no zero-filling them on every call).
+    std::array<std::uint32_t, kSumChunk / kSumLanes + 2> maxima;
+    std::array<float, kSumChunk / kSumLanes + 2> tileScale;
     // The chapter's scales are found with the maxima, eight tiles at a time.
     const bool chapter = job.rule == ScaleRule::MaxOverFormat;
     const float maxValue = chapter ? std::bit_cast<float>(maxFiniteBits(s)) : 0.0f;
@@ -791,6 +792,33 @@ bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int6
             tileScalesOf(values.data() + r * t.cols, t.cols, t.tileCols, g0, g1, maxValue,
                          maxima.data(), tileScale.data());
         float* out = groupScale + (k - k0) / kSumLanes;
+        if (inLoop && chapter && c0 == g0 * t.tileCols && c1 == std::min(t.cols, g1 * t.tileCols)) {
+            // Whole tiles only (the usual case): each tile's scale recorded and spread over its
+            // groups without the general case's bookkeeping.
+            const std::int64_t per = t.tileCols / kSumLanes;
+            const std::int64_t count = g1 - g0;
+            std::uint32_t top = 0;
+            for (std::int64_t i = 0; i < count; ++i)
+                top = std::max(top, maxima[static_cast<std::size_t>(i)]);
+            finite = finite && top < kFloatInf;
+            std::copy_n(tileScale.data(), count, job.scales.data() + rowBase + g0);
+            const std::int64_t whole = g1 * t.tileCols <= t.cols ? count : count - 1;
+            if (per == 2) {
+                // The chapter's 1 x 16 blocks: two groups per tile.
+                for (std::int64_t i = 0; i < whole; ++i) {
+                    out[2 * i] = tileScale[static_cast<std::size_t>(i)];
+                    out[2 * i + 1] = tileScale[static_cast<std::size_t>(i)];
+                }
+            } else {
+                for (std::int64_t i = 0; i < whole; ++i)
+                    std::fill_n(out + i * per, per, tileScale[static_cast<std::size_t>(i)]);
+            }
+            // A last tile cut at the row's end.
+            std::fill(out + whole * per, out + (c1 - c0) / kSumLanes,
+                      tileScale[static_cast<std::size_t>(g1 - g0 - 1)]);
+            k += c1 - c0;
+            continue;
+        }
         for (std::int64_t g = g0; g < g1; ++g) {
             const std::int64_t from = std::max(c0, g * t.tileCols);
             const std::int64_t to = std::min(c1, (g + 1) * t.tileCols);
