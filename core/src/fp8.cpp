@@ -1261,11 +1261,13 @@ Fp8Result fp8Cast(const MatrixF& values, Fp8Format format, Fp8Overflow overflow)
     return out;
 }
 
-std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8Format format,
-                                                   Fp8Overflow overflow,
-                                                   const std::vector<Fp8ScalingJob>& jobs,
-                                                   std::int64_t blockSize,
-                                                   const std::vector<std::int64_t>& excludedBlocks)
+namespace {
+
+/// fp8QuantizeScalings into `out`, whose matrices are reused where their shape fits.
+void quantizeScalingsInto(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
+                          const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize,
+                          const std::vector<std::int64_t>& excludedBlocks,
+                          std::vector<Fp8ScalingOutcome>& out)
 {
     // Every check before any work, in the order the one-at-a-time calls would make them.
     std::vector<RoundTrip> trips(jobs.size());
@@ -1286,15 +1288,20 @@ std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8For
         }
     }
 
-    // Only the matrices asked for are allocated; the others are rounded chunk by chunk into a
-    // small buffer. Every job visits each chunk while it is in cache.
-    std::vector<Fp8ScalingOutcome> out(jobs.size());
+    // Only the matrices asked for are kept; the others are rounded chunk by chunk into a small
+    // buffer. Every job visits each chunk while it is in cache.
+    out.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
-        if (jobs[i].keepDequantized) {
-            out[i].dequantized.resize(trips[i].t.rows, trips[i].t.cols);
-            adviseLargePages(out[i].dequantized);
-            trips[i].dequantized = out[i].dequantized.data();
+        MatrixF& d = out[i].dequantized;
+        if (!jobs[i].keepDequantized) {
+            d.resize(0, 0);
+            continue;
         }
+        if (d.rows() != trips[i].t.rows || d.cols() != trips[i].t.cols) {
+            d.resize(trips[i].t.rows, trips[i].t.cols);
+            adviseLargePages(d);
+        }
+        trips[i].dequantized = d.data();
     }
     const auto stats = roundTrips(values, format, overflow, trips, skip, blockSize);
     for (std::size_t i = 0; i < jobs.size(); ++i) {
@@ -1305,9 +1312,114 @@ std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8For
         if (jobs[i].keepScales) {
             out[i].scales.resize(t.gridRows, t.gridCols);
             std::copy(trips[i].scales.begin(), trips[i].scales.end(), out[i].scales.data());
+        } else {
+            out[i].scales.resize(0, 0);
         }
     }
+}
+
+} // namespace
+
+std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8Format format,
+                                                   Fp8Overflow overflow,
+                                                   const std::vector<Fp8ScalingJob>& jobs,
+                                                   std::int64_t blockSize,
+                                                   const std::vector<std::int64_t>& excludedBlocks)
+{
+    std::vector<Fp8ScalingOutcome> out;
+    quantizeScalingsInto(values, format, overflow, jobs, blockSize, excludedBlocks, out);
     return out;
+}
+
+std::shared_ptr<const Fp8Generated> Fp8Workspace::generate(const Fp8Inputs& in)
+{
+    validateGeneratorKeys(in, true);
+    const std::lock_guard lock(m_mutex);
+    const auto sameShape = [&in](const Fp8Inputs& a) {
+        return a.rows == in.rows && a.cols == in.cols && a.seed == in.seed;
+    };
+    if (m_generated && sameShape(m_generatedKey) && m_generatedKey.blockSize == in.blockSize
+        && m_generatedKey.outlierScale == in.outlierScale)
+        return m_generated;
+    if (!m_normals || !sameShape(m_normalsKey)) {
+        m_normals.reset(); // its memory back before the new one is drawn
+        m_normals = std::make_shared<const MatrixF>(fp8NormalMatrix(in));
+        m_normalsKey = in;
+    }
+    if (!sameShape(m_outliersKey) || m_outliersKey.blockSize != in.blockSize
+        || m_outliers.empty()) {
+        m_outliers = fp8OutlierBlocks(in);
+        m_outliersKey = in;
+    }
+    // A matrix no caller holds any more is written again: its pages are already there, and a
+    // fresh 64 MB matrix costs more to have the system clear than to fill.
+    std::shared_ptr<Fp8Generated> target;
+    for (std::shared_ptr<Fp8Generated>& spare : m_pool)
+        if (spare.use_count() == 1 && spare->values.rows() == in.rows
+            && spare->values.cols() == in.cols) {
+            target = spare;
+            break;
+        }
+    m_generated.reset();
+    if (!target) {
+        // Spares of another shape are let go; two of this shape are enough for a caller that
+        // holds the last result while the next is computed.
+        std::erase_if(m_pool, [&in](const std::shared_ptr<Fp8Generated>& p) {
+            return p.use_count() == 1
+                && (p->values.rows() != in.rows || p->values.cols() != in.cols);
+        });
+        target = std::make_shared<Fp8Generated>();
+        target->values.resize(in.rows, in.cols);
+        adviseLargePages(target->values);
+        m_pool.push_back(target);
+    }
+    const MatrixF& normals = *m_normals;
+    const std::int64_t n = normals.size();
+    const std::int64_t chunks = (n + kNormalChunk - 1) / kNormalChunk;
+    runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
+        const std::int64_t k0 = c * kNormalChunk;
+        const std::int64_t k1 = std::min(n, k0 + kNormalChunk);
+        std::memcpy(target->values.data() + k0, normals.data() + k0,
+                    static_cast<std::size_t>(k1 - k0) * sizeof(float));
+    });
+    target->outlierBlocks = m_outliers;
+    scaleOutliers(target->values.data(), target->outlierBlocks, in);
+    m_generated = target;
+    m_generatedKey = in;
+    return m_generated;
+}
+
+std::shared_ptr<const MatrixF> Fp8Workspace::normals(const Fp8Inputs& in)
+{
+    validateGeneratorKeys(in, false);
+    const std::lock_guard lock(m_mutex);
+    if (!m_normals || m_normalsKey.rows != in.rows || m_normalsKey.cols != in.cols
+        || m_normalsKey.seed != in.seed) {
+        m_normals.reset();
+        m_normals = std::make_shared<const MatrixF>(fp8NormalMatrix(in));
+        m_normalsKey = in;
+    }
+    return m_normals;
+}
+
+const std::vector<Fp8ScalingOutcome>&
+Fp8Workspace::quantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
+                               const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize,
+                               const std::vector<std::int64_t>& excludedBlocks)
+{
+    const std::lock_guard lock(m_mutex);
+    quantizeScalingsInto(values, format, overflow, jobs, blockSize, excludedBlocks, m_outcomes);
+    return m_outcomes;
+}
+
+void Fp8Workspace::clear()
+{
+    const std::lock_guard lock(m_mutex);
+    m_normals.reset();
+    m_outliers.clear();
+    m_generated.reset();
+    m_pool.clear();
+    m_outcomes.clear();
 }
 
 std::vector<float> fp8ScaledGrid(Fp8Format format, float scale, float lo, float hi)

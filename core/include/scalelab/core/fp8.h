@@ -2,6 +2,8 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -229,6 +231,44 @@ std::vector<Fp8ScalingOutcome>
 fp8QuantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
                     const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
                     const std::vector<std::int64_t>& excludedBlocks = {});
+
+/// What a view that recomputes on every input change keeps between recomputes, so that a
+/// change costs only what it changes: the standard normals by (rows, cols, seed), the outlier
+/// blocks by (rows, cols, block_size, seed), the generated matrix by all five generation keys,
+/// and the large matrices' memory (a generated matrix nobody holds any more, and the round trips'
+/// dequantized matrices, are written again in place: fresh 64 MB matrices cost more to have the
+/// system clear than to fill). Every figure is exactly that of the free functions.
+/// The calls are serialised by a mutex; results are valid as documented per call.
+class Fp8Workspace {
+public:
+    /// fp8Generate(in), shared: the same object again while the generation keys stay the same.
+    /// An outlier_scale change reuses the normals and the outlier list; a block_size change the
+    /// normals. Validates the generation keys (explicit values are ignored).
+    std::shared_ptr<const Fp8Generated> generate(const Fp8Inputs& in);
+
+    /// fp8NormalMatrix(in), shared and cached the same way.
+    std::shared_ptr<const MatrixF> normals(const Fp8Inputs& in);
+
+    /// fp8QuantizeScalings (identical figures), the outcomes kept here: the reference stays
+    /// valid, and the matrices in it unchanged, until the next quantizeScalings or clear. Kept
+    /// dequantized matrices of the same shape reuse their memory.
+    const std::vector<Fp8ScalingOutcome>&
+    quantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
+                     const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
+                     const std::vector<std::int64_t>& excludedBlocks = {});
+
+    /// Lets go of everything cached.
+    void clear();
+
+private:
+    std::mutex m_mutex;
+    Fp8Inputs m_normalsKey, m_outliersKey, m_generatedKey;
+    std::shared_ptr<const MatrixF> m_normals;
+    std::vector<std::int64_t> m_outliers;
+    std::shared_ptr<const Fp8Generated> m_generated;
+    std::vector<std::shared_ptr<Fp8Generated>> m_pool; ///< generated matrices, to be reused
+    std::vector<Fp8ScalingOutcome> m_outcomes;
+};
 
 /// The grid a tile with this scale is rounded onto: every finite FP8 value times `scale` (one
 /// float32 multiply each, as fp8BlockQuantize dequantizes) that lies in [lo, hi], plus the
