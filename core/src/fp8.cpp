@@ -1453,13 +1453,6 @@ std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& 
 {
     requireSameShape(values, dequantized);
     const std::int64_t blocks = blockCountOf(values, blockSize);
-    // A NaN magnitude would leave no order to sort the blocks by. One vectorised look at the
-    // whole matrix; only when it fails, a search for the first culprit.
-    if (globalMaxBits(values) >= kFloatInf) {
-        for (Eigen::Index k = 0; k < values.size(); ++k)
-            require(std::isfinite(values.data()[k]),
-                    valueField(k / values.cols(), k % values.cols()), "a finite number");
-    }
     std::vector<Fp8BlockError> out(static_cast<std::size_t>(blocks));
     const float* v = values.data();
     const float* d = dequantized.data();
@@ -1468,7 +1461,9 @@ std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& 
     constexpr std::int64_t kPerTask = 1 << 14;
     const std::int64_t tasks = (blocks + kPerTask - 1) / kPerTask;
     const std::int64_t bs = blockSize;
+    std::vector<std::int32_t> largest(static_cast<std::size_t>(tasks), 0);
     runSpread(tasks, threadsFor(values.size()), [&](std::int64_t task) {
+        std::int32_t top = 0;
         const std::int64_t b1 = std::min(blocks, (task + 1) * kPerTask);
         for (std::int64_t b0 = task * kPerTask; b0 < b1; b0 += kSide) {
             std::int32_t maxAbs[kSide] = {};
@@ -1494,9 +1489,18 @@ std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& 
                 Fp8BlockError& e = out[static_cast<std::size_t>(b0 + j)];
                 e.maxAbs = std::bit_cast<float>(maxAbs[j]);
                 e.relativeError = (error[j] == 0.0) ? 0.0 : std::sqrt(error[j] / signal[j]);
+                top = std::max(top, maxAbs[j]);
             }
         }
+        largest[static_cast<std::size_t>(task)] = top;
     });
+    // A NaN magnitude would leave no order to sort the blocks by. The blocks' maxima tell whether
+    // any value is not finite; only then a search for the first culprit.
+    if (*std::max_element(largest.begin(), largest.end()) >= static_cast<std::int32_t>(kFloatInf)) {
+        for (Eigen::Index k = 0; k < values.size(); ++k)
+            require(std::isfinite(values.data()[k]),
+                    valueField(k / values.cols(), k % values.cols()), "a finite number");
+    }
     return out;
 }
 
@@ -1514,31 +1518,40 @@ std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& 
         });
         return order;
     }
-    // A stable radix sort on keys that order like the floats: two passes of 16 bits each, the
-    // low half first. -0 counts as +0, as the float comparison has it.
-    std::vector<std::uint32_t> keys(blocks.size());
-    for (std::size_t i = 0; i < blocks.size(); ++i) {
+    // A stable radix sort on keys that order like the floats: three passes of 11, 11 and 10
+    // bits, the lowest first, each key travelling with its index in one 64-bit item (so that a
+    // pass reads nothing at random), a pass skipped where every key has the same digit there.
+    // -0 counts as +0, as the float comparison has it.
+    const std::size_t n = blocks.size();
+    std::vector<std::uint64_t> items(n), scratch(n);
+    constexpr int kDigits = 3;
+    constexpr int kShift[kDigits] = {32, 43, 54};
+    constexpr std::uint64_t kBuckets = 1u << 11;
+    std::vector<std::size_t> counts(kDigits * kBuckets, 0);
+    for (std::size_t i = 0; i < n; ++i) {
         const float m = blocks[i].maxAbs == 0.0f ? 0.0f : blocks[i].maxAbs;
         const auto bits = std::bit_cast<std::uint32_t>(m);
-        keys[i] = (bits & kSignBit) ? ~bits : (bits | kSignBit);
+        const std::uint32_t key = (bits & kSignBit) ? ~bits : (bits | kSignBit);
+        const std::uint64_t item = (static_cast<std::uint64_t>(key) << 32) | i;
+        items[i] = item;
+        for (int d = 0; d < kDigits; ++d)
+            ++counts[d * kBuckets + ((item >> kShift[d]) & (kBuckets - 1))];
     }
-    std::vector<std::int64_t> scratch(blocks.size());
-    for (std::size_t i = 0; i < scratch.size(); ++i)
-        scratch[i] = static_cast<std::int64_t>(i);
-    std::vector<std::size_t> start(65537);
-    for (int shift : {0, 16}) {
-        std::fill(start.begin(), start.end(), 0);
-        for (std::uint32_t k : keys)
-            ++start[((k >> shift) & 0xFFFFu) + 1];
-        for (std::size_t d = 1; d < start.size(); ++d)
-            start[d] += start[d - 1];
-        for (std::int64_t i : scratch)
-            order[start[(keys[static_cast<std::size_t>(i)] >> shift) & 0xFFFFu]++] = i;
-        std::swap(order, scratch);
+    for (int d = 0; d < kDigits; ++d) {
+        std::size_t* start = counts.data() + d * kBuckets;
+        if (std::find(start, start + kBuckets, n) != start + kBuckets)
+            continue; // one digit for every key: this pass would change nothing
+        std::size_t sum = 0;
+        for (std::uint64_t k = 0; k < kBuckets; ++k)
+            sum += std::exchange(start[k], sum);
+        for (const std::uint64_t item : items)
+            scratch[start[(item >> kShift[d]) & (kBuckets - 1)]++] = item;
+        std::swap(items, scratch);
     }
-    return scratch; // after the second swap the sorted indices are here
+    for (std::size_t i = 0; i < n; ++i)
+        order[i] = static_cast<std::int64_t>(items[i] & 0xFFFFFFFFu);
+    return order;
 }
-
 Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantized,
                                  std::int64_t blockSize,
                                  const std::vector<std::int64_t>& excludedBlocks)
