@@ -1518,15 +1518,19 @@ std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& 
         });
         return order;
     }
-    // A stable radix sort on keys that order like the floats: three passes of 11, 11 and 10
-    // bits, the lowest first, each key travelling with its index in one 64-bit item (so that a
-    // pass reads nothing at random), a pass skipped where every key has the same digit there.
-    // -0 counts as +0, as the float comparison has it.
+    // A stable radix sort on keys that order like the floats: four passes of 8 bits, the lowest
+    // first (256 buckets: few enough write streams for the caches), each key travelling with its
+    // index in one 64-bit item (so that a pass reads nothing at random), a pass skipped where every
+    // key has the same digit there. -0 counts as +0, as the float comparison has it.
     const std::size_t n = blocks.size();
-    std::vector<std::uint64_t> items(n), scratch(n);
-    constexpr int kDigits = 3;
-    constexpr int kShift[kDigits] = {32, 43, 54};
-    constexpr std::uint64_t kBuckets = 1u << 11;
+    // The result's own memory serves as the second buffer (a signed and an unsigned integer
+    // type may name the same object): one 8 MB allocation fewer for a million blocks.
+    std::vector<std::uint64_t> own(n);
+    std::uint64_t* items = own.data();
+    std::uint64_t* scratch = reinterpret_cast<std::uint64_t*>(order.data());
+    constexpr int kDigits = 4;
+    constexpr int kShift[kDigits] = {32, 40, 48, 56};
+    constexpr std::uint64_t kBuckets = 1u << 8;
     std::vector<std::size_t> counts(kDigits * kBuckets, 0);
     for (std::size_t i = 0; i < n; ++i) {
         const float m = blocks[i].maxAbs == 0.0f ? 0.0f : blocks[i].maxAbs;
@@ -1544,12 +1548,16 @@ std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& 
         std::size_t sum = 0;
         for (std::uint64_t k = 0; k < kBuckets; ++k)
             sum += std::exchange(start[k], sum);
-        for (const std::uint64_t item : items)
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::uint64_t item = items[i];
             scratch[start[(item >> kShift[d]) & (kBuckets - 1)]++] = item;
+        }
         std::swap(items, scratch);
     }
+    // Wherever the sorted items are, their indices go to the result, in place or copied.
+    std::uint64_t* result = reinterpret_cast<std::uint64_t*>(order.data());
     for (std::size_t i = 0; i < n; ++i)
-        order[i] = static_cast<std::int64_t>(items[i] & 0xFFFFFFFFu);
+        result[i] = items[i] & 0xFFFFFFFFu;
     return order;
 }
 Fp8Stats fp8StatsExcludingBlocks(const MatrixF& values, const MatrixF& dequantized,
