@@ -1448,59 +1448,134 @@ std::vector<float> fp8ScaledGrid(Fp8Format format, float scale, float lo, float 
     return {first, last};
 }
 
+namespace {
+
+/// The entries of fp8BlockErrors for the blocks [b0, b1) of bs values each (v, d at the matrix's
+/// start); returns the largest magnitude bits met. Each block's sums run in index order; four
+/// blocks go side by side, one per vector lane.
+std::int32_t blockErrorsOf(const float* v, const float* d, std::int64_t bs, std::int64_t b0,
+                           std::int64_t b1, Fp8BlockError* out)
+{
+    constexpr std::int64_t kSide = 4;
+    std::int32_t top = 0;
+    for (std::int64_t b = b0; b < b1; b += kSide) {
+        std::int32_t maxAbs[kSide] = {};
+        double signal[kSide] = {};
+        double error[kSide] = {};
+        const std::int64_t side = std::min(kSide, b1 - b);
+        if (side == kSide) {
+            blockSumsOfFour(v + b * bs, d + b * bs, bs, maxAbs, signal, error);
+        } else {
+            for (std::int64_t j = 0; j < side; ++j) {
+                for (std::int64_t k = (b + j) * bs; k < (b + j + 1) * bs; ++k) {
+                    const double x = v[k];
+                    const double diff = static_cast<double>(d[k]) - x;
+                    maxAbs[j] = std::max(maxAbs[j],
+                                         std::bit_cast<std::int32_t>(v[k])
+                                             & static_cast<std::int32_t>(kAbsMask));
+                    signal[j] += x * x;
+                    error[j] += diff * diff;
+                }
+            }
+        }
+        for (std::int64_t j = 0; j < side; ++j) {
+            Fp8BlockError& e = out[b + j];
+            e.maxAbs = std::bit_cast<float>(maxAbs[j]);
+            e.relativeError = (error[j] == 0.0) ? 0.0 : std::sqrt(error[j] / signal[j]);
+            top = std::max(top, maxAbs[j]);
+        }
+    }
+    return top;
+}
+
+/// A NaN magnitude would leave no order to sort the blocks by. The blocks' maxima (`largest`)
+/// tell whether any value is not finite; only then a search for the first culprit.
+void requireFiniteBlocks(const MatrixF& values, const std::vector<std::int32_t>& largest)
+{
+    if (*std::max_element(largest.begin(), largest.end()) >= static_cast<std::int32_t>(kFloatInf)) {
+        for (Eigen::Index k = 0; k < values.size(); ++k)
+            require(std::isfinite(values.data()[k]),
+                    valueField(k / values.cols(), k % values.cols()), "a finite number");
+    }
+}
+
+/// The cell grid of an error map: pr x pc values per cell, cellRows x cellCols cells.
+struct MapShape {
+    std::int64_t pr, pc, cellRows, cellCols;
+};
+
+MapShape mapShapeOf(const MatrixF& values, std::int64_t maxRows, std::int64_t maxCols)
+{
+    require(maxRows >= 1 && maxCols >= 1, "fp8.map", "at least one row and one column of cells");
+    MapShape m{};
+    m.pr = (values.rows() + maxRows - 1) / maxRows;
+    m.pc = (values.cols() + maxCols - 1) / maxCols;
+    m.cellRows = (values.rows() + m.pr - 1) / m.pr;
+    m.cellCols = (values.cols() + m.pc - 1) / m.pc;
+    return m;
+}
+
+/// Row i of the error map from the column maxima of its band of rows.
+void mapRowFromColumns(const std::int64_t* top, std::int64_t cols, const MapShape& m,
+                       std::int64_t i, Eigen::MatrixXd& out)
+{
+    for (std::int64_t j = 0; j < m.cellCols; ++j) {
+        const std::int64_t end = std::min(cols, (j + 1) * m.pc);
+        std::int64_t best = 0;
+        for (std::int64_t c = j * m.pc; c < end; ++c)
+            best = std::max(best, top[c]);
+        out(i, j) = std::bit_cast<double>(best);
+    }
+}
+
+} // namespace
+
 std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& dequantized,
                                           std::int64_t blockSize)
 {
     requireSameShape(values, dequantized);
     const std::int64_t blocks = blockCountOf(values, blockSize);
     std::vector<Fp8BlockError> out(static_cast<std::size_t>(blocks));
-    const float* v = values.data();
-    const float* d = dequantized.data();
-    // Each block's sums run in index order; four blocks go side by side, one per vector lane.
-    constexpr std::int64_t kSide = 4;
     constexpr std::int64_t kPerTask = 1 << 14;
     const std::int64_t tasks = (blocks + kPerTask - 1) / kPerTask;
-    const std::int64_t bs = blockSize;
     std::vector<std::int32_t> largest(static_cast<std::size_t>(tasks), 0);
     runSpread(tasks, threadsFor(values.size()), [&](std::int64_t task) {
-        std::int32_t top = 0;
-        const std::int64_t b1 = std::min(blocks, (task + 1) * kPerTask);
-        for (std::int64_t b0 = task * kPerTask; b0 < b1; b0 += kSide) {
-            std::int32_t maxAbs[kSide] = {};
-            double signal[kSide] = {};
-            double error[kSide] = {};
-            const std::int64_t side = std::min(kSide, b1 - b0);
-            if (side == kSide) {
-                blockSumsOfFour(v + b0 * bs, d + b0 * bs, bs, maxAbs, signal, error);
-            } else {
-                for (std::int64_t j = 0; j < side; ++j) {
-                    for (std::int64_t k = (b0 + j) * bs; k < (b0 + j + 1) * bs; ++k) {
-                        const double x = v[k];
-                        const double diff = static_cast<double>(d[k]) - x;
-                        maxAbs[j] = std::max(maxAbs[j],
-                                             std::bit_cast<std::int32_t>(v[k])
-                                                 & static_cast<std::int32_t>(kAbsMask));
-                        signal[j] += x * x;
-                        error[j] += diff * diff;
-                    }
-                }
-            }
-            for (std::int64_t j = 0; j < side; ++j) {
-                Fp8BlockError& e = out[static_cast<std::size_t>(b0 + j)];
-                e.maxAbs = std::bit_cast<float>(maxAbs[j]);
-                e.relativeError = (error[j] == 0.0) ? 0.0 : std::sqrt(error[j] / signal[j]);
-                top = std::max(top, maxAbs[j]);
-            }
-        }
-        largest[static_cast<std::size_t>(task)] = top;
+        largest[static_cast<std::size_t>(task)] =
+            blockErrorsOf(values.data(), dequantized.data(), blockSize, task * kPerTask,
+                          std::min(blocks, (task + 1) * kPerTask), out.data());
     });
-    // A NaN magnitude would leave no order to sort the blocks by. The blocks' maxima tell whether
-    // any value is not finite; only then a search for the first culprit.
-    if (*std::max_element(largest.begin(), largest.end()) >= static_cast<std::int32_t>(kFloatInf)) {
-        for (Eigen::Index k = 0; k < values.size(); ++k)
-            require(std::isfinite(values.data()[k]),
-                    valueField(k / values.cols(), k % values.cols()), "a finite number");
-    }
+    requireFiniteBlocks(values, largest);
+    return out;
+}
+
+Fp8ErrorPicture fp8ErrorPicture(const MatrixF& values, const MatrixF& dequantized,
+                                std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols)
+{
+    requireSameShape(values, dequantized);
+    const std::int64_t blocks = blockCountOf(values, blockSize);
+    const MapShape m = mapShapeOf(values, maxRows, maxCols);
+    const std::int64_t cols = values.cols();
+    const std::int64_t perRow = cols / blockSize;
+    Fp8ErrorPicture out;
+    out.blocks.resize(static_cast<std::size_t>(blocks));
+    out.map.resize(m.cellRows, m.cellCols);
+    // One band of rows (a row of cells) per task: its blocks and its column maxima while the
+    // rows are in cache.
+    std::vector<std::int32_t> largest(static_cast<std::size_t>(m.cellRows), 0);
+    runSpread(m.cellRows, threadsFor(values.size()), [&](std::int64_t i) {
+        std::vector<std::int64_t> columnBits(static_cast<std::size_t>(cols), 0);
+        std::int32_t top = 0;
+        for (std::int64_t r = i * m.pr; r < std::min(values.rows(), (i + 1) * m.pr); ++r) {
+            top = std::max(top,
+                           blockErrorsOf(values.data(), dequantized.data(), blockSize, r * perRow,
+                                         (r + 1) * perRow, out.blocks.data()));
+            absErrorMaxRow(values.data() + r * cols, dequantized.data() + r * cols, cols,
+                           columnBits.data());
+        }
+        largest[static_cast<std::size_t>(i)] = top;
+        mapRowFromColumns(columnBits.data(), cols, m, i, out.map);
+    });
+    requireFiniteBlocks(values, largest);
     return out;
 }
 
@@ -1616,29 +1691,19 @@ Eigen::MatrixXd fp8AbsErrorMap(const MatrixF& values, const MatrixF& dequantized
                                std::int64_t maxRows, std::int64_t maxCols)
 {
     requireSameShape(values, dequantized);
-    require(maxRows >= 1 && maxCols >= 1, "fp8.map", "at least one row and one column of cells");
+    const MapShape m = mapShapeOf(values, maxRows, maxCols);
     const std::int64_t rows = values.rows();
     const std::int64_t cols = values.cols();
-    const std::int64_t pr = (rows + maxRows - 1) / maxRows;
-    const std::int64_t pc = (cols + maxCols - 1) / maxCols;
-    const std::int64_t cellRows = (rows + pr - 1) / pr;
-    const std::int64_t cellCols = (cols + pc - 1) / pc;
-    Eigen::MatrixXd out(cellRows, cellCols);
+    Eigen::MatrixXd out(m.cellRows, m.cellCols);
     // Errors are >= 0 (a NaN counts as +infinity), and such doubles order like their bits, so the
     // maxima are taken on integers: first down each column of a band of rows, then across each
     // cell's columns.
-    runSpread(cellRows, threadsFor(values.size()), [&](std::int64_t i) {
+    runSpread(m.cellRows, threadsFor(values.size()), [&](std::int64_t i) {
         std::vector<std::int64_t> columnBits(static_cast<std::size_t>(cols), 0);
-        std::int64_t* top = columnBits.data();
-        for (std::int64_t r = i * pr; r < std::min(rows, (i + 1) * pr); ++r)
-            absErrorMaxRow(values.data() + r * cols, dequantized.data() + r * cols, cols, top);
-        for (std::int64_t j = 0; j < cellCols; ++j) {
-            const std::int64_t end = std::min(cols, (j + 1) * pc);
-            std::int64_t m = 0;
-            for (std::int64_t c = j * pc; c < end; ++c)
-                m = std::max(m, top[c]);
-            out(i, j) = std::bit_cast<double>(m);
-        }
+        for (std::int64_t r = i * m.pr; r < std::min(rows, (i + 1) * m.pr); ++r)
+            absErrorMaxRow(values.data() + r * cols, dequantized.data() + r * cols, cols,
+                           columnBits.data());
+        mapRowFromColumns(columnBits.data(), cols, m, i, out);
     });
     return out;
 }

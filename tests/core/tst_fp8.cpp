@@ -240,6 +240,7 @@ private slots:
     void groupedTilesMatchScalar();
     void outlierBlocksAndCopies();
     void workspaceMatchesFreeFunctions();
+    void errorPictureMatchesBoth();
     void generatedAlwaysHasAnOutlier();
     void perTensorVsPerBlock_data();
     void perTensorVsPerBlock();
@@ -1680,6 +1681,43 @@ void TstFp8::workspaceMatchesFreeFunctions()
     check(in, other);
     if (QTest::currentTestFailed())
         return;
+}
+
+void TstFp8::errorPictureMatchesBoth()
+{
+    Fp8Inputs in;
+    in.rows = 203;
+    in.cols = 1080;
+    in.blockSize = 8;
+    in.outlierScale = 1e4;
+    const MatrixF x = fp8Generate(in).values;
+    const Fp8Result r = fp8BlockQuantize(x, Fp8Format::E4M3, {0, 0, false});
+    // Blocks of 8 (four at a time), of 12 and 5 (the one-by-one path); maps that do and do not
+    // divide the matrix.
+    for (std::int64_t bs : {8, 12, 5})
+        for (const auto& [mr, mc] : {std::pair{64, 64}, std::pair{203, 1080}, std::pair{7, 1}}) {
+            const Fp8ErrorPicture p = fp8ErrorPicture(x, r.dequantized, bs, mr, mc);
+            const std::vector<Fp8BlockError> e = fp8BlockErrors(x, r.dequantized, bs);
+            QCOMPARE(p.blocks.size(), e.size());
+            for (std::size_t b = 0; b < e.size(); ++b) {
+                QCOMPARE(bitsOf(p.blocks[b].maxAbs), bitsOf(e[b].maxAbs));
+                VERIFY_SAME_DOUBLE(p.blocks[b].relativeError, e[b].relativeError);
+            }
+            const Eigen::MatrixXd map = fp8AbsErrorMap(x, r.dequantized, mr, mc);
+            QCOMPARE(p.map.rows(), map.rows());
+            QCOMPARE(p.map.cols(), map.cols());
+            for (Eigen::Index k = 0; k < map.size(); ++k)
+                VERIFY_SAME_DOUBLE(p.map.data()[k], map.data()[k]);
+        }
+    // A value that is not finite is named, as fp8BlockErrors names it.
+    MatrixF bad = x;
+    bad(150, 7) = std::numeric_limits<float>::quiet_NaN();
+    try {
+        fp8ErrorPicture(bad, r.dequantized, 8, 64, 64);
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("fp8.values[150][7]"));
+    }
 }
 
 QTEST_GUILESS_MAIN(TstFp8)

@@ -292,6 +292,19 @@ struct Fp8BlockError {
 std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& dequantized,
                                           std::int64_t blockSize);
 
+/// fp8BlockErrors and fp8AbsErrorMap of one round trip, together.
+struct Fp8ErrorPicture {
+    std::vector<Fp8BlockError> blocks; ///< fp8BlockErrors(values, dequantized, blockSize)
+    Eigen::MatrixXd map; ///< fp8AbsErrorMap(values, dequantized, maxRows, maxCols)
+};
+
+/// Both pictures of a round trip's error from one pass over the two matrices (each band of rows
+/// is read once, while in cache, instead of once per function): the same figures bit for bit.
+/// Throws InputError as those two would, in this order: the shapes (`fp8.values`),
+/// `fp8.block_size`, `fp8.map`, then the first value that is not finite.
+Fp8ErrorPicture fp8ErrorPicture(const MatrixF& values, const MatrixF& dequantized,
+                                std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols);
+
 /// Block indices ordered by maxAbs, smallest first; equal magnitudes keep their index order.
 std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& blocks);
 
