@@ -318,7 +318,9 @@ int threadsFor(std::int64_t work)
 }
 
 /// Runs task(i) for i in [0, count) on `threads` threads (the calling one included), each
-/// taking every threads-th index. Exceptions must not escape task.
+/// taking the next index not yet taken: a thread that a busy machine slows down does less, and
+/// nobody waits for it at the end. Every task writes only its own results, so which thread ran
+/// it changes nothing. Exceptions must not escape task.
 template <typename Task> void runSpread(std::int64_t count, int threads, const Task& task)
 {
     threads = static_cast<int>(std::min<std::int64_t>(threads, count));
@@ -327,15 +329,17 @@ template <typename Task> void runSpread(std::int64_t count, int threads, const T
             task(i);
         return;
     }
+    std::atomic<std::int64_t> next{0};
+    const auto work = [&task, &next, count] {
+        for (std::int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < count;
+             i = next.fetch_add(1, std::memory_order_relaxed))
+            task(i);
+    };
     std::vector<std::thread> pool;
     pool.reserve(static_cast<std::size_t>(threads - 1));
     for (int t = 1; t < threads; ++t)
-        pool.emplace_back([&task, count, threads, t] {
-            for (std::int64_t i = t; i < count; i += threads)
-                task(i);
-        });
-    for (std::int64_t i = 0; i < count; i += threads)
-        task(i);
+        pool.emplace_back(work);
+    work();
     for (std::thread& th : pool)
         th.join();
 }
