@@ -13,6 +13,8 @@
 
 #include <benchmark/benchmark.h>
 #include <cstring>
+#include <memory>
+#include <thread>
 #include <vector>
 
 using namespace scalelab::core;
@@ -157,6 +159,68 @@ static void BM_Fp8TabRoundTrips(benchmark::State& state)
                             * static_cast<std::int64_t>(sizeof(float)));
 }
 BENCHMARK(BM_Fp8TabRoundTrips)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// The core work of one FP8 tab recompute after an outlier-scale change (ui/tabs/fp8tab.cpp's
+/// computeView without its Qt parts): the generated matrix from cached normals, seven round
+/// trips, per-block errors and error maps of two of them, the blocks ordered by magnitude.
+/// Arg 0: as the tab calls the free functions today; arg 1: as it could, through one
+/// Fp8Workspace and fp8ErrorPicture (no fresh 64 MB matrices, each error picture in one pass).
+static void BM_Fp8TabOutlierChange(benchmark::State& state)
+{
+    Fp8Inputs in;
+    in.rows = 4096;
+    in.cols = 4096;
+    const auto normals = std::make_shared<const MatrixF>(fp8NormalMatrix(in));
+    const std::vector<Fp8ScalingJob> jobs = {
+        {{0, 0, false}, true, false, false},      {{0, 0, false}, false, true, true},
+        {{1, 0, false}, false, false, false},     {{1, 128, false}, false, false, false},
+        {{128, 128, false}, false, false, false}, {{1, 16, false}, false, true, true},
+        {{1, 32, true}, false, false, false},
+    };
+    Fp8Workspace ws;
+    std::shared_ptr<const Fp8Generated> shown; // what the tab's current view holds
+    int step = 0;
+    for (auto _ : state) {
+        in.outlierScale = (step++ % 2) ? 100.0 : 50.0;
+        std::shared_ptr<const Fp8Generated> g;
+        std::vector<Fp8ScalingOutcome> own;
+        const std::vector<Fp8ScalingOutcome>* outcomes = nullptr;
+        if (state.range(0) == 0) {
+            g = std::make_shared<const Fp8Generated>(fp8ApplyOutliers(*normals, in));
+            own =
+                fp8QuantizeScalings(g->values, in.format, in.overflow, jobs, 16, g->outlierBlocks);
+            outcomes = &own;
+        } else {
+            g = ws.generate(in);
+            outcomes =
+                &ws.quantizeScalings(g->values, in.format, in.overflow, jobs, 16, g->outlierBlocks);
+        }
+        const MatrixF& tensorDeq = (*outcomes)[1].dequantized;
+        const MatrixF& blockDeq = (*outcomes)[5].dequantized;
+        if (state.range(0) == 0) {
+            std::vector<Fp8BlockError> tensorErrors;
+            Eigen::MatrixXd tensorMap;
+            std::thread tensorSide([&] {
+                tensorErrors = fp8BlockErrors(g->values, tensorDeq, 16);
+                tensorMap = fp8AbsErrorMap(g->values, tensorDeq, 1024, 1024);
+            });
+            const auto blockErrors = fp8BlockErrors(g->values, blockDeq, 16);
+            const auto blockMap = fp8AbsErrorMap(g->values, blockDeq, 1024, 1024);
+            tensorSide.join();
+            benchmark::DoNotOptimize(fp8OrderByMagnitude(tensorErrors));
+            benchmark::DoNotOptimize(blockErrors);
+            benchmark::DoNotOptimize(blockMap);
+        } else {
+            // Each picture already uses every core.
+            const Fp8ErrorPicture tensor = fp8ErrorPicture(g->values, tensorDeq, 16, 1024, 1024);
+            const Fp8ErrorPicture block = fp8ErrorPicture(g->values, blockDeq, 16, 1024, 1024);
+            benchmark::DoNotOptimize(fp8OrderByMagnitude(tensor.blocks));
+            benchmark::DoNotOptimize(block);
+        }
+        shown = g; // the previous view is let go when the new one is shown
+    }
+}
+BENCHMARK(BM_Fp8TabOutlierChange)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 static void BM_Fp8BlockErrorsAndMap(benchmark::State& state)
 {

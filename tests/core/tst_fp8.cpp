@@ -237,6 +237,10 @@ private slots:
     void normalChunksDoNotDependOnShape();
     void severalScalingsAtOnce();
     void orderByMagnitudeOfManyBlocks();
+    void groupedTilesMatchScalar();
+    void outlierBlocksAndCopies();
+    void workspaceMatchesFreeFunctions();
+    void errorPictureMatchesBoth();
     void generatedAlwaysHasAnOutlier();
     void perTensorVsPerBlock_data();
     void perTensorVsPerBlock();
@@ -1523,6 +1527,197 @@ void TstFp8::orderByMagnitudeOfManyBlocks()
             < blocks[static_cast<std::size_t>(b)].maxAbs;
     });
     QCOMPARE(fp8OrderByMagnitude(blocks), expected);
+}
+
+void TstFp8::groupedTilesMatchScalar()
+{
+    // Tiles of whole groups of eight take one scale per group (and powers of two a reciprocal);
+    // each value must still be fp8Quantize(x / scale) * scale. 4104 columns: rows cross the
+    // 4096-value chunks, and 1 x 24 tiles end in a cut tile of 0 (4104 = 171 * 24) or, for 1 x 16
+    // (4104 = 256 * 16 + 8), of 8.
+    Rng rng(5);
+    MatrixF m(3, 4104);
+    for (Eigen::Index k = 0; k < m.size(); ++k) {
+        // Magnitudes from float32 subnormals to 2^100, some tiles all tiny.
+        const auto e = static_cast<std::uint32_t>(rng.below(228));
+        const std::uint32_t bits = (e << 23) | static_cast<std::uint32_t>(rng.below(1u << 23));
+        m.data()[k] = floatOf(bits | (rng.below(2) ? 0x80000000u : 0u));
+    }
+    for (Eigen::Index k = 0; k < 64; ++k)
+        m.data()[k] = floatOf(static_cast<std::uint32_t>(rng.below(1u << 20))); // subnormals
+    for (Fp8Format f : {Fp8Format::E4M3, Fp8Format::E5M2})
+        for (Fp8Overflow mode : {Fp8Overflow::Saturate, Fp8Overflow::NaN})
+            for (const Fp8Scaling s :
+                 {Fp8Scaling{1, 16, false}, Fp8Scaling{1, 24, false}, Fp8Scaling{1, 8, true},
+                  Fp8Scaling{1, 32, true}, Fp8Scaling{2, 0, false}, Fp8Scaling{0, 0, false}}) {
+                const Fp8Result r = fp8BlockQuantize(m, f, s, mode);
+                const std::int64_t tileRows = s.blockRows == 0 ? m.rows() : s.blockRows;
+                const std::int64_t tileCols = s.blockCols == 0 ? m.cols() : s.blockCols;
+                std::vector<double> terms;
+                for (Eigen::Index i = 0; i < m.rows(); ++i)
+                    for (Eigen::Index j = 0; j < m.cols(); ++j) {
+                        const float x = m(i, j);
+                        const float scale = r.scales(i / tileRows, j / tileCols);
+                        const float want = fp8Quantize(x / scale, f, mode) * scale;
+                        if (bitsOf(r.dequantized(i, j)) != bitsOf(want))
+                            QFAIL(qPrintable(QStringLiteral("value %1, %2 of tiles %3 x %4")
+                                                 .arg(i)
+                                                 .arg(j)
+                                                 .arg(tileRows)
+                                                 .arg(tileCols)));
+                        const double d = static_cast<double>(want) - x;
+                        terms.push_back(d * d);
+                    }
+                const double error = documentedSum(terms);
+                VERIFY_SAME_DOUBLE(r.stats.rmse,
+                                   std::sqrt(error / static_cast<double>(terms.size())));
+            }
+}
+
+void TstFp8::outlierBlocksAndCopies()
+{
+    Fp8Inputs in;
+    in.rows = 100;
+    in.cols = 2000;
+    in.blockSize = 8;
+    in.seed = 11;
+    const Fp8Generated g = fp8Generate(in);
+    QCOMPARE(fp8OutlierBlocks(in), g.outlierBlocks);
+    // The outliers do not depend on the outlier scale.
+    Fp8Inputs other = in;
+    other.outlierScale = 7.0;
+    QCOMPARE(fp8OutlierBlocks(other), g.outlierBlocks);
+    // A const matrix is copied, an rvalue scaled in place: the same result.
+    const MatrixF normals = fp8NormalMatrix(in);
+    const Fp8Generated copied = fp8ApplyOutliers(normals, in);
+    QVERIFY(sameMatrix(copied.values, g.values));
+    QCOMPARE(copied.outlierBlocks, g.outlierBlocks);
+    QVERIFY(sameMatrix(normals, fp8NormalMatrix(in))); // untouched
+}
+
+void TstFp8::workspaceMatchesFreeFunctions()
+{
+    Fp8Workspace ws;
+    Fp8Inputs in;
+    in.rows = 300;
+    in.cols = 1024;
+    in.blockSize = 16;
+    const std::vector<Fp8ScalingJob> jobs = {
+        {{0, 0, false}, true, false, false},  {{0, 0, false}, false, true, true},
+        {{1, 16, false}, false, true, true},  {{128, 128, false}, false, false, false},
+        {{1, 32, true}, false, false, false},
+    };
+    // QVERIFY returns from the lambda on a failure; the caller stops then.
+    const auto check = [&](const Fp8Inputs& x, std::shared_ptr<const Fp8Generated>& g) {
+        g = ws.generate(x);
+        const Fp8Generated want = fp8Generate(x);
+        QVERIFY(sameMatrix(g->values, want.values));
+        QCOMPARE(g->outlierBlocks, want.outlierBlocks);
+        QVERIFY(sameMatrix(*ws.normals(x), fp8NormalMatrix(x)));
+        const auto& got = ws.quantizeScalings(g->values, x.format, x.overflow, jobs, x.blockSize,
+                                              g->outlierBlocks);
+        const auto expected = fp8QuantizeScalings(g->values, x.format, x.overflow, jobs,
+                                                  x.blockSize, g->outlierBlocks);
+        QCOMPARE(got.size(), expected.size());
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+            VERIFY_SAME_DOUBLE(got[j].all.rmse, expected[j].all.rmse);
+            VERIFY_SAME_DOUBLE(got[j].small.rmse, expected[j].small.rmse);
+            VERIFY_SAME_DOUBLE(got[j].all.maxAbsError, expected[j].all.maxAbsError);
+            QCOMPARE(got[j].all.underflowCount, expected[j].all.underflowCount);
+            QVERIFY(sameMatrix(got[j].scales, expected[j].scales));
+            QVERIFY(sameMatrix(got[j].dequantized, expected[j].dequantized));
+        }
+    };
+    std::shared_ptr<const Fp8Generated> first, second, third, other;
+    check(in, first);
+    if (QTest::currentTestFailed())
+        return;
+    // Unchanged keys: the same object, not a new matrix.
+    QCOMPARE(ws.generate(in).get(), first.get());
+    const float* deq = ws.quantizeScalings(first->values, in.format, in.overflow, jobs, 16,
+                                           first->outlierBlocks)[2]
+                           .dequantized.data();
+    // An outlier-scale change while the first result is held: a second matrix.
+    Fp8Inputs scaled = in;
+    scaled.outlierScale = 3.0;
+    check(scaled, second);
+    if (QTest::currentTestFailed())
+        return;
+    QVERIFY(second.get() != first.get());
+    QCOMPARE(second->values.data() == first->values.data(), false);
+    // Once the first is let go its memory is written again, still with the right values.
+    const float* firstData = first->values.data();
+    first.reset();
+    Fp8Inputs again = in;
+    again.outlierScale = 50.0;
+    check(again, third);
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(third->values.data(), firstData);
+    // The dequantized matrices of the same shape keep their memory.
+    QCOMPARE(ws.quantizeScalings(third->values, in.format, in.overflow, jobs, 16,
+                                 third->outlierBlocks)[2]
+                 .dequantized.data(),
+             deq);
+    // Block size, seed, shape and format changes.
+    Fp8Inputs blocks = again;
+    blocks.blockSize = 8;
+    check(blocks, other);
+    if (QTest::currentTestFailed())
+        return;
+    Fp8Inputs seed = blocks;
+    seed.seed = 9;
+    seed.format = Fp8Format::E5M2;
+    check(seed, other);
+    if (QTest::currentTestFailed())
+        return;
+    Fp8Inputs shape = seed;
+    shape.rows = 17;
+    shape.cols = 64;
+    check(shape, other);
+    if (QTest::currentTestFailed())
+        return;
+    ws.clear();
+    check(in, other);
+    if (QTest::currentTestFailed())
+        return;
+}
+
+void TstFp8::errorPictureMatchesBoth()
+{
+    Fp8Inputs in;
+    in.rows = 203;
+    in.cols = 1080;
+    in.blockSize = 8;
+    in.outlierScale = 1e4;
+    const MatrixF x = fp8Generate(in).values;
+    const Fp8Result r = fp8BlockQuantize(x, Fp8Format::E4M3, {0, 0, false});
+    // Blocks of 8 (four at a time), of 12 and 5 (the one-by-one path); maps that do and do not
+    // divide the matrix.
+    for (std::int64_t bs : {8, 12, 5})
+        for (const auto& [mr, mc] : {std::pair{64, 64}, std::pair{203, 1080}, std::pair{7, 1}}) {
+            const Fp8ErrorPicture p = fp8ErrorPicture(x, r.dequantized, bs, mr, mc);
+            const std::vector<Fp8BlockError> e = fp8BlockErrors(x, r.dequantized, bs);
+            QCOMPARE(p.blocks.size(), e.size());
+            for (std::size_t b = 0; b < e.size(); ++b) {
+                QCOMPARE(bitsOf(p.blocks[b].maxAbs), bitsOf(e[b].maxAbs));
+                VERIFY_SAME_DOUBLE(p.blocks[b].relativeError, e[b].relativeError);
+            }
+            const Eigen::MatrixXd map = fp8AbsErrorMap(x, r.dequantized, mr, mc);
+            QCOMPARE(p.map.rows(), map.rows());
+            QCOMPARE(p.map.cols(), map.cols());
+            for (Eigen::Index k = 0; k < map.size(); ++k)
+                VERIFY_SAME_DOUBLE(p.map.data()[k], map.data()[k]);
+        }
+    // A value that is not finite is named, as fp8BlockErrors names it.
+    MatrixF bad = x;
+    bad(150, 7) = std::numeric_limits<float>::quiet_NaN();
+    try {
+        fp8ErrorPicture(bad, r.dequantized, 8, 64, 64);
+        QFAIL("no error");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.field()), QStringLiteral("fp8.values[150][7]"));
+    }
 }
 
 QTEST_GUILESS_MAIN(TstFp8)

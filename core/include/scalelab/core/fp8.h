@@ -2,6 +2,8 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -146,17 +148,25 @@ inline constexpr std::uint64_t kFp8OutlierStream = 0x6F75746C69657273ULL; // "ou
 /// outlier_scale), so a tab may cache it while those two change. Validates rows, cols and seed.
 MatrixF fp8NormalMatrix(const Fp8Inputs& in);
 
-/// Scales the outlier blocks of `normals` (as fp8NormalMatrix gives it for `in`) by
-/// outlierScale. The blocks come from a second stream, Rng(seed XOR kFp8OutlierStream):
+/// The outlier blocks of a generated matrix: row-major indices of 1 x blockSize blocks,
+/// ascending. They come from a second stream, Rng(seed XOR kFp8OutlierStream):
 ///  1. one draw per 1 x blockSize block, row-major: the block is an outlier when
 ///     below(kFp8OutlierOdds) is 0 (about 1 block in 16);
 ///  2. when that chose none, one more draw, below(block count), picks the only outlier.
+/// They depend on rows, cols, block_size and seed only (not on outlier_scale). Validates the
+/// generation keys.
+std::vector<std::int64_t> fp8OutlierBlocks(const Fp8Inputs& in);
+
+/// Scales the outlier blocks of `normals` (as fp8NormalMatrix gives it for `in`; the blocks are
+/// fp8OutlierBlocks(in)) by outlierScale.
 /// An outlier entry is float32(double(entry) * outlierScale), rounded once to the nearest, clamped
 /// to +-FLT_MAX (normals beyond 10 are rarer than 1 in 10^22, so clamping needs an
 /// outlierScale past about 3e37).
 /// Validates the generation keys; throws InputError naming `fp8.rows` / `fp8.cols` when
-/// `normals` has another shape.
-Fp8Generated fp8ApplyOutliers(MatrixF normals, const Fp8Inputs& in);
+/// `normals` has another shape. The matrix given as an rvalue is scaled in place; a const one is
+/// copied (on all cores).
+Fp8Generated fp8ApplyOutliers(MatrixF&& normals, const Fp8Inputs& in);
+Fp8Generated fp8ApplyOutliers(const MatrixF& normals, const Fp8Inputs& in);
 
 /// fp8ApplyOutliers(fp8NormalMatrix(in), in): the generated matrix of the inputs (explicit values
 /// are ignored; block_size must divide cols).
@@ -222,6 +232,44 @@ fp8QuantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflo
                     const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
                     const std::vector<std::int64_t>& excludedBlocks = {});
 
+/// What a view that recomputes on every input change keeps between recomputes, so that a
+/// change costs only what it changes: the standard normals by (rows, cols, seed), the outlier
+/// blocks by (rows, cols, block_size, seed), the generated matrix by all five generation keys,
+/// and the large matrices' memory (a generated matrix nobody holds any more, and the round trips'
+/// dequantized matrices, are written again in place: fresh 64 MB matrices cost more to have the
+/// system clear than to fill). Every figure is exactly that of the free functions.
+/// The calls are serialised by a mutex; results are valid as documented per call.
+class Fp8Workspace {
+public:
+    /// fp8Generate(in), shared: the same object again while the generation keys stay the same.
+    /// An outlier_scale change reuses the normals and the outlier list; a block_size change the
+    /// normals. Validates the generation keys (explicit values are ignored).
+    std::shared_ptr<const Fp8Generated> generate(const Fp8Inputs& in);
+
+    /// fp8NormalMatrix(in), shared and cached the same way.
+    std::shared_ptr<const MatrixF> normals(const Fp8Inputs& in);
+
+    /// fp8QuantizeScalings (identical figures), the outcomes kept here: the reference stays
+    /// valid, and the matrices in it unchanged, until the next quantizeScalings or clear. Kept
+    /// dequantized matrices of the same shape reuse their memory.
+    const std::vector<Fp8ScalingOutcome>&
+    quantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
+                     const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
+                     const std::vector<std::int64_t>& excludedBlocks = {});
+
+    /// Lets go of everything cached.
+    void clear();
+
+private:
+    std::mutex m_mutex;
+    Fp8Inputs m_normalsKey, m_outliersKey, m_generatedKey;
+    std::shared_ptr<const MatrixF> m_normals;
+    std::vector<std::int64_t> m_outliers;
+    std::shared_ptr<const Fp8Generated> m_generated;
+    std::vector<std::shared_ptr<Fp8Generated>> m_pool; ///< generated matrices, to be reused
+    std::vector<Fp8ScalingOutcome> m_outcomes;
+};
+
 /// The grid a tile with this scale is rounded onto: every finite FP8 value times `scale` (one
 /// float32 multiply each, as fp8BlockQuantize dequantizes) that lies in [lo, hi], plus the
 /// nearest one below lo and the nearest one above hi when there are such. Ascending, each value
@@ -243,6 +291,19 @@ struct Fp8BlockError {
 /// blockSize does not divide the columns, `fp8.values[i][j]` for a value that is not finite.
 std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& dequantized,
                                           std::int64_t blockSize);
+
+/// fp8BlockErrors and fp8AbsErrorMap of one round trip, together.
+struct Fp8ErrorPicture {
+    std::vector<Fp8BlockError> blocks; ///< fp8BlockErrors(values, dequantized, blockSize)
+    Eigen::MatrixXd map; ///< fp8AbsErrorMap(values, dequantized, maxRows, maxCols)
+};
+
+/// Both pictures of a round trip's error from one pass over the two matrices (each band of rows
+/// is read once, while in cache, instead of once per function): the same figures bit for bit.
+/// Throws InputError as those two would, in this order: the shapes (`fp8.values`),
+/// `fp8.block_size`, `fp8.map`, then the first value that is not finite.
+Fp8ErrorPicture fp8ErrorPicture(const MatrixF& values, const MatrixF& dequantized,
+                                std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols);
 
 /// Block indices ordered by maxAbs, smallest first; equal magnitudes keep their index order.
 std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& blocks);
