@@ -66,6 +66,16 @@ double Field::maximumIn(const core::Scenario& scenario) const
     return maximumFrom ? std::max(minimum, maximumFrom(scenario)) : maximum;
 }
 
+double Field::minimumIn(const core::Scenario& scenario) const
+{
+    return minimumFrom ? minimumFrom(scenario) : minimum;
+}
+
+double Field::shownIn(const core::Scenario& scenario) const
+{
+    return shown ? shown(scenario) : get(scenario);
+}
+
 const std::vector<Field>& fields()
 {
     static const std::vector<Field> all = makeFields();

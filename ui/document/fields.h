@@ -53,6 +53,11 @@ struct Field {
     /// A maximum that follows another input (segments <= layers), applied to the control's
     /// range and to edits. Unset means `maximum`.
     std::function<double(const core::Scenario&)> maximumFrom;
+    /// A minimum that follows another input (experts start at the ranks). Unset means `minimum`.
+    std::function<double(const core::Scenario&)> minimumFrom;
+    /// What the control shows when that is not the value itself (a capacity factor of 0, no
+    /// limit, shows the factor the check box would turn on). Unset means `get`.
+    std::function<double(const core::Scenario&)> shown;
 
     QString translatedLabel() const;
     QString translatedUnit() const;
@@ -64,6 +69,10 @@ struct Field {
     QString jsonObject() const;
     /// The largest value the control offers in `scenario`.
     double maximumIn(const core::Scenario& scenario) const;
+    /// The smallest value the control offers in `scenario`.
+    double minimumIn(const core::Scenario& scenario) const;
+    /// The value the control shows in `scenario`.
+    double shownIn(const core::Scenario& scenario) const;
 };
 
 /// Every field of every section, in each section's order.
@@ -122,8 +131,12 @@ template <typename T> void assignField(T& out, double v)
 /// &ModelShape::layers).
 template <auto... Path> Field bound(Field f)
 {
-    f.get = [](const core::Scenario& s) { return fieldValue((s .* ... .* Path)); };
-    f.set = [](core::Scenario& s, double v) { assignField((s .* ... .* Path), v); };
+    f.get = [](const core::Scenario& s) {
+        return fieldValue((s.*....*Path));
+    };
+    f.set = [](core::Scenario& s, double v) {
+        assignField((s.*....*Path), v);
+    };
     return f;
 }
 

@@ -40,6 +40,10 @@ void addLayoutFields(std::vector<Field>& out)
     expertsField.maximumFrom = [](const Scenario& s) {
         return static_cast<double>(expertsMaximum(s.experts.ranks));
     };
+    // It starts at the ranks (fewer would snap back up), unless a file asks for fewer.
+    expertsField.minimumFrom = [](const Scenario& s) {
+        return static_cast<double>(std::min(s.experts.ranks, s.experts.experts));
+    };
     out.push_back(expertsField);
 }
 
@@ -91,6 +95,9 @@ void addCapacityFields(std::vector<Field>& out)
                     1, 4));
     factor.decimals = 2;
     factor.step = 0.05;
+    factor.shown = [](const Scenario& s) {
+        return s.experts.capacityFactor > 0.0 ? s.experts.capacityFactor : kUnlimitedShownFactor;
+    };
     out.push_back(factor);
     // The check box is a face of the same number, never a key of its own: on keeps a limit (or
     // starts one at the factor the slider showed), off is 0.

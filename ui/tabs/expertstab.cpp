@@ -393,29 +393,8 @@ QList<ChartPanel*> ExpertsTab::charts() const
 
 void ExpertsTab::sectionShown()
 {
-    showDependentRanges();
+    // The ranges that follow the ranks and the shown capacity factor come from the field table.
     syncPreset();
-}
-
-void ExpertsTab::showDependentRanges()
-{
-    // The experts slider starts at the ranks (fewer would snap back up), unless a file asks
-    // for fewer.
-    ParameterControl* experts = control("experts.experts");
-    const core::ExpertsInputs& in = inputs();
-    const double lowest = static_cast<double>(std::min(in.ranks, in.experts));
-    if (experts->spec().minimum != lowest) {
-        const QSignalBlocker block(experts);
-        experts->setRange(lowest, experts->spec().maximum);
-    }
-    // No limit: the slider keeps its 1..4 range and shows the factor the box would turn on.
-    if (in.capacityFactor == 0.0) {
-        ParameterControl* factor = control("experts.capacity_factor");
-        const document::Field* field = document::findField(u"experts.capacity_factor");
-        const QSignalBlocker block(factor);
-        factor->setRange(field->minimum, field->maximum);
-        factor->setValue(kUnlimitedShownFactor);
-    }
 }
 
 QHash<QString, QString> ExpertsTab::explanationValues() const

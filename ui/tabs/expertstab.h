@@ -86,9 +86,6 @@ private:
     /// A user's choice in the preset box: one undo step.
     void choosePreset(int index);
     void syncPreset();
-    /// The range the slider offers where the field table has no rule for it (experts start at
-    /// the ranks), and the capacity factor's face while the limit is off.
-    void showDependentRanges();
     /// Throws InputError for refused inputs, after making sure no older routing still on its
     /// way draws over the refusal.
     void validateInputs();

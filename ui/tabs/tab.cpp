@@ -114,11 +114,11 @@ void Tab::showBinding(const Binding& binding)
 {
     const document::Field& f = *binding.field;
     const core::Scenario& s = m_document->scenario();
-    const double value = f.get(s);
+    const double value = f.shownIn(s);
     if (auto* control = qobject_cast<ParameterControl*>(binding.widget)) {
         const QSignalBlocker block(control);
         // A file's value outside the slider's range widens it: never silently clamped.
-        const double lo = std::min(f.minimum, value);
+        const double lo = std::min(f.minimumIn(s), value);
         const double hi = std::max(f.maximumIn(s), value);
         if (control->spec().minimum != lo || control->spec().maximum != hi)
             control->setRange(lo, hi);
