@@ -2,30 +2,30 @@
 
 #include "chartpanel.h"
 #include "chartstyle.h"
-#include "explanationpanel.h"
-#include "parametercontrol.h"
 #include "exercisesdialog.h"
-#include "mainwindow.h"
-#include "report.h"
-#include "memorytab.h"
+#include "explanationpanel.h"
 #include "fields.h"
+#include "mainwindow.h"
+#include "memorytab.h"
+#include "parametercontrol.h"
+#include "report.h"
 #include "scenariojson.h"
 #include "tabs.h"
 
 #include <QAction>
-#include <QCheckBox>
-#include <QComboBox>
-#include <QJsonObject>
-#include <QMap>
-#include <QSlider>
 #include <QApplication>
 #include <QChart>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFileInfo>
 #include <QFontInfo>
 #include <QImage>
+#include <QJsonObject>
+#include <QMap>
 #include <QMenuBar>
 #include <QScreen>
 #include <QSettings>
+#include <QSlider>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -74,8 +74,8 @@ bool moveOff(QWidget* widget, const QMap<QString, double>& defaults, const app::
         // As typed into the spin box: double, half, one more, one less, the ends.
         const double v = control->value();
         const double step = control->spinBox()->singleStep();
-        for (double other : {v * 2, v / 2, v + step, v - step, control->spec().maximum,
-                             control->spec().minimum}) {
+        for (double other :
+             {v * 2, v / 2, v + step, v - step, control->spec().maximum, control->spec().minimum}) {
             control->setValue(other);
             if (moved())
                 return true;
@@ -263,6 +263,50 @@ private slots:
         layers->setValue(40);
         layers->setValue(36);
         QCOMPARE(w.undoStack()->count(), 0);
+    }
+
+    void undoKeysReachTheWindowFromASpinBox()
+    {
+        app::MainWindow w{core::Scenario{}};
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        auto* memory = qobject_cast<ui::MemoryTab*>(w.tabs().first());
+        ui::ParameterSpinBox* box = memory->control("memory.layers")->spinBox();
+        box->setFocus();
+        QTRY_VERIFY(box->hasFocus());
+        const auto type = [box](const QString& text) {
+            box->selectAll();
+            QTest::keyClicks(box, text);
+        };
+
+        // Typed and entered: Ctrl+Z undoes it, Ctrl+Shift+Z and Ctrl+Y bring it back.
+        type("40");
+        QTest::keyClick(box, Qt::Key_Return);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(40));
+        QTest::keyClick(box, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(32));
+        QCOMPARE(box->value(), 32.0);
+        QTest::keyClick(box, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(40));
+        QTest::keyClick(box, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(32));
+        QTest::keyClick(box, Qt::Key_Y, Qt::ControlModifier);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(40));
+
+        // Typed but not entered: Ctrl+Z takes the text as a step and undoes it, so the value
+        // before the typing comes back and redo can bring the typed one.
+        w.undoStack()->clear();
+        type("48");
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(40));
+        QTest::keyClick(box, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(40));
+        QCOMPARE(box->value(), 40.0);
+        QCOMPARE(box->text(), QStringLiteral("40"));
+        QVERIFY(w.undoStack()->canRedo());
+        QTest::keyClick(box, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(48));
+        QVERIFY(box->hasFocus());
     }
 
     void undoBringsBackWhatTheScenarioCannotTell()

@@ -3,6 +3,7 @@
 #include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QKeyEvent>
+#include <QKeySequence>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -216,8 +217,46 @@ void ParameterSpinBox::checkTypedText()
         emit refused(text.trimmed());
 }
 
+bool ParameterSpinBox::isUndoOrRedoKey(const QKeyEvent* event)
+{
+    const QKeyCombination combination = event->keyCombination();
+    const QKeySequence pressed(combination);
+    if (event->matches(QKeySequence::Undo) || event->matches(QKeySequence::Redo))
+        return true;
+    // The window's own redo keys, whatever the platform's Redo is.
+    for (const QKeySequence& key :
+         {QKeySequence(Qt::CTRL | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z),
+          QKeySequence(Qt::CTRL | Qt::Key_Y)})
+        if (pressed == key)
+            return true;
+    return false;
+}
+
+bool ParameterSpinBox::event(QEvent* event)
+{
+    // The line edit inside claims Ctrl+Z and its kin for its own text undo, so the window's
+    // undo stack never saw them while a spin box had focus. Give them to the window instead;
+    // text typed but not yet entered is taken first, so it becomes the step being undone.
+    if (event->type() == QEvent::ShortcutOverride
+        && isUndoOrRedoKey(static_cast<QKeyEvent*>(event))) {
+        if (cleanText() != textFromValue(value())) {
+            checkTypedText();
+            interpretText();
+        }
+        event->ignore();
+        return false;
+    }
+    return QDoubleSpinBox::event(event);
+}
+
 void ParameterSpinBox::keyPressEvent(QKeyEvent* event)
 {
+    // Reached only when no window action took the key (a spin box on its own): do nothing
+    // rather than the line edit's private undo, which the window's stack would not know about.
+    if (isUndoOrRedoKey(event)) {
+        event->ignore();
+        return;
+    }
     if (event->key() == Qt::Key_Return || event->key() == Qt::Key_Enter)
         checkTypedText();
     QDoubleSpinBox::keyPressEvent(event);

@@ -63,12 +63,17 @@ public:
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
+    /// Whether `event` is one of the window's undo or redo keys (Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y
+    /// and the platform's Undo and Redo): the spin box leaves those to the window.
+    static bool isUndoOrRedoKey(const QKeyEvent* event);
+
 signals:
     /// Typed text that Enter or leaving the box could not take (out of range, finer than the
     /// decimals, not a number): the previous value stays, and this says so.
     void refused(const QString& typed);
 
 protected:
+    bool event(QEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void focusOutEvent(QFocusEvent* event) override;
 
