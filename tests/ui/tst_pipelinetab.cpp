@@ -22,10 +22,13 @@
 #include <QChart>
 #include <QComboBox>
 #include <QDir>
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
 #include <QHelpEvent>
 #include <QImage>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLegend>
 #include <QLineSeries>
 #include <QPainter>
 #include <QScatterSeries>
@@ -34,6 +37,7 @@
 #include <QTest>
 #include <QToolTip>
 #include <QUndoStack>
+#include <QValueAxis>
 #include <algorithm>
 
 using namespace scalelab;
@@ -307,6 +311,69 @@ private slots:
             QCOMPARE(ofob->at(s), double(4 - s));
         }
         QVERIFY(tab.figuresLabel()->text().contains("instead of 12"));
+    }
+
+    void everyActivationBarShowsWhole_data()
+    {
+        QTest::addColumn<int>("stages");
+        QTest::addColumn<QSize>("size");
+        for (int p : {1, 2, 4, 8, 32})
+            for (QSize size : {QSize(1280, 800), QSize(1920, 1080)})
+                QTest::addRow("p=%d %dx%d", p, size.width(), size.height()) << p << size;
+    }
+
+    void everyActivationBarShowsWhole()
+    {
+        QFETCH(int, stages);
+        QFETCH(QSize, size);
+        PipelineTab tab;
+        // Shown and resized: the chart thins its ticks after a resize, which once put the
+        // stage axis back to 0..p-1 and cut the first and last stages' bars in half.
+        tab.resize(size / 2);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        tab.setScenario(scenarioWith(Schedule::GPipe, stages, 2 * stages, 2));
+        settle(tab);
+        tab.resize(size);
+        QChart* chart = tab.memoryChart()->chart();
+        QTRY_VERIFY(chart->plotArea().width() > 0);
+        QTest::qWait(50); // the tick thinning runs a turn after the layout
+        settle(tab);
+        const QRectF plot = chart->mapRectToScene(chart->plotArea());
+        int nonZero = 0;
+        for (Schedule s : PipelineTab::schedules())
+            for (int i = 0; i < tab.memoryBars(s)->count(); ++i)
+                nonZero += tab.memoryBars(s)->at(i) > 0 ? 1 : 0;
+        QVERIFY(nonZero >= 2 * stages); // GPipe and 1F1B hold something on every stage
+        QList<QColor> colours;
+        for (Schedule s : PipelineTab::schedules())
+            colours << tab.memoryBars(s)->color();
+        int shown = 0;
+        for (QGraphicsItem* item : chart->scene()->items()) {
+            auto* bar = qgraphicsitem_cast<QGraphicsRectItem*>(item);
+            if (!bar || !bar->isVisible() || chart->legend()->isAncestorOf(bar)
+                || !colours.contains(bar->brush().color()))
+                continue;
+            const QRectF r = bar->sceneBoundingRect().adjusted(0.5, 0.5, -0.5, -0.5);
+            if (r.height() < 1 || r.width() < 1 || !chart->isAncestorOf(bar))
+                continue;
+            ++shown;
+            QVERIFY2(plot.adjusted(-1, -1, 1, 1).contains(r),
+                     qPrintable(QString("bar (%1,%2 %3x%4) outside plot (%5..%6)")
+                                    .arg(r.x())
+                                    .arg(r.y())
+                                    .arg(r.width())
+                                    .arg(r.height())
+                                    .arg(plot.left())
+                                    .arg(plot.right())));
+        }
+        QCOMPARE(shown, nonZero);
+        // The ticks name whole stages, from the first.
+        auto* axis = qobject_cast<QValueAxis*>(chart->axes(Qt::Horizontal).first());
+        QVERIFY(axis);
+        QCOMPARE(axis->min(), -0.5);
+        QCOMPARE(axis->max(), stages - 0.5);
+        QCOMPARE(axis->tickAnchor(), 0.0);
     }
 
     void interleavingShrinksTheBubble()

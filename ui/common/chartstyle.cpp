@@ -211,7 +211,10 @@ void styleChart(QChart* chart)
                     const QVariant asked = axis ? axis->property("scalelab_niceRange") : QVariant();
                     if (asked.isValid()) {
                         const QLineF r = asked.toLineF();
-                        setNiceRange(axis, r.x1(), r.y1(), r.x2() != 0);
+                        if (r.y2() > 0)
+                            setPaddedRange(axis, r.x1(), r.y1(), r.y2(), r.x2() != 0);
+                        else
+                            setNiceRange(axis, r.x1(), r.y1(), r.x2() != 0);
                     }
                 }
                 keepLegendWhole(chart);
@@ -292,6 +295,36 @@ int intervalsThatFit(const QValueAxis* axis, double min, double max, bool whole)
 
 } // namespace
 
+namespace {
+
+/// Sets ticks from `anchor` every `step` on an axis from `low` to `high`, touching only what
+/// changed.
+void applyTicks(QValueAxis* axis, double anchor, double step, double low, double high)
+{
+    const QString format = QString("%.%1f").arg(decimalsFor(step));
+    // An axis that does not change must not be touched: Qt Charts lays the whole chart out
+    // again (every label measured as rich text) on a new label format, even an equal one.
+    if (axis->tickType() == QValueAxis::TicksDynamic && axis->tickAnchor() == anchor
+        && axis->tickInterval() == step && axis->min() == low && axis->max() == high
+        && axis->labelFormat() == format)
+        return;
+    // Change range and step in the order that never asks for a flood of ticks: a small step
+    // over the old, wide range would lay out tens of thousands of them.
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(anchor);
+    if (step >= axis->tickInterval()) {
+        axis->setTickInterval(step);
+        axis->setRange(low, high);
+    } else {
+        axis->setRange(low, high);
+        axis->setTickInterval(step);
+    }
+    if (axis->labelFormat() != format)
+        axis->setLabelFormat(format);
+}
+
+} // namespace
+
 void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
 {
     if (!(max > min))
@@ -301,26 +334,18 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
     const double span = max - min;
     const double step = roundStep(span, intervalsThatFit(axis, min, max, whole), whole);
     const double top = min + std::ceil(span / step - 1e-9) * step;
-    const QString format = QString("%.%1f").arg(decimalsFor(step));
-    // An axis that does not change must not be touched: Qt Charts lays the whole chart out
-    // again (every label measured as rich text) on a new label format, even an equal one.
-    if (axis->tickType() == QValueAxis::TicksDynamic && axis->tickAnchor() == min
-        && axis->tickInterval() == step && axis->min() == min && axis->max() == top
-        && axis->labelFormat() == format)
-        return;
-    // Change range and step in the order that never asks for a flood of ticks: a small step
-    // over the old, wide range would lay out tens of thousands of them.
-    axis->setTickType(QValueAxis::TicksDynamic);
-    axis->setTickAnchor(min);
-    if (step >= axis->tickInterval()) {
-        axis->setTickInterval(step);
-        axis->setRange(min, top);
-    } else {
-        axis->setRange(min, top);
-        axis->setTickInterval(step);
-    }
-    if (axis->labelFormat() != format)
-        axis->setLabelFormat(format);
+    applyTicks(axis, min, step, min, top);
+}
+
+void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool whole)
+{
+    if (max < min)
+        max = min;
+    // Remembered with the pad, so a resize that thins the ticks keeps the ends whole.
+    axis->setProperty("scalelab_niceRange", QVariant::fromValue(QLineF(min, max, whole, pad)));
+    const double span = std::max(max - min, whole ? 1.0 : 1e-9);
+    const double step = roundStep(span, intervalsThatFit(axis, min, min + span, whole), whole);
+    applyTicks(axis, min, step, min - pad, max + pad);
 }
 
 } // namespace scalelab::ui

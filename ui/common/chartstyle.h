@@ -59,6 +59,10 @@ void styleAxis(QAbstractAxis* axis, const QString& title);
 /// 2.5 or 5 times a power of ten, about five to eight of them) labelled with just enough
 /// decimals. `whole` keeps steps whole (for counts such as segments).
 void setNiceRange(QValueAxis* axis, double min, double max, bool whole = false);
+/// Ticks as setNiceRange gives them between `min` and `max`, on an axis that runs exactly from
+/// min - pad to max + pad: bars centred on whole positions (pad 0.5) show whole at both ends.
+/// Kept when the chart thins its ticks on a resize, like setNiceRange's range.
+void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool whole = true);
 
 /// Line width in pixels for data lines (3 px or more reads on a projector).
 inline constexpr int kLineWidth = 3;

@@ -42,6 +42,7 @@ constexpr double kBubbleHeadroomPercent = 110;
 constexpr double kBubbleAxisMinimum = 100;
 // The memory chart.
 constexpr double kBarWidth = 0.75;
+constexpr double kStagePad = 0.5; // half a stage: a bar group is at most one stage wide
 constexpr double kHeldHeadroom = 1.06; // the held axis ends this far above the tallest bar
 
 // Setters that leave Qt Charts alone when nothing changes: every change relays the chart out.
@@ -296,10 +297,10 @@ void PipelineTab::showActivationBars(const PipelineComparison& c)
     const std::int64_t p = c.in.stages;
     if (m_axisStages != p) {
         m_axisStages = p;
-        // Whole stage numbers as ticks, bars centred on them.
-        setNiceRange(m_stageAxis, 0, static_cast<double>(std::max<std::int64_t>(p - 1, 1)), true);
-        m_stageAxis->setRange(-0.5, static_cast<double>(p) - 0.5);
-        m_stageAxis->setTickAnchor(0);
+        // Whole stage numbers as ticks, bars centred on them, half a stage of room at each end
+        // so the first and last stages' bars show whole. (A value axis rather than a category
+        // axis: at 32 stages it thins its labels out instead of eliding every one of them.)
+        setPaddedRange(m_stageAxis, 0, static_cast<double>(p - 1), kStagePad);
     }
     setNiceRange(m_heldAxis, 0, chart.most * kHeldHeadroom);
 }
