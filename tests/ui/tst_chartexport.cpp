@@ -5,9 +5,13 @@
 #include "memorytab.h"
 #include "testhelpers.h"
 
+#include <QChart>
 #include <QDir>
 #include <QFile>
+#include <QFontMetricsF>
+#include <QGraphicsLayout>
 #include <QImage>
+#include <QPainter>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,6 +25,22 @@ QByteArray readAll(const QString& path)
 {
     QFile f(path);
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+QString describe(const QRectF& r)
+{
+    return QString("(%1,%2 %3x%4)").arg(r.x()).arg(r.y()).arg(r.width()).arg(r.height());
+}
+
+/// Pixels of `rect` in `image` that are not the white background.
+int inkIn(const QImage& image, const QRect& rect)
+{
+    int ink = 0;
+    const QRect r = rect.intersected(image.rect());
+    for (int y = r.top(); y <= r.bottom(); ++y)
+        for (int x = r.left(); x <= r.right(); ++x)
+            ink += image.pixelColor(x, y) != QColor(Qt::white) ? 1 : 0;
+    return ink;
 }
 
 } // namespace
@@ -80,6 +100,66 @@ private slots:
         QCOMPARE(exportLayoutSize(QSize(1000, 600)), QSizeF(1000, 600));
         QCOMPARE(exportLayoutSize(QSize(1600, 1000)), QSizeF(1000, 625));
         QCOMPARE(exportLayoutSize(QSize(400, 300)), QSizeF(400, 300));
+    }
+
+    void captionsWrapInABandUnderThePlot_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("repeats");
+        // One caption as the window writes it, and one three times as long (several lines
+        // even on a slide).
+        QTest::newRow("1600x1000") << QSize(1600, 1000) << 1;
+        QTest::newRow("1600x1000 long") << QSize(1600, 1000) << 3;
+        QTest::newRow("480x300") << QSize(480, 300) << 1;
+        QTest::newRow("480x300 long") << QSize(480, 300) << 3;
+    }
+
+    void captionsWrapInABandUnderThePlot()
+    {
+        QFETCH(QSize, size);
+        QFETCH(int, repeats);
+        MemoryTab tab;
+        QStringList parts;
+        for (int i = 0; i < repeats; ++i)
+            parts << tab.caption();
+        const QString caption = parts.join(' ');
+        for (ChartPanel* panel : tab.charts()) {
+            auto* view = qobject_cast<ChartViewPanel*>(panel);
+            QVERIFY(view);
+            QImage image(size, QImage::Format_ARGB32_Premultiplied);
+            image.fill(Qt::white);
+            const ExportLayout layout = exportLayout(size, caption, &image);
+            const QRectF canvas(QPointF(0, 0), exportLayoutSize(size));
+            QVERIFY(!layout.band.isEmpty());
+            // The caption's lines: inside the canvas, inside the band, wrapped to its width.
+            QVERIFY2(canvas.contains(layout.captionText), qPrintable(describe(layout.captionText)));
+            QVERIFY(layout.band.contains(layout.captionText));
+            QVERIFY(layout.captionText.height()
+                    > QFontMetricsF(layout.captionFont, &image).height());
+            QCOMPARE(layout.chart.bottom(), layout.band.top());
+            QVERIFY(layout.captionFont.pointSizeF() >= kMinCaptionPoints);
+            // The chart laid out at its rectangle: its plot ends above the caption.
+            {
+                QPainter painter(&image);
+                paintChart(painter, *panel, size, caption);
+            }
+            QChart* chart = view->chart();
+            const QRectF onScreen = chart->geometry();
+            chart->setGeometry(QRectF(QPointF(0, 0), layout.chart.size()));
+            chart->layout()->activate();
+            const QRectF plot = chart->plotArea().translated(layout.chart.topLeft());
+            chart->setGeometry(onScreen);
+            QVERIFY2(plot.bottom() <= layout.band.top() && !plot.intersects(layout.captionText),
+                     qPrintable(describe(plot) + " / " + describe(layout.captionText)));
+            // And in the pixels: ink in the caption's lines, none on the canvas's last rows
+            // (a cut line would leave some there).
+            const double scale = size.width() / canvas.width();
+            const QRect text =
+                QRectF(layout.captionText.topLeft() * scale, layout.captionText.size() * scale)
+                    .toAlignedRect();
+            QVERIFY(inkIn(image, text) > 0);
+            QCOMPARE(inkIn(image, QRect(0, size.height() - 2, size.width(), 2)), 0);
+        }
     }
 
     void anUnwritableFolderLeavesNothing()

@@ -4,13 +4,15 @@
 #include "chartstyle.h"
 
 #include <QBuffer>
-#include <QFontMetricsF>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <QTextLayout>
+#include <QTextOption>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -89,24 +91,74 @@ QString render(const ExportJob& job, QSaveFile& file)
 
 } // namespace
 
+namespace {
+
+constexpr double kCaptionMargin = 8; // around the caption's lines, in layout units
+constexpr double kCaptionShare = 1.0 / 3; // of the height a caption may take at full size
+constexpr double kCaptionShrink = 0.9; // each smaller try
+
+/// `text` broken into lines of at most `width`: between words, or inside a word longer than a
+/// line, so nothing runs past the edge. Line positions start at (0, 0).
+void wrapCaption(QTextLayout& layout, qreal width)
+{
+    QTextOption option(Qt::AlignLeft);
+    option.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
+    layout.setTextOption(option);
+    layout.beginLayout();
+    qreal y = 0;
+    for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+        line.setLineWidth(width);
+        line.setPosition(QPointF(0, y));
+        y += line.height();
+    }
+    layout.endLayout();
+}
+
+} // namespace
+
+ExportLayout exportLayout(const QSize& pixels, const QString& caption, QPaintDevice* device)
+{
+    const QSizeF size = exportLayoutSize(pixels);
+    ExportLayout out;
+    out.chart = QRectF(QPointF(0, 0), size);
+    if (caption.isEmpty())
+        return out;
+    const qreal width = std::max(1.0, size.width() - 2 * kCaptionMargin);
+    QFont font = chartFonts().annotation;
+    QRectF text;
+    for (;;) {
+        QTextLayout layout(caption, font, device);
+        wrapCaption(layout, width);
+        text = layout.boundingRect();
+        const qreal band = text.height() + 2 * kCaptionMargin;
+        const qreal points = font.pointSizeF();
+        if (band <= size.height() * kCaptionShare || points <= kMinCaptionPoints)
+            break;
+        font.setPointSizeF(std::max(kMinCaptionPoints, points * kCaptionShrink));
+    }
+    const qreal bandHeight = std::min(size.height(), text.height() + 2 * kCaptionMargin);
+    out.band = QRectF(0, size.height() - bandHeight, size.width(), bandHeight);
+    out.captionText = QRectF(kCaptionMargin, out.band.top() + kCaptionMargin,
+                             std::min(width, text.width()), text.height());
+    out.captionFont = font;
+    out.chart.setBottom(out.band.top());
+    return out;
+}
+
 void paintChart(QPainter& painter, ChartPanel& panel, const QSize& pixels, const QString& caption)
 {
-    const QSizeF layout = exportLayoutSize(pixels);
+    const QSizeF size = exportLayoutSize(pixels);
+    const ExportLayout layout = exportLayout(pixels, caption, painter.device());
     painter.save();
-    painter.scale(pixels.width() / layout.width(), pixels.height() / layout.height());
-    QRectF chartRect(QPointF(0, 0), layout);
+    painter.scale(pixels.width() / size.width(), pixels.height() / size.height());
     if (!caption.isEmpty()) {
-        // The caption takes a strip at the bottom; the chart is laid out above it.
-        QFont font = chartFonts().annotation;
-        const QFontMetricsF fm(font);
-        const QRectF strip(8, layout.height() - fm.height() * 2.2, layout.width() - 16,
-                           fm.height() * 2.2);
-        chartRect.setBottom(strip.top());
-        painter.setFont(font);
+        // The caption has its own band at the bottom; the chart is laid out above it.
+        QTextLayout text(caption, layout.captionFont, painter.device());
+        wrapCaption(text, layout.band.width() - 2 * kCaptionMargin);
         painter.setPen(chartTextColor());
-        painter.drawText(strip, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, caption);
+        text.draw(&painter, layout.captionText.topLeft());
     }
-    panel.render(painter, chartRect);
+    panel.render(painter, layout.chart);
     painter.restore();
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <QFont>
 #include <QList>
 #include <QPainter>
+#include <QRectF>
 #include <QSize>
 #include <QString>
 #include <optional>
@@ -40,6 +42,22 @@ struct ExportJob {
     /// A line under the chart naming the parameters that produced it; empty for none.
     QString caption;
 };
+
+/// Where paintChart puts things in an image of `pixels`, in layout units (exportLayoutSize):
+/// the caption's band across the bottom, as high as the caption wrapped to the width needs,
+/// the caption's lines inside it, and the chart laid out in the rest above it. A caption that
+/// would take more than a third of the height is set smaller (down to kMinCaptionPoints) rather
+/// than cut. `device` is the one painted on (font metrics differ between screen, SVG and PDF).
+struct ExportLayout {
+    QRectF chart;
+    QRectF band; ///< empty without a caption
+    QRectF captionText; ///< the wrapped caption's lines, inside band
+    QFont captionFont;
+};
+ExportLayout exportLayout(const QSize& pixels, const QString& caption,
+                          QPaintDevice* device = nullptr);
+/// The smallest type a caption is set in, in points.
+inline constexpr double kMinCaptionPoints = 7.0;
 
 /// Draws `panel` into a device of `pixels` (laid out at exportLayoutSize), with the caption
 /// under it when there is one. The one drawing routine of every export and of the clipboard.
