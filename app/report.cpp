@@ -106,6 +106,10 @@ QJsonObject pipelineSection(const core::PipelineInputs& in)
         {"simulated_bubble_fraction", real(r.simulatedBubbleFraction)},
         {"makespan", real(r.makespan)},
         {"peak_in_flight", intArray(r.peakInFlight)},
+        // Qi et al.'s bubble (ScaleLab's extension): the most a stage idles inside its own run.
+        {"bubble_time", real(r.bubbleTime)},
+        {"bubble_rate", real(r.bubbleRate)},
+        {"peak_weight_pending", intArray(r.peakWeightPending)},
     };
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <limits>
 #include <optional>
+#include <queue>
 #include <stdexcept>
 #include <string>
 
@@ -22,7 +23,8 @@ std::int64_t chunksOf(const PipelineInputs& in)
 
 bool isKnownSchedule(Schedule s)
 {
-    return s == Schedule::GPipe || s == Schedule::OneFOneB || s == Schedule::Interleaved;
+    return s == Schedule::GPipe || s == Schedule::OneFOneB || s == Schedule::Interleaved
+        || s == Schedule::ZeroBubbleH1 || s == Schedule::ZeroBubbleH2;
 }
 
 void requireTime(double t, const char* field)
@@ -30,12 +32,20 @@ void requireTime(double t, const char* field)
     require(std::isfinite(t) && t > 0.0, field, "a finite number > 0");
 }
 
+// A fused backward (B and W in one pass) of one chunk.
+double fusedBackward(const PipelineInputs& in, int v)
+{
+    // B + 0 is B exactly, so scenarios without weight_time keep every figure to the bit.
+    return (in.backwardTime + in.weightTime) / v;
+}
+
 // Sizes of one validated problem, in the index types the simulator works with.
 struct Shape {
     int p = 1; // stages
     int m = 1; // microbatches
     int v = 1; // chunks per stage
-    std::size_t perStage = 0; // passes on one stage: 2 m v
+    int kinds = 2; // passes per microbatch and chunk: F and B, or F, B and W when split
+    std::size_t perStage = 0; // passes on one stage: kinds m v
     std::size_t total = 0; // passes on all stages
 };
 
@@ -46,7 +56,9 @@ Shape shapeOf(const PipelineInputs& in)
     sh.p = static_cast<int>(in.stages);
     sh.m = static_cast<int>(in.microbatches);
     sh.v = static_cast<int>(chunksOf(in));
-    sh.perStage = 2 * static_cast<std::size_t>(sh.m) * static_cast<std::size_t>(sh.v);
+    sh.kinds = splitsBackward(in.schedule) ? 3 : 2;
+    sh.perStage = static_cast<std::size_t>(sh.kinds) * static_cast<std::size_t>(sh.m)
+        * static_cast<std::size_t>(sh.v);
     sh.total = sh.perStage * static_cast<std::size_t>(sh.p);
     return sh;
 }
@@ -55,15 +67,20 @@ Shape shapeOf(const PipelineInputs& in)
 std::size_t passId(const Shape& sh, int microbatch, int part, Pass pass)
 {
     const std::size_t parts = static_cast<std::size_t>(sh.p) * static_cast<std::size_t>(sh.v);
-    return (static_cast<std::size_t>(microbatch) * parts + static_cast<std::size_t>(part)) * 2
-        + (pass == Pass::Forward ? 0 : 1);
+    return (static_cast<std::size_t>(microbatch) * parts + static_cast<std::size_t>(part))
+        * static_cast<std::size_t>(sh.kinds)
+        + static_cast<std::size_t>(pass);
+}
+
+const char* passName(Pass pass)
+{
+    return pass == Pass::Forward ? "forward" : pass == Pass::Backward ? "backward" : "weight pass";
 }
 
 std::string describe(const PipelineEvent& e)
 {
-    return std::string(e.pass == Pass::Forward ? "forward" : "backward") + " of microbatch "
-        + std::to_string(e.microbatch) + ", chunk " + std::to_string(e.chunk) + " on stage "
-        + std::to_string(e.stage);
+    return std::string(passName(e.pass)) + " of microbatch " + std::to_string(e.microbatch)
+        + ", chunk " + std::to_string(e.chunk) + " on stage " + std::to_string(e.stage);
 }
 
 // Warm-up forwards of stage s before it starts alternating (see pipelineOrder's comment).
@@ -81,6 +98,9 @@ std::int64_t warmupForwards(Schedule schedule, std::int64_t p, std::int64_t m, s
         // hop from the last stage (one slot for the forward going on, one for its backward
         // coming back), at most every forward there is.
         return std::min((p - s - 1) * 2 + (v - 1) * p, m * v);
+    case Schedule::ZeroBubbleH1:
+    case Schedule::ZeroBubbleH2:
+        break; // their orders are built elsewhere
     }
     return m;
 }
@@ -113,6 +133,181 @@ void appendStageOrder(std::vector<PipelineEvent>& out, Schedule schedule, const 
         push(n, Pass::Backward);
 }
 
+// ZB-H1 on stage s: 1F1B's forwards and B passes, W passes held back until s are owed, then one
+// after each B, the held-back ones last. With f = b = w the last stage's W passes fill what 1F1B
+// leaves idle, and each stage's bubble shrinks from (p-1)(f+b+w) to (p-1)(f+b-w).
+void appendZeroBubbleH1(std::vector<PipelineEvent>& out, const Shape& sh, int s)
+{
+    int next[3] = {0, 0, 0}; // next microbatch of each pass kind
+    auto push = [&](Pass pass) {
+        PipelineEvent e;
+        e.stage = s;
+        e.pass = pass;
+        e.microbatch = next[static_cast<int>(pass)]++;
+        out.push_back(e);
+    };
+    auto backward = [&] {
+        push(Pass::Backward);
+        if (next[1] - next[2] > s)
+            push(Pass::Weight);
+    };
+    const int warm = std::min(sh.p - s - 1, sh.m);
+    while (next[0] < warm)
+        push(Pass::Forward);
+    while (next[0] < sh.m) {
+        push(Pass::Forward);
+        backward();
+    }
+    while (next[1] < sh.m)
+        backward();
+    while (next[2] < sh.m)
+        push(Pass::Weight);
+}
+
+// ZB-H2's list scheduling: one stage's counters and where it stands in time.
+struct ListStage {
+    int next[3] = {0, 0, 0}; // next microbatch of F, B, W
+    double freeAt = 0.0;
+    double key = 0.0; // time of its live entry in the queue
+    bool waiting = false; // nothing to run until a neighbour's pass ends
+};
+
+struct ListState {
+    const PipelineInputs& in;
+    const Shape& sh;
+    std::vector<ListStage> stages;
+    std::vector<double> forwardEnd; // [s m + j], negative until decided
+    std::vector<double> backwardEnd;
+    std::vector<std::vector<PipelineEvent>> orders;
+    using Entry = std::pair<double, int>; // earliest stage first, then the lowest stage
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+
+    double ended(const std::vector<double>& ends, int s, int j) const
+    {
+        return ends[static_cast<std::size_t>(s) * static_cast<std::size_t>(sh.m)
+                    + static_cast<std::size_t>(j)];
+    }
+    bool doneBy(const std::vector<double>& ends, int s, int j, double t) const
+    {
+        const double e = ended(ends, s, j);
+        return e >= 0.0 && e <= t;
+    }
+
+    // The pass stage s runs at time t: B if ready, else F if ready and under the in-flight
+    // limit 2 (p - s) - 1, else a W it owes; nothing if none.
+    std::optional<Pass> choose(int s, double t) const
+    {
+        const ListStage& x = stages[static_cast<std::size_t>(s)];
+        const int b = x.next[1];
+        if (b < sh.m
+            && (s + 1 < sh.p ? doneBy(backwardEnd, s + 1, b, t) : doneBy(forwardEnd, s, b, t)))
+            return Pass::Backward;
+        const int f = x.next[0];
+        if (f < sh.m && f - b < 2 * (sh.p - s) - 1 && (s == 0 || doneBy(forwardEnd, s - 1, f, t)))
+            return Pass::Forward;
+        if (x.next[2] < b)
+            return Pass::Weight;
+        return std::nullopt;
+    }
+
+    // When a stage that can run nothing at t can next run something: the end of a decided pass
+    // it waits for, if one ends later; none if it waits for a pass not decided yet.
+    std::optional<double> nextChance(int s, double t) const
+    {
+        const ListStage& x = stages[static_cast<std::size_t>(s)];
+        std::optional<double> at;
+        auto consider = [&](double e) {
+            if (e > t && (!at || e < *at))
+                at = e;
+        };
+        const int b = x.next[1];
+        if (b < sh.m)
+            consider(s + 1 < sh.p ? ended(backwardEnd, s + 1, b) : ended(forwardEnd, s, b));
+        const int f = x.next[0];
+        if (f < sh.m && f - b < 2 * (sh.p - s) - 1 && s > 0)
+            consider(ended(forwardEnd, s - 1, f));
+        return at;
+    }
+
+    void wake(int s, double at)
+    {
+        if (s < 0 || s >= sh.p)
+            return;
+        ListStage& x = stages[static_cast<std::size_t>(s)];
+        const double key = std::max(at, x.freeAt);
+        if (x.waiting || key < x.key) {
+            x.waiting = false;
+            x.key = key;
+            queue.emplace(key, s);
+        }
+    }
+
+    void run(int s, double t, Pass pass)
+    {
+        ListStage& x = stages[static_cast<std::size_t>(s)];
+        const double duration[3] = {in.forwardTime, in.backwardTime, in.weightTime};
+        PipelineEvent e;
+        e.stage = s;
+        e.pass = pass;
+        e.microbatch = x.next[static_cast<int>(pass)]++;
+        e.start = t;
+        e.end = t + duration[static_cast<int>(pass)];
+        orders[static_cast<std::size_t>(s)].push_back(e);
+        x.freeAt = x.key = e.end;
+        const std::size_t at = static_cast<std::size_t>(s) * static_cast<std::size_t>(sh.m)
+            + static_cast<std::size_t>(e.microbatch);
+        if (pass == Pass::Forward) {
+            forwardEnd[at] = e.end;
+            wake(s + 1, e.end);
+        } else if (pass == Pass::Backward) {
+            backwardEnd[at] = e.end;
+            wake(s - 1, e.end);
+        }
+        if (x.next[2] < sh.m)
+            queue.emplace(x.key, s);
+    }
+};
+
+// ZB-H2's order (see pipelineOrder), by list scheduling in time. Stages are taken earliest
+// first; one that can run nothing waits until a neighbour ends a pass it may need (F from the
+// stage before, B from the stage after), so a stage is never idle while it could run a pass.
+std::vector<PipelineEvent> zeroBubbleH2Order(const PipelineInputs& in, const Shape& sh)
+{
+    const std::size_t cells = static_cast<std::size_t>(sh.p) * static_cast<std::size_t>(sh.m);
+    ListState st{in,
+                 sh,
+                 std::vector<ListStage>(static_cast<std::size_t>(sh.p)),
+                 std::vector<double>(cells, -1.0),
+                 std::vector<double>(cells, -1.0),
+                 std::vector<std::vector<PipelineEvent>>(static_cast<std::size_t>(sh.p)),
+                 {}};
+    for (int s = 0; s < sh.p; ++s)
+        st.queue.emplace(0.0, s);
+    while (!st.queue.empty()) {
+        const auto [t, s] = st.queue.top();
+        st.queue.pop();
+        ListStage& x = st.stages[static_cast<std::size_t>(s)];
+        if (t != x.key || x.waiting)
+            continue; // superseded by an earlier wake-up
+        if (const auto pass = st.choose(s, t)) {
+            st.run(s, t, *pass);
+        } else if (const auto at = st.nextChance(s, t)) {
+            x.key = *at;
+            st.queue.emplace(*at, s);
+        } else {
+            x.waiting = true; // a neighbour's next decision wakes it
+        }
+    }
+    std::vector<PipelineEvent> order;
+    order.reserve(sh.total);
+    for (auto& stage : st.orders) {
+        if (stage.size() != sh.perStage) // cannot happen: B, then F under the limit, always free
+            throw std::logic_error("pipeline schedule deadlock in zb-h2's list scheduling");
+        order.insert(order.end(), stage.begin(), stage.end());
+    }
+    return order;
+}
+
 // Throws unless `order` holds every pass of `sh` exactly once, each stage's block in place.
 void checkOrder(const Shape& sh, const std::vector<PipelineEvent>& order)
 {
@@ -124,7 +319,9 @@ void checkOrder(const Shape& sh, const std::vector<PipelineEvent>& order)
         const PipelineEvent& e = order[i];
         const auto stage = static_cast<int>(i / sh.perStage);
         if (e.stage != stage || e.microbatch < 0 || e.microbatch >= sh.m || e.chunk < 0
-            || e.chunk >= sh.v || (e.pass != Pass::Forward && e.pass != Pass::Backward))
+            || e.chunk >= sh.v
+            || (e.pass != Pass::Forward && e.pass != Pass::Backward
+                && (e.pass != Pass::Weight || sh.kinds != 3)))
             throw std::invalid_argument("pipeline order: entry " + std::to_string(i)
                                         + " is out of range or not in stage "
                                         + std::to_string(stage) + "'s block");
@@ -143,10 +340,12 @@ void validate(const PipelineInputs& in)
             "a whole number in 1.." + std::to_string(kMaxPipelineStages));
     require(in.microbatches >= 1, "pipeline.microbatches", "a whole number >= 1");
     require(isKnownSchedule(in.schedule), "pipeline.schedule",
-            "one of \"gpipe\", \"1f1b\", \"interleaved\"");
+            "one of \"gpipe\", \"1f1b\", \"interleaved\", \"zb-h1\", \"zb-h2\"");
     require(in.virtualStages >= 1, "pipeline.virtual_stages", "a whole number >= 1");
     requireTime(in.forwardTime, "pipeline.forward_time");
     requireTime(in.backwardTime, "pipeline.backward_time");
+    require(std::isfinite(in.weightTime) && in.weightTime >= 0.0, "pipeline.weight_time",
+            "a finite number >= 0");
     if (in.schedule == Schedule::Interleaved)
         require(in.microbatches % in.stages == 0, "pipeline.microbatches",
                 "a multiple of the stages (" + std::to_string(in.stages)
@@ -168,11 +367,18 @@ void validate(const PipelineInputs& in)
             "a number large enough that its share per chunk does not underflow");
     require(in.backwardTime >= minTime, "pipeline.backward_time",
             "a number large enough that its share per chunk does not underflow");
-    // Every schedule ends by (m + p - 1)(f + b), and the bubble needs p times that: keep finite.
-    const double bound = static_cast<double>(in.stages)
-        * static_cast<double>(in.microbatches + in.stages) * (in.forwardTime + in.backwardTime);
+    require(in.weightTime == 0.0 || in.weightTime >= minTime, "pipeline.weight_time",
+            "0, or a number large enough that its share per chunk does not underflow");
+    // GPipe, 1F1B and interleaved end by (m + p - 1)(f + b + w), the zero-bubble schedules by
+    // (m + 2p)(f + b + w); the bubble needs p times that: keep finite.
+    const std::int64_t slots = in.microbatches + (splitsBackward(in.schedule) ? 2 : 1) * in.stages;
+    const double bound = static_cast<double>(in.stages) * static_cast<double>(slots)
+        * (in.forwardTime + in.backwardTime + in.weightTime);
+    const double largest = std::max({in.forwardTime, in.backwardTime, in.weightTime});
     require(std::isfinite(bound),
-            in.forwardTime >= in.backwardTime ? "pipeline.forward_time" : "pipeline.backward_time",
+            largest == in.forwardTime        ? "pipeline.forward_time"
+                : largest == in.backwardTime ? "pipeline.backward_time"
+                                             : "pipeline.weight_time",
             "a number small enough that the schedule's length stays finite");
 }
 
@@ -200,14 +406,38 @@ double pipelineBubbleOverIdeal(std::int64_t stages, std::int64_t microbatches,
         / (static_cast<double>(virtualStages) * static_cast<double>(microbatches));
 }
 
+bool splitsBackward(Schedule s)
+{
+    return s == Schedule::ZeroBubbleH1 || s == Schedule::ZeroBubbleH2;
+}
+
+double zeroBubbleBubbleTime(const PipelineInputs& in)
+{
+    require(splitsBackward(in.schedule), "pipeline.schedule", "\"zb-h1\" or \"zb-h2\"");
+    // Qi et al., Table 2: W passes fill (p-1) w of 1F1B's (p-1)(f+b+w) in ZB-H1, and the extra
+    // warm-up forwards another (p-1) w in ZB-H2.
+    const double filled = in.schedule == Schedule::ZeroBubbleH1 ? 1.0 : 2.0;
+    const double idle = static_cast<double>(in.stages - 1)
+        * (in.forwardTime + in.backwardTime - filled * in.weightTime);
+    return std::max(0.0, idle);
+}
+
 std::vector<PipelineEvent> pipelineOrder(const PipelineInputs& in)
 {
     validate(in);
     const Shape sh = shapeOf(in);
+    if (in.schedule == Schedule::ZeroBubbleH2)
+        return zeroBubbleH2Order(in, sh);
     std::vector<PipelineEvent> order;
     order.reserve(sh.total);
-    for (int s = 0; s < sh.p; ++s)
-        appendStageOrder(order, in.schedule, sh, s);
+    for (int s = 0; s < sh.p; ++s) {
+        if (in.schedule == Schedule::ZeroBubbleH1)
+            appendZeroBubbleH1(order, sh, s);
+        else
+            appendStageOrder(order, in.schedule, sh, s);
+    }
+    for (PipelineEvent& e : order)
+        e.start = e.end = 0.0;
     return order;
 }
 
@@ -227,6 +457,8 @@ std::optional<std::size_t> dependencyOf(const Shape& sh, const PipelineEvent& e,
 {
     const int part = e.chunk * sh.p + stage;
     const int lastPart = sh.p * sh.v - 1;
+    if (e.pass == Pass::Weight)
+        return passId(sh, e.microbatch, part, Pass::Backward);
     if (e.pass == Pass::Forward)
         return part > 0 ? std::optional(passId(sh, e.microbatch, part - 1, Pass::Forward))
                         : std::nullopt;
@@ -240,8 +472,9 @@ bool runStage(const PipelineInputs& in, const Shape& sh, std::vector<PipelineEve
               Progress& pr, int s)
 {
     const auto su = static_cast<std::size_t>(s);
-    const double forwardChunk = in.forwardTime / sh.v;
-    const double backwardChunk = in.backwardTime / sh.v;
+    const double duration[3] = {in.forwardTime / sh.v,
+                                sh.kinds == 3 ? in.backwardTime : fusedBackward(in, sh.v),
+                                in.weightTime};
     const std::size_t stageEnd = (su + 1) * sh.perStage;
     const std::size_t before = pr.next[su];
     while (pr.next[su] < stageEnd) {
@@ -253,7 +486,7 @@ bool runStage(const PipelineInputs& in, const Shape& sh, std::vector<PipelineEve
             ready = pr.endOf[*dependency];
         }
         e.start = std::max(pr.freeAt[su], ready);
-        e.end = e.start + (e.pass == Pass::Forward ? forwardChunk : backwardChunk);
+        e.end = e.start + duration[static_cast<int>(e.pass)];
         pr.freeAt[su] = e.end;
         pr.endOf[passId(sh, e.microbatch, e.chunk * sh.p + s, e.pass)] = e.end;
         ++pr.next[su];
@@ -305,21 +538,38 @@ std::vector<double> runOrder(const PipelineInputs& in, const Shape& sh,
 void countInFlight(const Shape& sh, const std::vector<PipelineEvent>& order, PipelineResult& r)
 {
     // No two passes of a stage overlap, so counting along the order is counting over time.
+    // Activations count from F to the end of B: B frees what only it needs, and W keeps the
+    // smaller part (its inputs), counted apart as weight gradients owed.
     r.peakInFlight.assign(static_cast<std::size_t>(sh.p), 0);
+    r.peakWeightPending.assign(static_cast<std::size_t>(sh.p), 0);
     for (int s = 0; s < sh.p; ++s) {
         const auto su = static_cast<std::size_t>(s);
         int held = 0;
-        int peak = 0;
+        int owed = 0;
         for (std::size_t i = su * sh.perStage; i < (su + 1) * sh.perStage; ++i) {
-            held += order[i].pass == Pass::Forward ? 1 : -1;
-            peak = std::max(peak, held);
+            const Pass pass = order[i].pass;
+            held += pass == Pass::Forward ? 1 : pass == Pass::Backward ? -1 : 0;
+            owed += sh.kinds != 3 ? 0 : pass == Pass::Backward ? 1 : pass == Pass::Weight ? -1 : 0;
+            r.peakInFlight[su] = std::max(r.peakInFlight[su], held);
+            r.peakWeightPending[su] = std::max(r.peakWeightPending[su], owed);
         }
-        r.peakInFlight[su] = peak;
     }
     // A chunk's activations are 1/v of its stage's, so held chunks count 1/v each.
     r.peakActivations.reserve(r.peakInFlight.size());
     for (const int held : r.peakInFlight)
         r.peakActivations.push_back(static_cast<double>(held) / static_cast<double>(sh.v));
+}
+
+/// Qi et al.'s bubble: the most idle time of one stage between its own first and last pass.
+void measureStageBubble(const Shape& sh, const std::vector<PipelineEvent>& order, double work,
+                        PipelineResult& r)
+{
+    for (std::size_t first = 0; first < order.size(); first += sh.perStage) {
+        // A stage runs one pass at a time in its order, so its span is first start to last end.
+        const double span = order[first + sh.perStage - 1].end - order[first].start;
+        r.bubbleTime = std::max(r.bubbleTime, span - work);
+    }
+    r.bubbleRate = r.bubbleTime / work;
 }
 
 } // namespace
@@ -333,16 +583,26 @@ PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<Pipel
 
     PipelineResult result;
     result.makespan = *std::max_element(freeAt.begin(), freeAt.end());
-    result.bubbleFraction = pipelineBubbleFraction(in.stages, in.microbatches, sh.v);
     // Busy time is m v passes of each kind per stage; one product instead of summing millions
     // of durations keeps the rounding small.
+    const double stageBusy = static_cast<double>(sh.m) * static_cast<double>(sh.v)
+        * (in.forwardTime / sh.v + fusedBackward(in, sh.v));
     const double busy = static_cast<double>(sh.p) * static_cast<double>(sh.m)
-        * static_cast<double>(sh.v) * (in.forwardTime / sh.v + in.backwardTime / sh.v);
+        * static_cast<double>(sh.v) * (in.forwardTime / sh.v + fusedBackward(in, sh.v));
+    if (sh.kinds == 3) {
+        // Qi et al.'s closed form: their bubble size against one stage's work.
+        const double idle = zeroBubbleBubbleTime(in);
+        result.bubbleFraction = idle / (idle + stageBusy);
+        result.bubbleOverIdeal = idle / stageBusy;
+    } else {
+        result.bubbleFraction = pipelineBubbleFraction(in.stages, in.microbatches, sh.v);
+        result.bubbleOverIdeal = pipelineBubbleOverIdeal(in.stages, in.microbatches, sh.v);
+    }
     const double capacity = static_cast<double>(sh.p) * result.makespan;
     // Rounding can leave a perfectly full pipeline (p = 1) a hair below zero idle time.
     result.simulatedBubbleFraction = std::max(0.0, (capacity - busy) / capacity);
-    result.bubbleOverIdeal = pipelineBubbleOverIdeal(in.stages, in.microbatches, sh.v);
     result.simulatedBubbleOverIdeal = std::max(0.0, (capacity - busy) / busy);
+    measureStageBubble(sh, order, stageBusy, result);
     countInFlight(sh, order, result);
     result.events = std::move(order);
     return result;

@@ -41,7 +41,7 @@ private slots:
                               "precision": "float64"},
           "pipeline": {"stages": 4, "microbatches": 12, "schedule": "gpipe",
                        "virtual_stages": 2, "forward_time": 1.0, "backward_time": 2.0,
-                       "bubble_definition": "chapter"},
+                       "weight_time": 0.0, "bubble_definition": "chapter"},
           "experts": {"ranks": 4, "experts": 16, "tokens_per_rank": 4096, "top_k": 2,
                       "skew": 1.0, "capacity_factor": 0, "seed": 1, "popularity": "shuffled",
                       "hidden": 4096, "bytes_per_value": 2},

@@ -110,6 +110,43 @@ private slots:
         QVERIFY(!report["fp8"].toObject().contains("dequantized"));
     }
 
+    void reportOfTheZeroBubbleSchedules_data()
+    {
+        QTest::addColumn<QString>("schedule");
+        QTest::addColumn<double>("bubbleTime");
+        QTest::addColumn<double>("bubbleRate");
+        QTest::addColumn<double>("makespan");
+        // p = 4, m = 12, f = b = w = 1: Qi et al.'s (p-1)/m, (p-1)/(3m) and 0. The old schedules
+        // run B + W = 2 as one backward, the chapter's exercise with b = 2.
+        QTest::newRow("1f1b") << "1f1b" << 9.0 << 0.25 << 45.0;
+        QTest::newRow("zb-h1") << "zb-h1" << 3.0 << 3.0 / 36.0 << 39.0;
+        QTest::newRow("zb-h2") << "zb-h2" << 0.0 << 0.0 << 39.0;
+    }
+
+    void reportOfTheZeroBubbleSchedules()
+    {
+        QFETCH(QString, schedule);
+        QFETCH(double, bubbleTime);
+        QFETCH(double, bubbleRate);
+        QFETCH(double, makespan);
+        QTemporaryDir dir;
+        const QString file =
+            writeFile(dir, "zb.json",
+                      QString(R"({"pipeline": {"stages": 4, "microbatches": 12, "schedule": "%1",
+                       "forward_time": 1, "backward_time": 1, "weight_time": 1}})")
+                          .arg(schedule)
+                          .toUtf8());
+        const Run run = runScalelab({"report", "--scenario", file});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.err, QByteArray());
+        const QJsonObject r = reportOf(run);
+        QCOMPARE(r["pipeline"]["bubble_time"].toDouble(), bubbleTime);
+        QCOMPARE(r["pipeline"]["bubble_rate"].toDouble(), bubbleRate);
+        QCOMPARE(r["pipeline"]["makespan"].toDouble(), makespan);
+        QCOMPARE(r["pipeline"]["peak_in_flight"].toArray().at(0).toInt(),
+                 schedule == "zb-h2" ? 7 : 4);
+    }
+
     void reportOfTheChaptersExercises()
     {
         QTemporaryDir dir;

@@ -1,4 +1,5 @@
-// Pipeline schedules: closed-form bubble, simulated GPipe, 1F1B and interleaved 1F1B.
+// Pipeline schedules: closed-form bubble, simulated GPipe, 1F1B, interleaved 1F1B, and the
+// zero-bubble ZB-H1 and ZB-H2 with the backward split into B and W.
 
 #include "scalelab/core/pipeline.h"
 #include "testhelpers.h"
@@ -29,7 +30,7 @@ bool closeRelative(double a, double b)
 }
 
 PipelineInputs makeInputs(Schedule schedule, std::int64_t p, std::int64_t m, std::int64_t v,
-                          double f, double b)
+                          double f, double b, double w = 0.0)
 {
     PipelineInputs in;
     in.schedule = schedule;
@@ -38,6 +39,7 @@ PipelineInputs makeInputs(Schedule schedule, std::int64_t p, std::int64_t m, std
     in.virtualStages = v;
     in.forwardTime = f;
     in.backwardTime = b;
+    in.weightTime = w;
     return in;
 }
 
@@ -50,13 +52,17 @@ const char* scheduleName(Schedule s)
         return "1f1b";
     case Schedule::Interleaved:
         return "interleaved";
+    case Schedule::ZeroBubbleH1:
+        return "zb-h1";
+    case Schedule::ZeroBubbleH2:
+        return "zb-h2";
     }
     return "?";
 }
 
 std::string where(const PipelineEvent& e)
 {
-    return std::string(e.pass == Pass::Forward ? "F" : "B") + "(stage " + std::to_string(e.stage)
+    return std::string(1, "FBW"[static_cast<int>(e.pass)]) + "(stage " + std::to_string(e.stage)
         + ", mb " + std::to_string(e.microbatch) + ", chunk " + std::to_string(e.chunk) + ")";
 }
 
@@ -68,27 +74,30 @@ std::string checkSchedule(const PipelineInputs& in, const PipelineResult& r)
     const int m = static_cast<int>(in.microbatches);
     const int v = in.schedule == Schedule::Interleaved ? static_cast<int>(in.virtualStages) : 1;
     const int parts = p * v;
-    const double fc = in.forwardTime / v;
-    const double bc = in.backwardTime / v;
+    const bool split = splitsBackward(in.schedule);
+    const int kinds = split ? 3 : 2;
+    // Durations by pass kind: a fused backward is B + W.
+    const double duration[3] = {in.forwardTime / v,
+                                split ? in.backwardTime : (in.backwardTime + in.weightTime) / v,
+                                in.weightTime};
 
-    if (r.events.size() != static_cast<std::size_t>(2 * p * m * v))
+    if (r.events.size() != static_cast<std::size_t>(kinds * p * m * v))
         return "wrong number of events: " + std::to_string(r.events.size());
 
     // Every (microbatch, model part, pass) exactly once; ranges checked on the way.
     std::map<std::tuple<int, int, int>, const PipelineEvent*> byPass;
     for (const PipelineEvent& e : r.events) {
         if (e.stage < 0 || e.stage >= p || e.microbatch < 0 || e.microbatch >= m || e.chunk < 0
-            || e.chunk >= v)
+            || e.chunk >= v || static_cast<int>(e.pass) >= kinds)
             return "out of range: " + where(e);
-        const auto key =
-            std::make_tuple(e.microbatch, e.chunk * p + e.stage, e.pass == Pass::Forward ? 0 : 1);
+        const auto key = std::make_tuple(e.microbatch, e.chunk * p + e.stage, int(e.pass));
         if (!byPass.emplace(key, &e).second)
             return "twice: " + where(e);
     }
-    // As many distinct keys as the 2 p m v possible ones: each appears exactly once.
+    // As many distinct keys as the kinds p m v possible ones: each appears exactly once.
 
     auto find = [&](int mb, int part, Pass pass) {
-        return byPass.at(std::make_tuple(mb, part, pass == Pass::Forward ? 0 : 1));
+        return byPass.at(std::make_tuple(mb, part, int(pass)));
     };
 
     double lastEnd = 0.0;
@@ -99,13 +108,15 @@ std::string checkSchedule(const PipelineInputs& in, const PipelineResult& r)
             return "events not ordered by stage at " + where(e);
         if (!firstOnStage && e.start < r.events[i - 1].end)
             return "overlaps the previous pass on its stage: " + where(e);
-        if (e.end != e.start + (e.pass == Pass::Forward ? fc : bc))
+        if (e.end != e.start + duration[int(e.pass)])
             return "wrong duration: " + where(e);
 
         // The dependency model, written out again here.
         const int part = e.chunk * p + e.stage;
         const PipelineEvent* dep = nullptr;
-        if (e.pass == Pass::Forward && part > 0)
+        if (e.pass == Pass::Weight)
+            dep = find(e.microbatch, part, Pass::Backward);
+        else if (e.pass == Pass::Forward && part > 0)
             dep = find(e.microbatch, part - 1, Pass::Forward);
         else if (e.pass == Pass::Backward && part < parts - 1)
             dep = find(e.microbatch, part + 1, Pass::Backward);
@@ -160,7 +171,7 @@ std::string checkSchedule(const PipelineInputs& in, const PipelineResult& r)
     return {};
 }
 
-// A pass written out by hand: stage, microbatch, chunk, 'F' or 'B', start, end.
+// A pass written out by hand: stage, microbatch, chunk, 'F', 'B' or 'W', start, end.
 struct Expected {
     int stage;
     int microbatch;
@@ -179,7 +190,7 @@ std::string compareEvents(const std::vector<PipelineEvent>& got, const std::vect
         const PipelineEvent& g = got[i];
         const Expected& w = want[i];
         const bool same = g.stage == w.stage && g.microbatch == w.microbatch && g.chunk == w.chunk
-            && (g.pass == Pass::Forward) == (w.pass == 'F')
+            && "FBW"[static_cast<int>(g.pass)] == w.pass
             && (!withTimes || (g.start == w.start && g.end == w.end));
         if (!same)
             return "event " + std::to_string(i) + " is " + where(g) + " [" + std::to_string(g.start)
@@ -391,6 +402,9 @@ private slots:
                 // Megatron's warm-up count plus the steady forward, at most every pair.
                 expected = std::min(2 * (p - s - 1) + (v - 1) * p + 1, m * v);
                 break;
+            case Schedule::ZeroBubbleH1:
+            case Schedule::ZeroBubbleH2:
+                QFAIL("not in this table: see publishedZeroBubbleFigures");
             }
             QCOMPARE(qint64(r.peakInFlight[std::size_t(s)]), expected);
             // Held chunks are 1/v of a stage's activations each (v is 1 unless interleaved).
@@ -595,7 +609,8 @@ private slots:
         QTest::newRow("stages -2^53") << ofob << -big << 4LL << 1LL << 1.0 << 2.0 << st;
         QTest::newRow("no microbatches") << gp << 4LL << 0LL << 1LL << 1.0 << 2.0 << mb;
         QTest::newRow("negative microbatches") << il << 4LL << -4LL << 2LL << 1.0 << 2.0 << mb;
-        QTest::newRow("unknown schedule") << 3 << 4LL << 4LL << 1LL << 1.0 << 2.0 << sc;
+        // 3 and 4 are the zero-bubble schedules now.
+        QTest::newRow("unknown schedule") << 5 << 4LL << 4LL << 1LL << 1.0 << 2.0 << sc;
         QTest::newRow("no chunks (gpipe)") << gp << 4LL << 4LL << 0LL << 1.0 << 2.0 << vs;
         QTest::newRow("negative chunks") << il << 4LL << 4LL << -1LL << 1.0 << 2.0 << vs;
         QTest::newRow("forward 0") << gp << 4LL << 4LL << 1LL << 0.0 << 2.0 << ft;
@@ -661,6 +676,239 @@ private slots:
         SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleFraction(0, 4), "pipeline.stages");
         SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleFraction(4, 0), "pipeline.microbatches");
         SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleFraction(4, 4, 0), "pipeline.virtual_stages");
+    }
+
+    void weightTimeFoldsIntoTheBackward_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        QTest::addColumn<qint64>("v");
+        for (Schedule s : {Schedule::GPipe, Schedule::OneFOneB})
+            QTest::addRow("%s", scheduleName(s)) << int(s) << 4LL << 6LL << 1LL;
+        QTest::addRow("interleaved") << int(Schedule::Interleaved) << 4LL << 8LL << 2LL;
+    }
+
+    void weightTimeFoldsIntoTheBackward()
+    {
+        // A schedule that does not split the backward runs B + W as one pass: b = 1.5, w = 0.5
+        // is the old b = 2 (every sum here is exact in binary), and w = 0 is the old file.
+        QFETCH(int, schedule);
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        QFETCH(qint64, v);
+        const auto s = static_cast<Schedule>(schedule);
+        const PipelineResult old = simulatePipeline(makeInputs(s, p, m, v, 1.0, 2.0));
+        const PipelineResult split = simulatePipeline(makeInputs(s, p, m, v, 1.0, 1.5, 0.5));
+        QCOMPARE(PipelineInputs{}.weightTime, 0.0);
+        QCOMPARE(split.makespan, old.makespan);
+        QCOMPARE(split.simulatedBubbleFraction, old.simulatedBubbleFraction);
+        QCOMPARE(split.bubbleFraction, old.bubbleFraction);
+        QCOMPARE(split.peakInFlight, old.peakInFlight);
+        QCOMPARE(split.events.size(), old.events.size());
+        for (std::size_t i = 0; i < old.events.size(); ++i) {
+            QVERIFY(split.events[i].pass != Pass::Weight);
+            QCOMPARE(split.events[i].end, old.events[i].end);
+        }
+        QCOMPARE(split.peakWeightPending, std::vector<int>(std::size_t(p), 0));
+    }
+
+    void handWorkedZeroBubbleH1()
+    {
+        // p = 2, m = 2, f = b = w = 1. Stage 0 warms up with one forward, stage 1 with none;
+        // stage s runs a W once more than s are owed, the rest last.
+        //   stage 0: F0 F1 B0 W0 B1 W1 (after B0 one W is owed > 0: run it)
+        //   stage 1: F0 B0 F1 B1 W0 W1 (after B0 one is owed, not > 1; after B1 two are)
+        // Times: s0 F0 [0,1] F1 [1,2]; s1 F0 [1,2] B0 [2,3]; s0 B0 waits for s1's B0: [3,4],
+        // W0 [4,5]; s1 F1 [3,4] B1 [4,5] W0 [5,6] W1 [6,7]; s0 B1 waits for s1's B1: [5,6],
+        // W1 [6,7]. Makespan 7 = 3m + (p-1). Stage 0 idles [2,3] inside its span [0,7]: the
+        // bubble is 1 = (p-1)(f + b - w), and the rate 1/6 = (p-1)/(3m). Stage 1 never idles
+        // inside [1,7]. 1F1B on the same work (b + w = 2 fused) idles 3 = (p-1)(f+b+w).
+        const PipelineInputs in = makeInputs(Schedule::ZeroBubbleH1, 2, 2, 1, 1.0, 1.0, 1.0);
+        const PipelineResult r = simulatePipeline(in);
+        const std::vector<Expected> want = {
+            {0, 0, 0, 'F', 0, 1}, {0, 1, 0, 'F', 1, 2}, {0, 0, 0, 'B', 3, 4}, {0, 0, 0, 'W', 4, 5},
+            {0, 1, 0, 'B', 5, 6}, {0, 1, 0, 'W', 6, 7}, {1, 0, 0, 'F', 1, 2}, {1, 0, 0, 'B', 2, 3},
+            {1, 1, 0, 'F', 3, 4}, {1, 1, 0, 'B', 4, 5}, {1, 0, 0, 'W', 5, 6}, {1, 1, 0, 'W', 6, 7},
+        };
+        const std::string problem = compareEvents(r.events, want, true);
+        QVERIFY2(problem.empty(), problem.c_str());
+        QCOMPARE(r.makespan, 7.0);
+        QCOMPARE(r.bubbleTime, 1.0);
+        QCOMPARE(r.bubbleRate, 1.0 / 6.0);
+        QCOMPARE(r.bubbleOverIdeal, 1.0 / 6.0); // the paper's closed form agrees
+        QCOMPARE(r.peakInFlight, (std::vector<int>{2, 1})); // 1F1B's
+        QCOMPARE(r.peakWeightPending, (std::vector<int>{1, 2}));
+        const PipelineResult ofob =
+            simulatePipeline(makeInputs(Schedule::OneFOneB, 2, 2, 1, 1.0, 1.0, 1.0));
+        QCOMPARE(ofob.bubbleTime, 3.0);
+        QCOMPARE(ofob.bubbleRate, 0.5);
+    }
+
+    void handWorkedZeroBubbleH2()
+    {
+        // p = 2, m = 3, f = b = w = 1. In-flight limits 2(p-s) - 1: 3 on stage 0, 1 on stage 1.
+        // Each free stage runs B if ready, else F if ready and allowed, else an owed W.
+        //   t=0..3 stage 0 runs F0 F1 F2 (no B ready yet); stage 1 F0 [1,2], B0 [2,3].
+        //   t=3: stage 0's B0 is ready (ended 3) [3,4]; stage 1 F1 [3,4] (limit 1: B0 done).
+        //   t=4: stage 1 B1 [4,5]; stage 0 has no B ready, F is used up: W0 [4,5].
+        //   t=5: stage 0 B1 [5,6]; stage 1 F2 [5,6], B2 [6,7], then W0 W1 W2 [7,10].
+        //   t=6: stage 0 W1 [6,7], B2 [7,8], W2 [8,9].
+        // Neither stage idles inside its own span ([0,9] and [1,10]): Qi et al.'s parallelogram,
+        // bubble 0, though the makespan 10 is 3m + (p-1): with a synchronising optimizer step
+        // the run still pays the fill, which is what the chapter's fraction measures.
+        const PipelineInputs in = makeInputs(Schedule::ZeroBubbleH2, 2, 3, 1, 1.0, 1.0, 1.0);
+        const PipelineResult r = simulatePipeline(in);
+        const std::vector<Expected> want = {
+            {0, 0, 0, 'F', 0, 1}, {0, 1, 0, 'F', 1, 2},  {0, 2, 0, 'F', 2, 3}, {0, 0, 0, 'B', 3, 4},
+            {0, 0, 0, 'W', 4, 5}, {0, 1, 0, 'B', 5, 6},  {0, 1, 0, 'W', 6, 7}, {0, 2, 0, 'B', 7, 8},
+            {0, 2, 0, 'W', 8, 9}, {1, 0, 0, 'F', 1, 2},  {1, 0, 0, 'B', 2, 3}, {1, 1, 0, 'F', 3, 4},
+            {1, 1, 0, 'B', 4, 5}, {1, 2, 0, 'F', 5, 6},  {1, 2, 0, 'B', 6, 7}, {1, 0, 0, 'W', 7, 8},
+            {1, 1, 0, 'W', 8, 9}, {1, 2, 0, 'W', 9, 10},
+        };
+        const std::string problem = compareEvents(r.events, want, true);
+        QVERIFY2(problem.empty(), problem.c_str());
+        QCOMPARE(r.makespan, 10.0);
+        QCOMPARE(r.bubbleTime, 0.0);
+        QCOMPARE(r.bubbleRate, 0.0);
+        QCOMPARE(r.simulatedBubbleFraction, 2.0 / 20.0); // idle 1 + 1 of 2 x 10
+        QCOMPARE(r.peakInFlight, (std::vector<int>{3, 1}));
+        QCOMPARE(r.peakWeightPending, (std::vector<int>{1, 3}));
+    }
+
+    void publishedZeroBubbleFigures_data()
+    {
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        // m >= 2p - 1, the paper's condition for ZB-H2.
+        for (const auto& [p, m] : std::vector<std::pair<int, int>>{{1, 1},
+                                                                   {2, 3},
+                                                                   {2, 8},
+                                                                   {3, 5},
+                                                                   {4, 7},
+                                                                   {4, 8},
+                                                                   {4, 12},
+                                                                   {5, 9},
+                                                                   {8, 15},
+                                                                   {8, 32},
+                                                                   {16, 31},
+                                                                   {16, 64},
+                                                                   {32, 256}})
+            QTest::addRow("p=%d m=%d", p, m) << qint64(p) << qint64(m);
+    }
+
+    void publishedZeroBubbleFigures()
+    {
+        // Qi et al. (ICLR 2024) compare schedules at T_F = T_B = T_W. Their bubble rate is the
+        // bubble (a stage's idle time inside its own span; without the optimizer's sync a stage
+        // starts the next iteration when it ends this one) over a stage's work m (f + b + w):
+        // 1F1B (p-1)/m, ZB-H1 (p-1)/(3m), ZB-H2 0. Activations (until B ends): ZB-H1 holds
+        // 1F1B's min(p - s, m) on stage s, ZB-H2 up to 2(p - s) - 1, so 2p - 1 on stage 0.
+        // Every time is a whole number here, so every figure is exact.
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        const PipelineResult ofob =
+            simulatePipeline(makeInputs(Schedule::OneFOneB, p, m, 1, 1.0, 1.0, 1.0));
+        const PipelineInputs h1In = makeInputs(Schedule::ZeroBubbleH1, p, m, 1, 1.0, 1.0, 1.0);
+        const PipelineInputs h2In = makeInputs(Schedule::ZeroBubbleH2, p, m, 1, 1.0, 1.0, 1.0);
+        const PipelineResult h1 = simulatePipeline(h1In);
+        const PipelineResult h2 = simulatePipeline(h2In);
+        QCOMPARE(ofob.bubbleRate, double(p - 1) / double(m));
+        QCOMPARE(h1.bubbleRate, double(p - 1) / double(3 * m));
+        QCOMPARE(h2.bubbleRate, 0.0);
+        QCOMPARE(ofob.bubbleTime, 3.0 * double(p - 1));
+        QCOMPARE(h1.bubbleTime, double(p - 1));
+        // The closed forms say the same.
+        QCOMPARE(h1.bubbleOverIdeal, h1.bubbleRate);
+        QCOMPARE(h2.bubbleOverIdeal, 0.0);
+        QCOMPARE(zeroBubbleBubbleTime(h1In), double(p - 1));
+        // ZB-H1's makespan is 3m + (p - 1), against 1F1B's 3(m + p - 1).
+        QCOMPARE(h1.makespan, double(3 * m + p - 1));
+        // ZB-H2 ends no sooner: with a synchronising optimizer step both pay the fill, and only
+        // without it (Qi et al.'s post-validation) does ZB-H2's parallelogram pay nothing.
+        QCOMPARE(h2.makespan, double(3 * m + p - 1));
+        QCOMPARE(h1.peakInFlight, ofob.peakInFlight);
+        for (qint64 s = 0; s < p; ++s)
+            QCOMPARE(qint64(h2.peakInFlight[std::size_t(s)]), std::min(2 * (p - s) - 1, m));
+        QCOMPARE(qint64(h2.peakInFlight[0]), 2 * p - 1);
+        for (const auto* r : {&h1, &h2}) {
+            const std::string problem = checkSchedule(r == &h1 ? h1In : h2In, *r);
+            QVERIFY2(problem.empty(), problem.c_str());
+        }
+    }
+
+    void zeroBubbleSchedulesAreValid_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        QTest::addColumn<double>("f");
+        QTest::addColumn<double>("b");
+        QTest::addColumn<double>("w");
+        const std::vector<std::tuple<double, double, double>> times = {
+            {1.0, 1.0, 1.0}, {1.0, 2.0, 1.0}, {2.0, 3.0, 1.0},
+            {1.0, 1.0, 2.0}, {0.3, 0.4, 0.3}, {1.0, 2.0, 0.0}};
+        const std::vector<std::pair<int, int>> sizes = {{1, 1}, {1, 4}, {4, 1}, {4, 2},
+                                                        {4, 4}, {4, 6}, {3, 7}, {8, 32}};
+        for (Schedule s : {Schedule::ZeroBubbleH1, Schedule::ZeroBubbleH2})
+            for (const auto& [p, m] : sizes)
+                for (const auto& [f, b, w] : times)
+                    QTest::addRow("%s p=%d m=%d f=%g b=%g w=%g", scheduleName(s), p, m, f, b, w)
+                        << int(s) << qint64(p) << qint64(m) << f << b << w;
+    }
+
+    void zeroBubbleSchedulesAreValid()
+    {
+        // Any times and sizes, small m included: every pass once, no pass before its input,
+        // none idling when it could run, counts matching a sweep over the events; ZB-H1 never
+        // holds more than 1F1B, ZB-H2 never more than its limit.
+        QFETCH(int, schedule);
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        QFETCH(double, f);
+        QFETCH(double, b);
+        QFETCH(double, w);
+        const PipelineInputs in = makeInputs(static_cast<Schedule>(schedule), p, m, 1, f, b, w);
+        const PipelineResult r = simulatePipeline(in);
+        const std::string problem = checkSchedule(in, r);
+        QVERIFY2(problem.empty(), problem.c_str());
+        for (qint64 s = 0; s < p; ++s) {
+            const qint64 limit = in.schedule == Schedule::ZeroBubbleH1
+                ? std::min(p - s, m)
+                : std::min(2 * (p - s) - 1, m);
+            QVERIFY(r.peakInFlight[std::size_t(s)] <= limit);
+        }
+        // The order alone, timed again, gives the same run.
+        const PipelineResult again = simulatePipelineOrder(in, pipelineOrder(in));
+        QCOMPARE(again.makespan, r.makespan);
+    }
+
+    void invalidWeightTime_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<double>("w");
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        const double inf = std::numeric_limits<double>::infinity();
+        for (Schedule s : {Schedule::OneFOneB, Schedule::ZeroBubbleH1, Schedule::ZeroBubbleH2}) {
+            QTest::addRow("%s negative", scheduleName(s)) << int(s) << -1.0;
+            QTest::addRow("%s NaN", scheduleName(s)) << int(s) << nan;
+            QTest::addRow("%s inf", scheduleName(s)) << int(s) << inf;
+            QTest::addRow("%s underflows", scheduleName(s)) << int(s) << 5e-324;
+            QTest::addRow("%s overflows", scheduleName(s)) << int(s) << 1e307;
+        }
+    }
+
+    void invalidWeightTime()
+    {
+        QFETCH(int, schedule);
+        QFETCH(double, w);
+        const PipelineInputs in =
+            makeInputs(static_cast<Schedule>(schedule), 4, 12, 1, 1.0, 1.0, w);
+        SCALELAB_VERIFY_INPUT_ERROR(simulatePipeline(in), "pipeline.weight_time");
+        // Only a split schedule has a closed form of Qi et al.'s bubble.
+        SCALELAB_VERIFY_INPUT_ERROR(
+            zeroBubbleBubbleTime(makeInputs(Schedule::OneFOneB, 4, 12, 1, 1.0, 1.0)),
+            "pipeline.schedule");
     }
 
     void largeInterleavedIsCorrect()

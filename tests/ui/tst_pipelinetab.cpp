@@ -134,19 +134,32 @@ private:
             QCOMPARE(line->at(31).x(), 32.0);
             QVERIFY(line->at(line->count() - 1).x() >= 512);
             const std::int64_t v = s == Schedule::Interleaved ? in.virtualStages : 1;
+            core::PipelineInputs at = in;
+            at.schedule = s;
             for (const QPointF& pt : line->points()) {
                 const auto m = static_cast<std::int64_t>(pt.x());
                 QCOMPARE(double(m), pt.x());
-                const double want = 100.0
+                double want = 100.0
                     * (idle ? core::pipelineBubbleFraction(in.stages, m, v)
                             : core::pipelineBubbleOverIdeal(in.stages, m, v));
+                if (core::splitsBackward(s)) {
+                    // Qi et al.'s bubble size against a stage's work m (f + b + w).
+                    const double size = core::zeroBubbleBubbleTime(at);
+                    const double work =
+                        double(m) * (in.forwardTime + in.backwardTime + in.weightTime);
+                    want = 100.0 * (idle ? size / (size + work) : size / work);
+                }
                 QCOMPARE(pt.y(), want);
             }
         }
         QCOMPARE(tab.currentPoint()->count(), 1);
-        QCOMPARE(tab.currentPoint()->at(0),
-                 QPointF(double(in.microbatches),
-                         100.0 * (idle ? r.simulatedBubbleFraction : r.simulatedBubbleOverIdeal)));
+        double measured = idle ? r.simulatedBubbleFraction : r.simulatedBubbleOverIdeal;
+        if (core::splitsBackward(in.schedule)) {
+            const double work =
+                double(in.microbatches) * (in.forwardTime + in.backwardTime + in.weightTime);
+            measured = idle ? r.bubbleTime / (r.bubbleTime + work) : r.bubbleRate;
+        }
+        QCOMPARE(tab.currentPoint()->at(0), QPointF(double(in.microbatches), 100.0 * measured));
         const QString yTitle = tab.bubbleChart()->chart()->axes(Qt::Vertical).first()->titleText();
         QVERIFY2(yTitle.contains(idle ? "Idle share" : "over ideal"), qPrintable(yTitle));
 
@@ -565,6 +578,77 @@ private slots:
         checkNoOverlap(tab.ganttChart(), exportLayoutSize(QSize(1600, 1000)));
     }
 
+    void zeroBubbleSchedulesAreDrawn_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("p");
+        QTest::addColumn<int>("m");
+        QTest::newRow("zb-h1 p=4 m=8") << int(Schedule::ZeroBubbleH1) << 4 << 8;
+        QTest::newRow("zb-h2 p=4 m=8") << int(Schedule::ZeroBubbleH2) << 4 << 8;
+        QTest::newRow("zb-h2 p=32 m=256") << int(Schedule::ZeroBubbleH2) << 32 << 256;
+    }
+
+    void zeroBubbleSchedulesAreDrawn()
+    {
+        // Qi et al.'s comparison, f = b = w = 1, in the tab: the Gantt draws F, B and W apart
+        // (colour, letter, legend), the bars and curves include both schedules, and the figures
+        // line sets the published rate against the simulated one.
+        QFETCH(int, schedule);
+        QFETCH(int, p);
+        QFETCH(int, m);
+        core::Scenario s = scenarioWith(Schedule(schedule), p, m, 2);
+        s.pipeline.forwardTime = s.pipeline.backwardTime = s.pipeline.weightTime = 1.0;
+        PipelineTab tab;
+        tab.setScenario(s);
+        settle(tab);
+        tab.waitForIdle();
+        checkAgainstCore(tab);
+        GanttPanel* gantt = tab.ganttChart();
+        QCOMPARE(gantt->events().size(), std::size_t(3 * p * m));
+        // W is neither F's nor B's colour, and lies between them in lightness.
+        const QColor w = GanttPanel::passColor(Pass::Weight, 0);
+        QVERIFY(w != GanttPanel::passColor(Pass::Forward, 0));
+        QVERIFY(w != GanttPanel::passColor(Pass::Backward, 0));
+        QVERIFY(w.lightnessF() < GanttPanel::passColor(Pass::Forward, 0).lightnessF());
+        QVERIFY(w.lightnessF() > GanttPanel::passColor(Pass::Backward, 0).lightnessF());
+        const QSizeF size(1600, 1000);
+        const auto texts = gantt->texts(QRectF(QPointF(0, 0), size));
+        QStringList legend;
+        bool lettered = true;
+        int weightLabels = 0;
+        for (const auto& t : texts) {
+            if (t.kind == GanttPanel::TextKind::Legend)
+                legend << t.text;
+            if (t.kind != GanttPanel::TextKind::BoxLabel)
+                continue;
+            const QChar letter = QChar("FBW"[int(gantt->events()[t.box].pass)]);
+            lettered = lettered && t.text.startsWith(letter);
+            weightLabels += letter == 'W';
+        }
+        QVERIFY(lettered);
+        if (p <= 4)
+            QVERIFY(weightLabels > 0);
+        QVERIFY2(legend.join('|').contains("W: weight gradient"), qPrintable(legend.join('|')));
+        QVERIFY(legend.join('|').contains("B: input gradient"));
+        checkNoOverlap(gantt, size);
+        // ZB-H1 holds 1F1B's activations; ZB-H2 2(p - s) - 1 on stage s.
+        QBarSet* ofob = tab.memoryBars(Schedule::OneFOneB);
+        QBarSet* h1 = tab.memoryBars(Schedule::ZeroBubbleH1);
+        QBarSet* h2 = tab.memoryBars(Schedule::ZeroBubbleH2);
+        for (int st = 0; st < p; ++st) {
+            QCOMPARE(h1->at(st), ofob->at(st));
+            QCOMPARE(h2->at(st), double(std::min(2 * (p - st) - 1, m)));
+        }
+        // Published against simulated: equal here (f = b = w, m >= 2p - 1).
+        const QString figures = tab.figuresLabel()->text();
+        QVERIFY2(figures.contains("Published (Qi et al. 2024"), qPrintable(figures));
+        const double rate =
+            schedule == int(Schedule::ZeroBubbleH1) ? double(p - 1) / (3.0 * m) : 0.0;
+        QVERIFY2(figures.contains(QString("Simulated: %1").arg(bubblePercent(rate))),
+                 qPrintable(figures));
+        QVERIFY(figures.contains("equal, as the tests check"));
+    }
+
     void scenarioValuesBeyondTheSlidersAreKept()
     {
         core::Scenario s = scenarioWith(Schedule::OneFOneB, 40, 300, 12);
@@ -606,6 +690,8 @@ private slots:
         QTest::addColumn<int>("index");
         QTest::newRow("schedule 1F1B") << "pipeline.schedule" << 1;
         QTest::newRow("schedule interleaved") << "pipeline.schedule" << 2;
+        QTest::newRow("schedule zb-h1") << "pipeline.schedule" << 3;
+        QTest::newRow("schedule zb-h2") << "pipeline.schedule" << 4;
         QTest::newRow("bubble definition Megatron-LM") << "pipeline.bubble_definition" << 1;
     }
 
@@ -712,8 +798,9 @@ private slots:
         QCOMPARE(chart.bars[scheduleIndex(Schedule::Interleaved)].label,
                  QString("Interleaved, v = 2"));
         QCOMPARE(chart.most, 12.0);
-        // 4 p m passes of GPipe and 1F1B, 2 p m v of the interleaved schedule.
-        QCOMPARE(comparisonPasses(in), 4.0 * 48 + 2.0 * 48 * 2);
+        // 4 p m passes of GPipe and 1F1B, 2 p m v of the interleaved schedule, 6 p m of the
+        // zero-bubble ones (F, B and W each).
+        QCOMPARE(comparisonPasses(in), 4.0 * 48 + 2.0 * 48 * 2 + 6.0 * 48);
     }
 
     void theComparisonLeavesOutWhatCoreRefuses()

@@ -41,10 +41,12 @@ void addPipelineFields(std::vector<Field>& out)
     out.push_back(bound<&Scenario::pipeline, &PipelineInputs::schedule>(
         choiceField(S, "pipeline.schedule", QT_TRANSLATE_NOOP("Field", "Sc&hedule"),
                     QT_TRANSLATE_NOOP("Field", "The order in which each stage runs its passes."),
-                    {"gpipe", "1f1b", "interleaved"},
+                    {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2"},
                     {QT_TRANSLATE_NOOP("Field", "GPipe: all forwards, then all backwards"),
                      QT_TRANSLATE_NOOP("Field", "1F1B: one forward, one backward"),
-                     QT_TRANSLATE_NOOP("Field", "Interleaved 1F1B: v chunks per stage")})));
+                     QT_TRANSLATE_NOOP("Field", "Interleaved 1F1B: v chunks per stage"),
+                     QT_TRANSLATE_NOOP("Field", "ZB-H1: W passes fill the tail, 1F1B's memory"),
+                     QT_TRANSLATE_NOOP("Field", "ZB-H2: no bubble, up to 2p\u22121 in flight")})));
     out.push_back(bound<&Scenario::pipeline, &PipelineInputs::virtualStages>(numberField(
         S, "pipeline.virtual_stages", FieldKind::Whole,
         QT_TRANSLATE_NOOP("Field", "&Chunks per stage"), "v", QT_TRANSLATE_NOOP("Field", "chunks"),
@@ -61,9 +63,20 @@ void addPipelineFields(std::vector<Field>& out)
         S, "pipeline.backward_time", FieldKind::Number,
         QT_TRANSLATE_NOOP("Field", "&Backward time"), "b", QT_TRANSLATE_NOOP("Field", "time units"),
         QT_TRANSLATE_NOOP("Field",
-                          "Time of one microbatch's backward pass through one stage (about "
-                          "twice the forward)."),
+                          "Time of one microbatch's backward pass through one stage: B, the "
+                          "gradient of the input. With a weight time of 0 it is the whole "
+                          "backward (about twice the forward)."),
         0.1, 10))));
+    // W: 0 keeps the files written before the backward was split (backward = B + W) the same.
+    out.push_back(bound<&Scenario::pipeline, &PipelineInputs::weightTime>(passTime(numberField(
+        S, "pipeline.weight_time", FieldKind::Number,
+        QT_TRANSLATE_NOOP("Field", "&Weight-gradient time"), "w",
+        QT_TRANSLATE_NOOP("Field", "time units"),
+        QT_TRANSLATE_NOOP("Field",
+                          "Time of one microbatch's weight-gradient pass W through one stage. "
+                          "The zero-bubble schedules run it apart from B to fill the bubble; "
+                          "the others run B and W as one backward of b + w."),
+        0, 10))));
     // A view setting: which of the two definitions of one bubble the figures and curves use.
     out.push_back(
         bound<&Scenario::pipelineDisplay, &core::PipelineDisplay::megatronBubble>(choiceField(

@@ -1,6 +1,6 @@
 #pragma once
 
-// What the pipeline tab shows, computed without a widget: the comparison of the three schedules
+// What the pipeline tab shows, computed without a widget: the comparison of the five schedules
 // at the same p, m and v (the simulated schedule, the activations every schedule holds), the
 // bubble curves, the activation bars and every text of the tab. The tab only hands these to its
 // charts; tests call them directly.
@@ -21,11 +21,14 @@
 
 namespace scalelab::ui {
 
-/// The schedules of the bubble chart's curves and the memory chart's bars, in legend order.
+/// How many schedules the tab compares.
+inline constexpr std::size_t kPipelineSchedules = 5;
+/// The schedules of the bubble chart's curves and the memory chart's bars, in legend order:
+/// GPipe, 1F1B, interleaved, ZB-H1, ZB-H2.
 QList<core::Schedule> pipelineSchedules();
 /// The position of `schedule` in pipelineSchedules().
 std::size_t scheduleIndex(core::Schedule schedule);
-/// "GPipe", "1F1B", "Interleaved 1F1B".
+/// "GPipe", "1F1B", "Interleaved 1F1B", "ZB-H1", "ZB-H2".
 QString scheduleName(core::Schedule schedule);
 /// One colour per schedule, the same in the bubble chart, the memory chart and the figures line.
 QColor scheduleColor(core::Schedule schedule);
@@ -35,15 +38,18 @@ QColor scheduleColor(core::Schedule schedule);
 struct PipelineComparison {
     core::PipelineInputs in;
     core::PipelineResult result;
-    /// Peak activations per stage of GPipe, 1F1B and interleaved (pipelineSchedules() order);
-    /// nullopt where core refuses the schedule (interleaved when m is not a multiple of p).
-    std::array<std::optional<std::vector<double>>, 3> held;
+    /// Peak activations per stage of every schedule (pipelineSchedules() order); nullopt where
+    /// core refuses the schedule (interleaved when m is not a multiple of p).
+    std::array<std::optional<std::vector<double>>, kPipelineSchedules> held;
+    /// Qi et al.'s bubble of every schedule (the most a stage idles inside its own run), in the
+    /// same order; nullopt where core refuses the schedule.
+    std::array<std::optional<double>, kPipelineSchedules> idle;
 };
 
-/// Passes over the three simulations of a comparison (in double: v is unbounded unless
+/// Passes over the five simulations of a comparison (in double: v is unbounded unless
 /// interleaved), the measure of its cost.
 double comparisonPasses(const core::PipelineInputs& in);
-/// Simulates `in` and the two other schedules (on a second thread). Throws core::InputError
+/// Simulates `in` and the four other schedules (on other threads). Throws core::InputError
 /// when core refuses `in` itself.
 PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in);
 
@@ -56,6 +62,10 @@ std::vector<std::int64_t> bubbleCurveMicrobatches(std::int64_t top);
 /// p stages and v chunks (interleaved only), as the idle share or over the ideal time.
 QList<QPointF> bubbleCurvePoints(core::Schedule schedule, std::int64_t p, std::int64_t v,
                                  std::int64_t top, bool idleShare);
+/// The same for any schedule: the zero-bubble ones' closed form (Qi et al.'s bubble against a
+/// stage's work m (f + b + w)) depends on the pass times of `in` too.
+QList<QPointF> bubbleCurvePoints(core::Schedule schedule, const core::PipelineInputs& in,
+                                 std::int64_t top, bool idleShare);
 
 /// One schedule's bars of the memory chart.
 struct ActivationBars {
@@ -64,14 +74,14 @@ struct ActivationBars {
 };
 /// The memory chart's bars, schedule by schedule, and the tallest bar (at least 1).
 struct ActivationChart {
-    std::array<ActivationBars, 3> bars;
+    std::array<ActivationBars, kPipelineSchedules> bars;
     double most = 1.0;
 };
 ActivationChart activationChart(const PipelineComparison& comparison);
 
 /// The texts of the bubble chart, which depend on p, v and the definition only.
 struct BubbleCurveTexts {
-    std::array<QString, 3> curveNames; ///< pipelineSchedules() order
+    std::array<QString, kPipelineSchedules> curveNames; ///< pipelineSchedules() order
     QString microbatchAxisTitle;
     QString bubbleAxisTitle;
 };
@@ -86,6 +96,9 @@ struct PipelineFigures {
     QStringList ganttFigures; ///< measured, then closed form
     QString timeAxisTitle;
     QString figuresLine; ///< the tab's line of live figures (rich text)
+    /// For a zero-bubble schedule, Qi et al.'s published figure against the simulated one, and
+    /// why they may differ; empty otherwise.
+    QString publishedLine;
     /// The values of resources/explanations/pipeline.html (the chapter's definition always).
     QHash<QString, QString> explanation;
 };

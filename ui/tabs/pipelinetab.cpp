@@ -154,11 +154,13 @@ void PipelineTab::buildBubbleChart()
     styleAxis(m_bubbleAxis, tr("Bubble (%)"));
 
     // GPipe and 1F1B share one curve: GPipe wide underneath, 1F1B dashed on top, so both show.
-    const std::array<QPen, 3> pens = {
+    const std::array<QPen, kPipelineSchedules> pens = {
         QPen(scheduleColor(Schedule::GPipe), kLineWidth + kGPipeExtraWidth, Qt::SolidLine,
              Qt::FlatCap),
         QPen(scheduleColor(Schedule::OneFOneB), kLineWidth, Qt::DashLine, Qt::FlatCap),
-        QPen(scheduleColor(Schedule::Interleaved), kLineWidth, Qt::DashDotLine, Qt::FlatCap)};
+        QPen(scheduleColor(Schedule::Interleaved), kLineWidth, Qt::DashDotLine, Qt::FlatCap),
+        QPen(scheduleColor(Schedule::ZeroBubbleH1), kLineWidth, Qt::DotLine, Qt::FlatCap),
+        QPen(scheduleColor(Schedule::ZeroBubbleH2), kLineWidth, Qt::DashDotDotLine, Qt::FlatCap)};
     for (Schedule s : schedules()) {
         auto* line = new QLineSeries;
         line->setPen(pens[scheduleIndex(s)]);
@@ -259,18 +261,19 @@ void PipelineTab::showGantt(PipelineComparison& c, const PipelineFigures& figure
 void PipelineTab::showBubbleCurves(const PipelineComparison& c, const PipelineFigures& figures,
                                    bool idleShare)
 {
-    // The closed forms of all three schedules, and the simulated figure of the current one as
+    // The closed forms of all five schedules, and the simulated figure of the current one as
     // the point.
     const std::int64_t p = c.in.stages, m = c.in.microbatches, v = c.in.virtualStages;
     const std::int64_t top = bubbleAxisMicrobatches(m);
-    // The curves depend on p, v, the definition and the axis length only: moving m moves the
+    // The curves depend on p, v, the pass times (zero-bubble curves), the definition and the
+    // axis length only: moving m moves the
     // point, and the curves are left alone (replacing them costs Qt Charts a relayout).
-    const CurveKey key{p, v, idleShare, top};
+    const CurveKey key{p, v, idleShare, top, c.in.forwardTime, c.in.backwardTime, c.in.weightTime};
     if (key != m_curveKey) {
         m_curveKey = key;
         const BubbleCurveTexts texts = bubbleCurveTexts(p, v, idleShare);
         for (Schedule s : schedules()) {
-            bubbleCurve(s)->replace(bubbleCurvePoints(s, p, v, top, idleShare));
+            bubbleCurve(s)->replace(bubbleCurvePoints(s, c.in, top, idleShare));
             setName(bubbleCurve(s), texts.curveNames[scheduleIndex(s)]);
         }
         m_microbatchAxis->setRange(1, static_cast<double>(top));

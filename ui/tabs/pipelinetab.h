@@ -89,6 +89,7 @@ private:
         std::int64_t p = 0, v = 0;
         bool idleShare = true;
         std::int64_t top = 0;
+        double f = 0, b = 0, w = 0;
         bool operator==(const CurveKey&) const = default;
     };
     CurveKey m_curveKey;

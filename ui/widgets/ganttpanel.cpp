@@ -33,6 +33,10 @@ const std::array<PassColors, 4> kPassColors = {{
     {QColor(235, 180, 210), QColor(150, 60, 115)},
 }};
 
+// The weight-gradient pass W (zero-bubble schedules, one chunk): another hue, between the
+// forward's and the backward's lightness, so the three kinds stay apart in grey scale too.
+const QColor kWeightFill(240, 150, 40);
+
 const QColor kIdleFill(234, 234, 234);
 const QColor kIdleHatch(150, 150, 150);
 const QColor kGrid(215, 215, 215);
@@ -170,18 +174,25 @@ QString subscript(int n)
 }
 
 struct LegendEntry {
-    enum Kind { Forward, Backward, Idle, Chunk } kind;
+    enum Kind { Forward, Backward, Weight, Idle, Chunk } kind;
     int chunk;
     QString text;
 };
 
-std::vector<LegendEntry> legendEntries(int chunks)
+std::vector<LegendEntry> legendEntries(int chunks, bool split)
 {
-    std::vector<LegendEntry> out = {
-        {LegendEntry::Forward, 0, GanttPanel::tr("Forward pass (light)")},
-        {LegendEntry::Backward, 0, GanttPanel::tr("Backward pass (dark)")},
-        {LegendEntry::Idle, 0, GanttPanel::tr("Idle: the bubble")},
-    };
+    std::vector<LegendEntry> out =
+        split ? std::vector<LegendEntry>{
+                    {LegendEntry::Forward, 0, GanttPanel::tr("F: forward (light)")},
+                    {LegendEntry::Backward, 0, GanttPanel::tr("B: input gradient (dark)")},
+                    {LegendEntry::Weight, 0, GanttPanel::tr("W: weight gradient (orange)")},
+                    {LegendEntry::Idle, 0, GanttPanel::tr("Idle: the bubble")},
+                }
+              : std::vector<LegendEntry>{
+                    {LegendEntry::Forward, 0, GanttPanel::tr("Forward pass (light)")},
+                    {LegendEntry::Backward, 0, GanttPanel::tr("Backward pass (dark)")},
+                    {LegendEntry::Idle, 0, GanttPanel::tr("Idle: the bubble")},
+                };
     if (chunks > 1)
         for (int c = 0; c < std::min(chunks, static_cast<int>(kPassColors.size())); ++c)
             out.push_back(
@@ -268,6 +279,8 @@ void GanttPanel::setSchedule(std::vector<core::PipelineEvent> events, int stages
     m_stages = std::max(0, stages);
     m_chunks = std::max(1, chunks);
     m_makespan = makespan;
+    m_split = std::any_of(m_events.begin(), m_events.end(),
+                          [](const core::PipelineEvent& e) { return e.pass == Pass::Weight; });
     // Where each stage's events begin, for hit tests: core orders them by stage, then start.
     m_rowBegin.assign(static_cast<std::size_t>(m_stages) + 1, m_events.size());
     for (std::size_t i = m_events.size(); i-- > 0;)
@@ -281,6 +294,8 @@ void GanttPanel::setSchedule(std::vector<core::PipelineEvent> events, int stages
 
 QColor GanttPanel::passColor(core::Pass pass, int chunk)
 {
+    if (pass == Pass::Weight)
+        return kWeightFill;
     const PassColors& c = kPassColors[static_cast<std::size_t>(chunk) % kPassColors.size()];
     return pass == Pass::Forward ? c.forward : c.backward;
 }
@@ -299,7 +314,7 @@ GanttPanel::Layout GanttPanel::layoutFor(const QRectF& t) const
     l.figures = QRectF(t.left() + kSideMargin, l.title.bottom() + kGap, inner,
                        figureLines * (figureFm.height() + kFigureLinePadding));
 
-    const auto lines = legendLines(legendEntries(m_chunks), inner);
+    const auto lines = legendLines(legendEntries(m_chunks, m_split), inner);
     const double legendHeight =
         static_cast<double>(lines.size()) * (legendFm.height() + kLegendLinePadding);
     l.legend = QRectF(t.left() + kSideMargin, t.bottom() - kOuterMargin - legendHeight, inner,
@@ -370,9 +385,11 @@ bool GanttPanel::drawsPooled(const QRectF& target, double deviceScale) const
         return false;
     const Layout l = layoutFor(target);
     double shortest = m_events.front().end - m_events.front().start;
-    // Only two durations exist (a chunk's forward and backward); the first row has both.
+    // Only a few durations exist (a chunk's forward and backward, W); the first row has all.
+    // A W of no time (weight_time 0) draws nothing and does not count.
     for (std::size_t i = 0; i < m_rowBegin[1]; ++i)
-        shortest = std::min(shortest, m_events[i].end - m_events[i].start);
+        if (m_events[i].end > m_events[i].start)
+            shortest = std::min(shortest, m_events[i].end - m_events[i].start);
     return shortest / l.timeEnd * l.plot.width() * deviceScale < kPooledBelowPixels;
 }
 
@@ -396,6 +413,8 @@ void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
         if (w < narrowest)
             continue;
         QString text = QString::number(e.microbatch);
+        if (m_split) // which of the three passes, in letters as well as colour
+            text.prepend(QChar("FBW"[static_cast<int>(e.pass)]));
         if (m_chunks > 1)
             text += subscript(e.chunk);
         auto known = m_advances.constFind(text);
@@ -525,7 +544,7 @@ void GanttPanel::appendLegend(const Layout& l, std::vector<Text>& out) const
 {
     // Line by line, each entry's text after its swatch.
     const QFontMetricsF fm(chartFonts().legend);
-    const auto entries = legendEntries(m_chunks);
+    const auto entries = legendEntries(m_chunks, m_split);
     const auto lines = legendLines(entries, l.legend.width());
     const double swatch = fm.height() + kSwatchGap;
     double y = l.legend.top();
@@ -550,7 +569,7 @@ void GanttPanel::drawBoxes(QPainter& painter, const Layout& l)
 {
     // One batch of rectangles per colour: a few fills instead of one per pass.
     const double scale = std::max(1e-9, painter.deviceTransform().m11());
-    std::array<QList<QRectF>, 2 * std::tuple_size_v<decltype(kPassColors)>> batches;
+    std::array<QList<QRectF>, 2 * std::tuple_size_v<decltype(kPassColors)> + 1> batches;
     for (auto& b : batches)
         b.reserve(static_cast<qsizetype>(m_events.size() / batches.size() + 1));
     // A white line where one box meets the next, while boxes are wide enough to spare it. It
@@ -560,7 +579,9 @@ void GanttPanel::drawBoxes(QPainter& painter, const Layout& l)
         const core::PipelineEvent& e = m_events[i];
         const QRectF r = boxRect(l, i);
         const std::size_t hue = static_cast<std::size_t>(e.chunk) % kPassColors.size();
-        batches[hue * 2 + (e.pass == Pass::Forward ? 0 : 1)].append(r);
+        batches[e.pass == Pass::Weight ? batches.size() - 1
+                                       : hue * 2 + (e.pass == Pass::Forward ? 0 : 1)]
+            .append(r);
         if (r.width() * scale >= kEdgeFromPixels && i > 0 && m_events[i - 1].stage == e.stage
             && m_events[i - 1].end == e.start)
             edges.emplace_back(r.topLeft(), r.bottomLeft());
@@ -569,8 +590,12 @@ void GanttPanel::drawBoxes(QPainter& painter, const Layout& l)
     for (std::size_t k = 0; k < batches.size(); ++k) {
         if (batches[k].isEmpty())
             continue;
-        const PassColors& c = kPassColors[k / 2];
-        painter.setBrush(k % 2 == 0 ? c.forward : c.backward);
+        if (k == batches.size() - 1) {
+            painter.setBrush(kWeightFill);
+        } else {
+            const PassColors& c = kPassColors[k / 2];
+            painter.setBrush(k % 2 == 0 ? c.forward : c.backward);
+        }
         painter.drawRects(batches[k].constData(), static_cast<int>(batches[k].size()));
     }
     painter.setPen(QPen(Qt::white, kEdgeWidth / scale));
@@ -630,7 +655,7 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
 {
     const ChartFonts f = chartFonts();
     const QFontMetricsF fm(f.legend);
-    const auto entries = legendEntries(m_chunks);
+    const auto entries = legendEntries(m_chunks, m_split);
     painter.setFont(f.legend);
     for (const Text& t : all) {
         if (t.kind != TextKind::Legend)
@@ -645,6 +670,9 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
             break;
         case LegendEntry::Backward:
             painter.fillRect(swatch, passColor(Pass::Backward, 0));
+            break;
+        case LegendEntry::Weight:
+            painter.fillRect(swatch, passColor(Pass::Weight, 0));
             break;
         case LegendEntry::Idle:
             painter.fillRect(swatch, kIdleFill);
@@ -796,7 +824,7 @@ void GanttPanel::drawBoxLabel(QPainter& painter, const Text& t, const QFont& fon
     // Hundreds of short numbers: laid out once each and kept (drawText would shape every one of
     // them on every paint).
     painter.setFont(font);
-    painter.setPen(m_events[t.box].pass == Pass::Forward ? Qt::black : Qt::white);
+    painter.setPen(m_events[t.box].pass == Pass::Backward ? Qt::white : Qt::black);
     auto it = m_labelCache.find(t.text);
     if (it == m_labelCache.end() || it->font != font) {
         CachedLabel label{QStaticText(t.text), font};
@@ -845,7 +873,10 @@ QString GanttPanel::describeAt(const QRectF& target, const QPointF& pos) const
             .arg(e.stage)
             .arg(e.microbatch)
             .arg(e.chunk)
-            .arg(e.pass == Pass::Forward ? tr("Forward") : tr("Backward"))
+            .arg(e.pass == Pass::Forward      ? tr("Forward")
+                     : e.pass == Pass::Weight ? tr("Weight-gradient (W)")
+                     : m_split                ? tr("Input-gradient (B)")
+                                              : tr("Backward"))
             .arg(formatNumber(e.start, 6), formatNumber(e.end, 6), m_timeUnit);
     }
     const Layout l = layoutFor(target);

@@ -132,6 +132,7 @@ private:
     std::vector<std::size_t> m_rowBegin; ///< first event of each stage, plus the end
     int m_stages = 0;
     int m_chunks = 1;
+    bool m_split = false; ///< the schedule has W passes: F, B and W are labelled by letter
     double m_makespan = 0.0;
     QImage m_strip; ///< pooled rows, for the size last drawn
     QSize m_stripFor;

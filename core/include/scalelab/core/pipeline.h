@@ -9,9 +9,17 @@ enum class Schedule {
     GPipe, ///< all forwards, then all backwards
     OneFOneB, ///< 1F1B (PipeDream-flush): warm-up forwards, then one forward one backward
     Interleaved, ///< interleaved 1F1B: each stage holds `virtualStages` model chunks
+    ZeroBubbleH1, ///< ZB-H1 (Qi et al., ICLR 2024): 1F1B's memory, W passes moved into the tail
+    ZeroBubbleH2, ///< ZB-H2 (same paper): up to 2p - 1 microbatches in flight, no bubble
 };
 
-enum class Pass { Forward, Backward };
+/// A pass of one microbatch through one chunk. Schedules that split the backward (the zero-bubble
+/// ones, see splitsBackward) run it as Backward (B, the input gradient, on the critical path) and
+/// Weight (W, the weight gradient, deferrable); the others run one Backward of B + W.
+enum class Pass { Forward, Backward, Weight };
+
+/// Whether `s` runs the weight gradient as passes of its own (Pass::Weight).
+bool splitsBackward(Schedule s);
 
 /// Inputs of the pipeline simulator (scenario section `pipeline`). Times are in one arbitrary
 /// unit, the time of one microbatch through one whole stage.
@@ -21,7 +29,14 @@ struct PipelineInputs {
     Schedule schedule = Schedule::GPipe;
     std::int64_t virtualStages = 2; ///< v, model chunks per stage; used by Interleaved only
     double forwardTime = 1.0; ///< one microbatch's forward through one stage
-    double backwardTime = 2.0; ///< one microbatch's backward through one stage
+    /// B: one microbatch's input-gradient backward through one stage. With the default
+    /// weightTime of 0 it is the whole backward, as it was before the backward was split.
+    double backwardTime = 2.0;
+    /// W: one microbatch's weight-gradient backward through one stage (scenario key
+    /// `pipeline.weight_time`). The whole backward is B + W: schedules that do not split it run
+    /// one backward pass of backwardTime + weightTime. The default 0 keeps every scenario
+    /// written before the split (backward_time = the whole backward) to the same figures.
+    double weightTime = 0.0;
 
     bool operator==(const PipelineInputs&) const = default;
 };
@@ -31,7 +46,7 @@ struct PipelineEvent {
     int stage = 0; ///< 0..p-1
     int microbatch = 0; ///< 0..m-1
     int chunk = 0; ///< 0..v-1 (always 0 unless interleaved)
-    Pass pass = Pass::Forward;
+    Pass pass = Pass::Forward; ///< Weight only in schedules that split the backward
     double start = 0.0;
     double end = 0.0;
 };
@@ -40,10 +55,13 @@ struct PipelineResult {
     /// Every pass, ordered by stage, then by start time.
     std::vector<PipelineEvent> events;
     double makespan = 0.0; ///< end of the last pass (first starts at 0)
-    double bubbleFraction = 0.0; ///< closed form: (p-1)/(m+p-1), (p-1)/(v m+p-1) interleaved
+    /// Closed form: (p-1)/(m+p-1), (p-1)/(v m+p-1) interleaved; for the zero-bubble schedules
+    /// Qi et al.'s bubble size over itself plus one stage's work (see zeroBubbleBubbleTime).
+    double bubbleFraction = 0.0;
     double simulatedBubbleFraction = 0.0; ///< idle stage-time / (p * makespan), measured
     /// Megatron-LM's closed form of the same bubble: bubble time over ideal time, (p-1)/m, and
-    /// (p-1)/(v m) interleaved (see pipelineBubbleOverIdeal).
+    /// (p-1)/(v m) interleaved (see pipelineBubbleOverIdeal); for the zero-bubble schedules Qi et
+    /// al.'s bubble size over one stage's work m (f + b + w), their closed-form bubble rate.
     double bubbleOverIdeal = 0.0;
     /// Megatron-LM's ratio measured on the simulated schedule: idle stage-time over busy
     /// stage-time (the ideal time is what the stages would need with no bubble at all).
@@ -62,6 +80,18 @@ struct PipelineResult {
     /// min(p - s, m), interleaved p + (p-1)/v on stage 0 when m v is large enough, which is
     /// Megatron-LM's p (1 + (p-1)/(p v)).
     std::vector<double> peakActivations;
+    /// Per stage, the most microbatches whose B has run and whose W has not: weight gradients
+    /// still owed, each keeping the (smaller) inputs W needs. Zero unless the backward is split.
+    std::vector<int> peakWeightPending;
+    /// Qi et al.'s bubble, measured: the largest idle time of one stage between its own first
+    /// pass and its own last pass. Without a synchronising optimizer step (their post-validation)
+    /// a stage starts the next iteration as soon as it ends this one, so this is the time per
+    /// iteration a stage loses; it is makespan - m (f + b + w) on the first stage of GPipe, 1F1B
+    /// and ZB-H1, and 0 for ZB-H2's parallelogram.
+    double bubbleTime = 0.0;
+    /// Qi et al.'s bubble rate: bubbleTime over one stage's work m (f + b + w). With
+    /// f = b = w it is (p-1)/m for 1F1B, (p-1)/(3m) for ZB-H1 and 0 for ZB-H2 at m >= 2p - 1.
+    double bubbleRate = 0.0;
 };
 
 /// Largest p * m * v the simulator accepts (bounds memory and time; more is refused with an
@@ -72,7 +102,8 @@ inline constexpr std::int64_t kMaxPipelinePasses = 4'000'000;
 inline constexpr std::int64_t kMaxPipelineStages = 1024;
 
 /// Throws InputError naming the field (`pipeline.stages`, ...) for inputs the simulator refuses:
-/// stages in 1..kMaxPipelineStages, microbatches, virtual_stages >= 1; times finite and > 0;
+/// stages in 1..kMaxPipelineStages, microbatches, virtual_stages >= 1; forward and backward
+/// times finite and > 0, weight_time finite and >= 0;
 /// interleaved needs microbatches a multiple of stages; p m v (v = 1 unless interleaved) at most
 /// kMaxPipelinePasses (`pipeline.microbatches`). Also refused, naming the time: a time whose
 /// share per chunk underflows below the smallest normal double, or times so large that p times
@@ -92,25 +123,40 @@ double pipelineBubbleFraction(std::int64_t stages, std::int64_t microbatches,
 double pipelineBubbleOverIdeal(std::int64_t stages, std::int64_t microbatches,
                                std::int64_t virtualStages = 1);
 
+/// Qi et al.'s closed-form bubble of a zero-bubble schedule (their Table 2), idle time per stage
+/// per iteration: ZB-H1 (p-1)(f + b - w), ZB-H2 (p-1)(f + b - 2w), at least 0. It assumes
+/// m >= p (ZB-H1) or m >= 2p - 1 (ZB-H2) and w <= f; the simulation shows what happens outside.
+/// Throws InputError (`pipeline.schedule`) for a schedule that does not split the backward.
+double zeroBubbleBubbleTime(const PipelineInputs& in);
+
 /// Simulates the schedule pass by pass: each stage runs its passes in the schedule's order, and
 /// a pass starts when its stage is free and the pass it depends on has ended (the forward of the
 /// previous chunk, the backward of the next one). Validates first.
 ///
 /// Model: chunk c of stage s holds model part (virtual stage) k = c p + s of p v parts; a
-/// chunk's pass takes forwardTime / v or backwardTime / v (v = 1 unless interleaved); no
-/// communication time. Forward (j, k) needs forward (j, k-1); backward (j, k) needs backward
-/// (j, k+1); the backward of the last part needs its own forward. Times come from the order
-/// and these dependencies, never from the closed form.
+/// chunk's pass takes forwardTime / v or (backwardTime + weightTime) / v (v = 1 unless
+/// interleaved), or, in a schedule that splits the backward, backwardTime for B and weightTime
+/// for W; no communication time. Forward (j, k) needs forward (j, k-1); backward (j, k) needs
+/// backward (j, k+1) (B only: W is not on the path); the backward of the last part needs its own
+/// forward; weight (j, k) needs backward (j, k). Times come from the order and these
+/// dependencies, never from the closed form.
 PipelineResult simulatePipeline(const PipelineInputs& in);
 
-/// The schedule's order of passes, without times (start = end = 0): stage 0's 2 m v passes in
-/// the order it runs them, then stage 1's, and so on. Every schedule is warm-up forwards, then
+/// The schedule's order of passes, without times (start = end = 0): stage 0's 2 m v passes (3 m
+/// when the backward is split) in the order it runs them, then stage 1's, and so on. GPipe, 1F1B
+/// and interleaved are warm-up forwards, then
 /// one forward and one backward in turn, then the remaining backwards; the n-th forward of a
 /// stage is (microbatch (n / (p v)) p + n % p, chunk (n / p) % v) and its n-th backward the same
 /// microbatch with chunk v - 1 - (n / p) % v. Warm-up forwards on stage s:
 ///  - GPipe: m (all forwards first);
 ///  - 1F1B (PipeDream-flush): min(p - s - 1, m);
 ///  - Interleaved (Megatron-LM's interleaved 1F1B): min(2 (p - s - 1) + (v - 1) p, m v).
+/// ZB-H1 runs 1F1B's forwards and B passes in 1F1B's order, and stage s holds back its W
+/// passes until s of them are owed, runs one after each B from then on, and the held-back ones
+/// last (they fill the tail that 1F1B leaves idle; each still owes at most s). ZB-H2 lets stage
+/// s run up to min(2 (p - s) - 1, m) forwards ahead of its B passes, and its order is list
+/// scheduling in time: a free stage runs its next B if it is ready, else its next F if ready
+/// and allowed, else a W it owes, else waits.
 /// Validates first.
 std::vector<PipelineEvent> pipelineOrder(const PipelineInputs& in);
 
