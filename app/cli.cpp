@@ -41,6 +41,59 @@ bool isOption(const QString& arg, const QString& name)
     return arg == name || arg.startsWith(name + '=');
 }
 
+/// One option of `export` at args[i] (taking its value); false with `error` set for a bad value
+/// or an option export does not know.
+bool takeExportOption(const QStringList& args, qsizetype& i, CommandLine& cl, QString* error)
+{
+    const QString& arg = args.at(i);
+    QString value;
+    if (isOption(arg, "--out")) {
+        if (!takeValue(args, i, "--out", &cl.outDir, error))
+            return false;
+    } else if (isOption(arg, "--format")) {
+        if (!takeValue(args, i, "--format", &value, error))
+            return false;
+        if (value != "png" && value != "svg" && value != "pdf") {
+            *error = "--format: expected png, svg or pdf, found '" + value + "'";
+            return false;
+        }
+        cl.format = value;
+    } else if (isOption(arg, "--size")) {
+        if (!takeValue(args, i, "--size", &value, error))
+            return false;
+        const auto m = QRegularExpression("^(\\d{1,5})x(\\d{1,5})$").match(value);
+        const int w = m.hasMatch() ? m.captured(1).toInt() : 0;
+        const int h = m.hasMatch() ? m.captured(2).toInt() : 0;
+        if (w < 200 || h < 150 || w > 10000 || h > 10000) {
+            *error = "--size: expected WIDTHxHEIGHT between 200x150 and 10000x10000, found '"
+                + value + "'";
+            return false;
+        }
+        cl.size = QSize(w, h);
+    } else if (arg == "--caption") {
+        cl.caption = true;
+    } else if (isOption(arg, "--background")) {
+        if (!takeValue(args, i, "--background", &value, error))
+            return false;
+        if (value != "white" && value != "transparent" && value != "system") {
+            *error = "--background: expected white, transparent or system, found '" + value + "'";
+            return false;
+        }
+        cl.background = value;
+    } else if (isOption(arg, "--tab")) {
+        if (!takeValue(args, i, "--tab", &cl.tab, error))
+            return false;
+        if (!kTabs.contains(cl.tab)) {
+            *error = "--tab: expected one of " + kTabs.join(", ") + ", found '" + cl.tab + "'";
+            return false;
+        }
+    } else {
+        *error = "unknown option '" + arg + "' (see --help)";
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* error)
@@ -64,7 +117,6 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
     const bool exporting = cl.command == CommandLine::Command::Export;
     for (; i < args.size(); ++i) {
         const QString& arg = args.at(i);
-        QString value;
         if (arg == "--help" || arg == "-h") {
             cl.command = CommandLine::Command::Help;
             return cl;
@@ -74,47 +126,9 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
         } else if (isOption(arg, "--scenario")) {
             if (!takeValue(args, i, "--scenario", &cl.scenarioFile, error))
                 return std::nullopt;
-        } else if (exporting && isOption(arg, "--out")) {
-            if (!takeValue(args, i, "--out", &cl.outDir, error))
+        } else if (exporting) {
+            if (!takeExportOption(args, i, cl, error))
                 return std::nullopt;
-        } else if (exporting && isOption(arg, "--format")) {
-            if (!takeValue(args, i, "--format", &value, error))
-                return std::nullopt;
-            if (value != "png" && value != "svg" && value != "pdf") {
-                *error = "--format: expected png, svg or pdf, found '" + value + "'";
-                return std::nullopt;
-            }
-            cl.format = value;
-        } else if (exporting && isOption(arg, "--size")) {
-            if (!takeValue(args, i, "--size", &value, error))
-                return std::nullopt;
-            const auto m = QRegularExpression("^(\\d{1,5})x(\\d{1,5})$").match(value);
-            const int w = m.hasMatch() ? m.captured(1).toInt() : 0;
-            const int h = m.hasMatch() ? m.captured(2).toInt() : 0;
-            if (w < 200 || h < 150 || w > 10000 || h > 10000) {
-                *error = "--size: expected WIDTHxHEIGHT between 200x150 and 10000x10000, found '"
-                    + value + "'";
-                return std::nullopt;
-            }
-            cl.size = QSize(w, h);
-        } else if (exporting && arg == "--caption") {
-            cl.caption = true;
-        } else if (exporting && isOption(arg, "--background")) {
-            if (!takeValue(args, i, "--background", &value, error))
-                return std::nullopt;
-            if (value != "white" && value != "transparent" && value != "system") {
-                *error =
-                    "--background: expected white, transparent or system, found '" + value + "'";
-                return std::nullopt;
-            }
-            cl.background = value;
-        } else if (exporting && isOption(arg, "--tab")) {
-            if (!takeValue(args, i, "--tab", &cl.tab, error))
-                return std::nullopt;
-            if (!kTabs.contains(cl.tab)) {
-                *error = "--tab: expected one of " + kTabs.join(", ") + ", found '" + cl.tab + "'";
-                return std::nullopt;
-            }
         } else {
             *error = "unknown option '" + arg + "' (see --help)";
             return std::nullopt;

@@ -766,6 +766,32 @@ bool groupsInTiles(const TileShape& t)
     return t.cols % kSumLanes == 0 && t.tileCols % kSumLanes == 0;
 }
 
+/// Whole tiles only (the usual case): each of `count` tiles' scale recorded at `scales` and
+/// spread over its `per` groups of `out` (`groups` in all, the last tile perhaps cut at the row's
+/// end after `whole` whole ones) without the general case's bookkeeping. Returns whether every
+/// tile's maximum is finite.
+bool spreadWholeTiles(const std::uint32_t* maxima, const float* tileScale, std::int64_t count,
+                      std::int64_t whole, std::int64_t per, std::int64_t groups, float* out,
+                      float* scales)
+{
+    std::uint32_t top = 0;
+    for (std::int64_t i = 0; i < count; ++i)
+        top = std::max(top, maxima[i]);
+    std::copy_n(tileScale, count, scales);
+    if (per == 2) {
+        // The chapter's 1 x 16 blocks: two groups per tile.
+        for (std::int64_t i = 0; i < whole; ++i) {
+            out[2 * i] = tileScale[i];
+            out[2 * i + 1] = tileScale[i];
+        }
+    } else {
+        for (std::int64_t i = 0; i < whole; ++i)
+            std::fill_n(out + i * per, per, tileScale[i]);
+    }
+    std::fill(out + whole * per, out + groups, tileScale[count - 1]);
+    return top < kFloatInf;
+}
+
 /// Fills the kernel's groupScale for the chunk [k0, k1) (groupsInTiles holds): the scale of each
 /// group of kSumLanes values. Row tiles are measured here, whole, as spreadScales does; the chunk
 /// that holds a tile's first value records its scale. Returns false for a tile with a value that
@@ -797,29 +823,12 @@ bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int6
                          maxima.data(), tileScale.data());
         float* out = groupScale + (k - k0) / kSumLanes;
         if (inLoop && chapter && c0 == g0 * t.tileCols && c1 == std::min(t.cols, g1 * t.tileCols)) {
-            // Whole tiles only (the usual case): each tile's scale recorded and spread over its
-            // groups without the general case's bookkeeping.
-            const std::int64_t per = t.tileCols / kSumLanes;
             const std::int64_t count = g1 - g0;
-            std::uint32_t top = 0;
-            for (std::int64_t i = 0; i < count; ++i)
-                top = std::max(top, maxima[static_cast<std::size_t>(i)]);
-            finite = finite && top < kFloatInf;
-            std::copy_n(tileScale.data(), count, job.scales.data() + rowBase + g0);
             const std::int64_t whole = g1 * t.tileCols <= t.cols ? count : count - 1;
-            if (per == 2) {
-                // The chapter's 1 x 16 blocks: two groups per tile.
-                for (std::int64_t i = 0; i < whole; ++i) {
-                    out[2 * i] = tileScale[static_cast<std::size_t>(i)];
-                    out[2 * i + 1] = tileScale[static_cast<std::size_t>(i)];
-                }
-            } else {
-                for (std::int64_t i = 0; i < whole; ++i)
-                    std::fill_n(out + i * per, per, tileScale[static_cast<std::size_t>(i)]);
-            }
-            // A last tile cut at the row's end.
-            std::fill(out + whole * per, out + (c1 - c0) / kSumLanes,
-                      tileScale[static_cast<std::size_t>(g1 - g0 - 1)]);
+            finite = spreadWholeTiles(maxima.data(), tileScale.data(), count, whole,
+                                      t.tileCols / kSumLanes, (c1 - c0) / kSumLanes, out,
+                                      job.scales.data() + rowBase + g0)
+                && finite;
             k += c1 - c0;
             continue;
         }
