@@ -41,26 +41,36 @@ bool isOption(const QString& arg, const QString& name)
     return arg == name || arg.startsWith(name + '=');
 }
 
+/// Reads the sub-command (or the file of `scalelab FILE`) from the first argument, if it is
+/// one; sets `next` to the index of the first option.
+bool parseSubCommand(const QStringList& args, CommandLine& cl, qsizetype* next, QString* error)
+{
+    *next = 0;
+    if (args.isEmpty() || args.first().startsWith('-'))
+        return true;
+    const QString& sub = args.first();
+    if (sub == "report")
+        cl.command = CommandLine::Command::Report;
+    else if (sub == "export")
+        cl.command = CommandLine::Command::Export;
+    else if (sub.contains('/') || sub.endsWith(".json"))
+        cl.scenarioFile = sub; // `scalelab FILE`, as a file manager or the menu opens one
+    else {
+        *error = "unknown command '" + sub + "' (expected report or export; see --help)";
+        return false;
+    }
+    *next = 1;
+    return true;
+}
+
 } // namespace
 
 std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* error)
 {
     CommandLine cl;
     qsizetype i = 0;
-    if (!args.isEmpty() && !args.first().startsWith('-')) {
-        const QString& sub = args.first();
-        if (sub == "report")
-            cl.command = CommandLine::Command::Report;
-        else if (sub == "export")
-            cl.command = CommandLine::Command::Export;
-        else if (sub.contains('/') || sub.endsWith(".json"))
-            cl.scenarioFile = sub; // `scalelab FILE`, as a file manager or the menu opens one
-        else {
-            *error = "unknown command '" + sub + "' (expected report or export; see --help)";
-            return std::nullopt;
-        }
-        i = 1;
-    }
+    if (!parseSubCommand(args, cl, &i, error))
+        return std::nullopt;
     const bool exporting = cl.command == CommandLine::Command::Export;
     for (; i < args.size(); ++i) {
         const QString& arg = args.at(i);
@@ -73,6 +83,9 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
             return cl;
         } else if (isOption(arg, "--scenario")) {
             if (!takeValue(args, i, "--scenario", &cl.scenarioFile, error))
+                return std::nullopt;
+        } else if (cl.command == CommandLine::Command::Window && isOption(arg, "--lesson")) {
+            if (!takeValue(args, i, "--lesson", &cl.lessonFile, error))
                 return std::nullopt;
         } else if (exporting && isOption(arg, "--out")) {
             if (!takeValue(args, i, "--out", &cl.outDir, error))
@@ -131,7 +144,9 @@ QString usageText()
 {
     return QStringLiteral(
                "Usage:\n"
-               "  scalelab [--scenario FILE | FILE]               open the window\n"
+               "  scalelab [--scenario FILE | FILE] [--lesson FILE]\n"
+               "                                                  open the window (and play a "
+               "lesson)\n"
                "  scalelab report [--scenario FILE]               print every tab's figures as "
                "JSON\n"
                "  scalelab export [--scenario FILE] --out DIR     write every chart as an image\n"

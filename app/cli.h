@@ -12,6 +12,7 @@ struct CommandLine {
     enum class Command { Window, Report, Export, Help, Version };
     Command command = Command::Window;
     QString scenarioFile; ///< --scenario FILE; empty = defaults (or restored settings)
+    QString lessonFile; ///< --lesson FILE (window only): play this lesson file on opening
     QString outDir; ///< export --out DIR
     QString format; ///< export --format png|svg|pdf; empty = all three
     QSize size{1600, 1000}; ///< export --size WIDTHxHEIGHT

@@ -73,7 +73,11 @@ int main(int argc, char** argv)
         return runExport(*commandLine);
     }
     case CommandLine::Command::Window: {
+        // A bad --scenario or --lesson must print its one line alone: Qt's start-up chatter
+        // (no XDG_RUNTIME_DIR, ...) is dropped; later messages go out as usual.
+        qInstallMessageHandler(quietMessages);
         QApplication app(argc, argv);
+        qInstallMessageHandler(nullptr);
         QApplication::setOrganizationName("ScaleLab");
         QApplication::setApplicationName("ScaleLab");
         QApplication::setApplicationVersion(SCALELAB_VERSION);

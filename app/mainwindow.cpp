@@ -4,6 +4,8 @@
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "exercisesdialog.h"
+#include "lesson.h"
+#include "lessonbar.h"
 #include "parametercontrol.h"
 #include "presets.h"
 #include "scenariodocument.h"
@@ -31,6 +33,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoStack>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -48,7 +51,6 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
     setWindowTitle(tr("ScaleLab: training at scale"));
     m_tabWidget->setObjectName("tabs");
     m_tabWidget->setDocumentMode(true);
-    setCentralWidget(m_tabWidget);
     for (ui::Tab* tab : ui::createTabs(m_document)) {
         tab->refreshNow();
         m_tabs << tab;
@@ -58,6 +60,15 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
         for (ui::ChartPanel* chart : tab->charts())
             chart->installEventFilter(this);
     }
+    // The lesson bar sits above the tabs, hidden until a lesson plays.
+    auto* central = new QWidget(this);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    m_lessonBar = new LessonBar(this);
+    column->addWidget(m_lessonBar);
+    column->addWidget(m_tabWidget, 1);
+    setCentralWidget(central);
     buildMenus();
     statusBar()->showMessage(tr("Move a slider or type a value: every chart follows."));
     restoreSettings();
@@ -93,6 +104,42 @@ QString MainWindow::openScenarioFile(const QString& path)
     statusBar()->showMessage(
         title.isEmpty() ? tr("Opened %1").arg(path) : tr("Opened %1: %2").arg(path, title), 8000);
     return {};
+}
+
+void MainWindow::startLesson(const document::Lesson& lesson)
+{
+    m_lessonBar->start(lesson);
+}
+
+QString MainWindow::openLessonFile(const QString& path)
+{
+    QJsonObject object;
+    try {
+        object = readLessonObject(path);
+        startLesson(lessonFromJson(object));
+    } catch (const core::InputError& e) {
+        return describeInputError(path, e, object);
+    }
+    return {};
+}
+
+void MainWindow::playBuiltInLesson()
+{
+    const QString error = openLessonFile(kBuiltInLesson);
+    if (!error.isEmpty()) // only a broken build gets here; the tests read the file
+        QMessageBox::warning(this, tr("Cannot play the lesson"), error);
+}
+
+void MainWindow::askOpenLesson()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open lesson"), QDir::homePath(),
+                                                      tr("ScaleLab lesson (*.lesson.json *.json)"));
+    if (path.isEmpty())
+        return;
+    const QString error = openLessonFile(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Cannot open lesson"),
+                             tr("%1\n\nNothing was changed.").arg(error));
 }
 
 QString MainWindow::saveScenarioFile(const QString& path)
@@ -193,6 +240,8 @@ void MainWindow::applyFont()
     font.setPointSizeF((m_projector ? projector : base) * std::pow(1.12, m_textStep));
     ui::setLineScale(m_projector ? 1.7 : 1.0);
     QApplication::setFont(font);
+    if (m_lessonBar)
+        m_lessonBar->followTypeSize();
 }
 
 void MainWindow::buildMenus()
@@ -213,6 +262,9 @@ void MainWindow::buildFileMenu()
     updateRecentMenu();
     QAction* save = file->addAction(tr("&Save scenario as..."), this, &MainWindow::askSave);
     save->setShortcut(QKeySequence::Save);
+    file->addSeparator();
+    file->addAction(tr("Open &lesson..."), this, &MainWindow::askOpenLesson)
+        ->setShortcut(QKeySequence(tr("Ctrl+L")));
     file->addSeparator();
     QAction* exportOne =
         file->addAction(tr("&Export current chart..."), this, &MainWindow::askExportCurrent);
@@ -299,6 +351,8 @@ void MainWindow::buildHelpMenu()
                         exercises()->raise();
                     })
         ->setShortcut(QKeySequence(tr("Ctrl+Shift+X")));
+    help->addAction(tr("&Play the chapter's lesson"), this, &MainWindow::playBuiltInLesson)
+        ->setObjectName("help.lesson");
     QAction* about = help->addAction(tr("&About ScaleLab"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
 }
@@ -609,6 +663,8 @@ void MainWindow::saveSettings() const
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    // The next start brings back the teacher's own state, not a lesson step.
+    m_lessonBar->leave();
     saveSettings();
     event->accept();
 }

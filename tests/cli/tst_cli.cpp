@@ -463,6 +463,26 @@ private slots:
         QVERIFY(!QFileInfo::exists(dir.filePath("o")));
     }
 
+    void windowWithABadLesson()
+    {
+        // The lesson is read before any window opens: one line with the file and the JSON path.
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "bad.lesson.json", R"({"title": "t", "steps": [
+            {"tab": "memory", "narration": "n"},
+            {"tab": "memory", "narration": "n", "scenario": {"memory": {"segments": 0}}}]})");
+        const Run run = runScalelab({"--lesson", file});
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.startsWith("scalelab: " + file.toUtf8()
+                                    + ": steps[1].scenario.memory.segments: "),
+                 run.err.constData());
+        const Run missing = runScalelab({"--lesson", dir.filePath("none.json")});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY(missing.err.contains("no such file"));
+        // --lesson belongs to the window only.
+        QCOMPARE(runScalelab({"report", "--lesson", file}).exitCode, 2);
+    }
+
     void helpAndVersion()
     {
         const Run help = runScalelab({"--help"});

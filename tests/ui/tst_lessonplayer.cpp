@@ -1,0 +1,246 @@
+// The lesson player (docs/LESSONS.md): the built-in lesson played through, presenter keys,
+// leaving, predictions, projector mode. Offscreen.
+
+#include "lesson.h"
+#include "lessonbar.h"
+#include "mainwindow.h"
+#include "parametercontrol.h"
+#include "scenariodocument.h"
+#include "scenariojson.h"
+#include "testhelpers.h"
+
+#include <QFontInfo>
+#include <QJsonDocument>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUndoStack>
+
+using namespace scalelab;
+using app::LessonBar;
+
+namespace {
+
+/// Three steps: a memory state, a pipeline state with a number question, a zero state with a
+/// choice question.
+const QByteArray kSmall = R"({
+  "title": "Small",
+  "steps": [
+    { "tab": "memory", "scenario": { "memory": { "layers": 12, "segments": 3 } },
+      "narration": "Layers: {{layers}}", "highlight": "memory.layers" },
+    { "tab": "pipeline", "scenario": { "pipeline": { "stages": 4, "microbatches": 12 } },
+      "narration": "Bubble {{bubble}}", "highlight": "pipeline-gantt",
+      "prediction": { "question": "Bubble?", "answer": 20, "unit": "%" } },
+    { "tab": "zero", "scenario": { "zero": { "ranks": 8 } }, "narration": "Ranks {{ranks}}",
+      "prediction": { "question": "Which?", "choices": ["x", "y"], "answer": 1,
+                      "explanation": "because {{ranks}}" } }
+  ]
+})";
+
+document::Lesson smallLesson()
+{
+    return document::lessonFromJson(QJsonDocument::fromJson(kSmall).object());
+}
+
+QByteArray json(const core::Scenario& s)
+{
+    return QJsonDocument(document::scenarioToJson(s)).toJson(QJsonDocument::Compact);
+}
+
+/// A scenario the lesson does not use, to see it come back.
+core::Scenario teachersOwn()
+{
+    core::Scenario s;
+    s.memory.layers = 40;
+    s.memory.segments = 5;
+    s.pipeline.stages = 6;
+    return s;
+}
+
+void waitForTabs(app::MainWindow& w)
+{
+    for (ui::Tab* tab : w.tabs())
+        test::settle(*tab);
+}
+
+} // namespace
+
+class TstLessonPlayer : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName("ScaleLabTest");
+        QCoreApplication::setApplicationName("tst_lessonplayer");
+        QSettings().clear();
+    }
+
+    void presenterKeys()
+    {
+        app::MainWindow w{teachersOwn()};
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.showTab("fp8");
+        w.startLesson(smallLesson());
+        LessonBar* bar = w.lessonBar();
+        QCOMPARE(w.currentTab()->name(), QString("memory"));
+        QTest::keyClick(&w, Qt::Key_PageDown);
+        QCOMPARE(bar->stepIndex(), 1);
+        QCOMPARE(w.currentTab()->name(), QString("pipeline"));
+        QTest::keyClick(&w, Qt::Key_Space); // a prediction: reveal first
+        QCOMPARE(bar->stepIndex(), 1);
+        QVERIFY(bar->isRevealed());
+        QTest::keyClick(&w, Qt::Key_Right);
+        QCOMPARE(bar->stepIndex(), 2);
+        QCOMPARE(w.scenario().zero.ranks, std::int64_t(8));
+        QTest::keyClick(&w, Qt::Key_PageUp);
+        QCOMPARE(bar->stepIndex(), 1);
+        QVERIFY(!bar->isRevealed()); // the question asks again
+        QTest::keyClick(&w, Qt::Key_Left);
+        QCOMPARE(bar->stepIndex(), 0);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(12));
+        // B blanks the window and shows it again.
+        QTest::keyClick(&w, Qt::Key_B);
+        QVERIFY(bar->isBlank());
+        const QImage blank = w.grab().toImage();
+        QCOMPARE(blank.pixelColor(blank.width() / 2, blank.height() / 2), QColor(Qt::black));
+        QTest::keyClick(&w, Qt::Key_B);
+        QVERIFY(!bar->isBlank());
+        // Esc: the scenario and tab from before the lesson come back, as one undo step.
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!bar->isActive());
+        QVERIFY(!bar->isVisible());
+        QCOMPARE(json(w.scenario()), json(teachersOwn()));
+        QCOMPARE(w.currentTab()->name(), QString("fp8"));
+        w.undoStack()->undo();
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(12)); // the last step shown
+        // Without a lesson the keys are the window's again.
+        QTest::keyClick(&w, Qt::Key_PageDown);
+        QCOMPARE(bar->stepIndex(), 0);
+    }
+
+    void slidersStayLiveAndNextReturnsToTheScript()
+    {
+        app::MainWindow w{core::Scenario{}};
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.startLesson(smallLesson());
+        LessonBar* bar = w.lessonBar();
+        ui::ParameterControl* layers = w.currentTab()->control("memory.layers");
+        QVERIFY(layers);
+        layers->setValue(20);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(20));
+        waitForTabs(w);
+        QTRY_COMPARE(bar->narrationLabel()->text(), QString("Layers: 20")); // live figures
+        // A focused slider keeps its arrows; Page Down still belongs to the lesson.
+        auto* slider = layers->findChild<QSlider*>();
+        QVERIFY(slider);
+        slider->setFocus();
+        QTest::keyClick(slider, Qt::Key_Right);
+        QCOMPARE(bar->stepIndex(), 0);
+        QTest::keyClick(slider, Qt::Key_PageDown);
+        QCOMPARE(bar->stepIndex(), 1);
+        QTest::keyClick(&w, Qt::Key_PageUp);
+        QCOMPARE(w.scenario().memory.layers, std::int64_t(12)); // back on the script
+        bar->leave();
+    }
+
+    void predictionRevealsItsAnswer()
+    {
+        app::MainWindow w{core::Scenario{}};
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.startLesson(smallLesson());
+        LessonBar* bar = w.lessonBar();
+        bar->goToStep(1);
+        QVERIFY(bar->numberEdit()->isVisible());
+        QVERIFY(bar->choiceButtons().isEmpty());
+        QVERIFY(!bar->answerLabel()->isVisible());
+        bar->numberEdit()->setText("19.5");
+        QTest::keyClick(bar->numberEdit(), Qt::Key_Return);
+        QVERIFY(bar->isRevealed());
+        QVERIFY2(bar->answerLabel()->text().contains("Answer: 20 %"),
+                 qPrintable(bar->answerLabel()->text()));
+        QVERIFY(bar->answerLabel()->text().contains("right."));
+        bar->goToStep(2);
+        QCOMPARE(bar->choiceButtons().size(), 2);
+        QVERIFY(!bar->numberEdit()->isVisible());
+        bar->choiceButtons().at(0)->click();
+        bar->findChild<QPushButton*>("lesson.reveal")->click();
+        const QString answer = bar->answerLabel()->text();
+        QVERIFY2(answer.contains("Answer: B. y"), qPrintable(answer));
+        QVERIFY(answer.contains("not this time"));
+        QVERIFY2(answer.contains("because 8"), qPrintable(answer)); // filled from the tab
+        bar->leave();
+    }
+
+    void highlightIsDrawn()
+    {
+        app::MainWindow w{core::Scenario{}};
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.startLesson(smallLesson());
+        LessonBar* bar = w.lessonBar();
+        QCOMPARE(bar->highlightTarget(), w.currentTab()->control("memory.layers"));
+        QTRY_VERIFY(!bar->highlightRect().isEmpty());
+        const QRect r = bar->highlightRect();
+        const QImage image = w.grab().toImage();
+        // The outline's left edge, half-way down: Okabe-Ito orange.
+        const QColor c = image.pixelColor(r.left() + 2, r.center().y());
+        QVERIFY2(std::abs(c.red() - 0xE6) < 24 && std::abs(c.green() - 0x9F) < 24 && c.blue() < 40,
+                 qPrintable(c.name()));
+        bar->goToStep(2); // no highlight
+        QVERIFY(!bar->highlightTarget());
+        QVERIFY(bar->highlightRect().isEmpty());
+        bar->leave();
+    }
+
+    void projectorModeEnlargesTheNarration()
+    {
+        app::MainWindow w{core::Scenario{}};
+        w.startLesson(smallLesson());
+        QLabel* narration = w.lessonBar()->narrationLabel();
+        const int before = QFontInfo(narration->font()).pixelSize();
+        w.setProjectorMode(true);
+        const int projector = QFontInfo(narration->font()).pixelSize();
+        QVERIFY2(projector > before, qPrintable(QString("%1 -> %2").arg(before).arg(projector)));
+        QVERIFY(projector >= 20);
+        w.setProjectorMode(false);
+        QCOMPARE(QFontInfo(narration->font()).pixelSize(), before);
+        w.lessonBar()->leave();
+    }
+
+    void aBadLessonFileChangesNothing()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("bad.lesson.json");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"title": "t", "steps": [{"tab": "memory", "narration": "n",
+                      "scenario": {"memory": {"layers": "many"}}}]})");
+        file.close();
+        app::MainWindow w{teachersOwn()};
+        const int undo = w.undoStack()->count();
+        const QString error = w.openLessonFile(path);
+        QVERIFY2(error.startsWith(path + ": steps[0].scenario.memory.layers: expected"),
+                 qPrintable(error));
+        QVERIFY(error.endsWith("found \"many\""));
+        QVERIFY(!w.lessonBar()->isActive());
+        QCOMPARE(w.undoStack()->count(), undo);
+        QCOMPARE(json(w.scenario()), json(teachersOwn()));
+    }
+};
+
+QTEST_MAIN(TstLessonPlayer)
+#include "tst_lessonplayer.moc"
