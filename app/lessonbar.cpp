@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QButtonGroup>
 #include <QComboBox>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
@@ -130,8 +131,20 @@ LessonBar::LessonBar(MainWindow* window)
     m_narration->setWordWrap(true);
     m_narration->setTextInteractionFlags(Qt::TextBrowserInteraction);
     m_narration->setOpenExternalLinks(true);
-    layout->addWidget(m_narration);
-    layout->addWidget(buildPrediction());
+    // Narration and prediction scroll when they would take more than their share of the window
+    // (followTypeSize sets it): the charts below must stay in view.
+    auto* body = new QWidget(this);
+    auto* bodyColumn = new QVBoxLayout(body);
+    bodyColumn->setContentsMargins(0, 0, 0, 0);
+    bodyColumn->addWidget(m_narration);
+    bodyColumn->addWidget(buildPrediction());
+    m_body = new QScrollArea(this);
+    m_body->setObjectName("lesson.body");
+    m_body->setWidget(body);
+    m_body->setWidgetResizable(true);
+    m_body->setFrameShape(QFrame::NoFrame);
+    m_body->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(m_body);
     m_blank->setObjectName("lesson.blank");
     m_blank->setAutoFillBackground(true);
     QPalette black = m_blank->palette();
@@ -186,9 +199,10 @@ QWidget* LessonBar::buildPrediction()
     m_question->setTextFormat(Qt::RichText);
     m_question->setWordWrap(true);
     column->addWidget(m_question);
+    // Choices two to a row, so long ones keep their whole text.
+    m_choiceGrid = new QGridLayout;
+    column->addLayout(m_choiceGrid);
     auto* row = new QHBoxLayout;
-    m_choiceRow = new QHBoxLayout;
-    row->addLayout(m_choiceRow);
     m_choiceGroup = new QButtonGroup(this);
     m_number = new QLineEdit(m_prediction);
     m_number->setObjectName("lesson.number");
@@ -338,6 +352,21 @@ void LessonBar::updateNarration()
         if (m_revealed)
             reveal(); // the explanation's figures follow the sliders too
     }
+    fitBody();
+}
+
+void LessonBar::fitBody()
+{
+    // As tall as the narration and prediction need, and never more than two fifths of the window.
+    QWidget* content = m_body->widget();
+    const int width = std::max(m_body->viewport()->width(), m_window->width() / 2);
+    const int needed = content->hasHeightForWidth() ? content->heightForWidth(width)
+                                                    : content->sizeHint().height();
+    const int most = std::min(needed, m_window->height() * 2 / 5);
+    m_body->setMaximumHeight(most);
+    // A small window may squeeze it further (it scrolls), down to three lines of narration.
+    m_body->setMinimumHeight(std::min(most, 3 * m_narration->fontMetrics().lineSpacing()));
+    m_body->updateGeometry();
 }
 
 void LessonBar::clearChoices()
@@ -368,7 +397,7 @@ void LessonBar::showPrediction()
         b->setCheckable(true);
         b->setFocusPolicy(Qt::NoFocus);
         m_choiceGroup->addButton(b, i);
-        m_choiceRow->addWidget(b);
+        m_choiceGrid->addWidget(b, i / 2, i % 2);
         m_choices << b;
     }
     m_number->setVisible(!choices);
@@ -414,10 +443,15 @@ void LessonBar::reveal()
     html += filled(p.explanation);
     m_answer->setText(html);
     m_answer->show();
+    fitBody();
+    // On a small screen the body scrolls: bring the answer into view.
+    QTimer::singleShot(0, this, [this] { m_body->ensureWidgetVisible(m_answer, 0, 0); });
+    // The right choice in Okabe-Ito sky blue (its text size unchanged, so nothing moves).
     for (int i = 0; i < m_choices.size(); ++i) {
-        QFont f = m_choices[i]->font();
-        f.setBold(i == p.answerIndex);
-        m_choices[i]->setFont(f);
+        QPalette palette = m_choices[i]->palette();
+        if (i == p.answerIndex)
+            palette.setColor(QPalette::Button, QColor(0x56, 0xB4, 0xE9));
+        m_choices[i]->setPalette(palette);
     }
 }
 
@@ -436,6 +470,7 @@ void LessonBar::followTypeSize()
     bold.setBold(true);
     m_counter->setFont(bold);
     m_title->setFont(bold);
+    fitBody();
 }
 
 bool LessonBar::event(QEvent* event)
@@ -532,8 +567,11 @@ bool LessonBar::handleKey(QObject* receiver, QKeyEvent* key)
 
 bool LessonBar::eventFilter(QObject* watched, QEvent* event)
 {
-    if (event->type() == QEvent::Resize && watched == m_window && isBlank())
-        m_blank->setGeometry(m_window->rect());
+    if (event->type() == QEvent::Resize && watched == m_window) {
+        fitBody();
+        if (isBlank())
+            m_blank->setGeometry(m_window->rect());
+    }
     if (m_active && event->type() == QEvent::KeyPress) {
         auto* widget = qobject_cast<QWidget*>(watched);
         if (widget && widget->window() == m_window)

@@ -8,7 +8,8 @@
 
 QT_BEGIN_NAMESPACE
 class QButtonGroup;
-class QHBoxLayout;
+class QGridLayout;
+class QScrollArea;
 class QKeyEvent;
 class QLabel;
 class QLineEdit;
@@ -84,6 +85,7 @@ private:
     QWidget* buildPrediction();
     void showPrediction();
     void clearChoices();
+    void fitBody();
     void updateNarration();
     void updateCounter();
     void placeHighlight();
@@ -103,7 +105,8 @@ private:
     QLabel* m_narration;
     QWidget* m_prediction;
     QLabel* m_question;
-    QHBoxLayout* m_choiceRow;
+    QGridLayout* m_choiceGrid;
+    QScrollArea* m_body;
     QButtonGroup* m_choiceGroup;
     QList<QPushButton*> m_choices;
     QLineEdit* m_number;
