@@ -7,6 +7,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -245,6 +246,22 @@ private slots:
         QVERIFY(test::throwsInputError([&] { document::readLessonObject(big.fileName()); }, "",
                                        &message));
         QVERIFY2(QString::fromStdString(message).contains("too large"), message.c_str());
+    }
+
+    void builtInLessonFollowsTheChapter()
+    {
+        // Every step is accepted by the scenario reader (lessonFromJson reads each with it).
+        const Lesson lesson = document::loadLessonFile(document::kBuiltInLesson);
+        QCOMPARE(lesson.title, QString("Training at Scale"));
+        QVERIFY(lesson.steps.size() >= 14);
+        QSet<QString> tabs;
+        int predictions = 0;
+        for (const auto& step : lesson.steps) {
+            tabs.insert(step.tab);
+            predictions += step.prediction ? 1 : 0;
+        }
+        QCOMPARE(tabs.size(), qsizetype(core::kSectionNames.size())); // every tab visited
+        QVERIFY(predictions >= 3);
     }
 };
 

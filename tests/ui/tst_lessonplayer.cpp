@@ -9,6 +9,7 @@
 #include "scenariojson.h"
 #include "testhelpers.h"
 
+#include <QDir>
 #include <QFontInfo>
 #include <QJsonDocument>
 #include <QLabel>
@@ -80,6 +81,80 @@ private slots:
         QCoreApplication::setOrganizationName("ScaleLabTest");
         QCoreApplication::setApplicationName("tst_lessonplayer");
         QSettings().clear();
+    }
+
+    void playsEveryStepOfTheBuiltInLesson()
+    {
+        const document::Lesson lesson = document::loadLessonFile(document::kBuiltInLesson);
+        app::MainWindow w{teachersOwn()};
+        w.resize(1600, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.playBuiltInLesson();
+        LessonBar* bar = w.lessonBar();
+        QVERIFY(bar->isActive());
+        QVERIFY(bar->isVisible());
+        const int n = static_cast<int>(lesson.steps.size());
+        for (int i = 0; i < n; ++i) {
+            const document::LessonStep& step = lesson.steps[std::size_t(i)];
+            QCOMPARE(bar->stepIndex(), i);
+            QCOMPARE(bar->counterLabel()->text(), QString("%1 / %2").arg(i + 1).arg(n));
+            // Exactly the step's scenario (the defaults under its keys) and its tab.
+            QCOMPARE(json(w.scenario()), json(step.scenario));
+            QCOMPARE(w.currentTab()->name(), step.tab);
+            waitForTabs(w);
+            QTRY_VERIFY(!w.currentTab()->explanationValues().isEmpty());
+            // Every placeholder is a figure the tab knows: none is left as {{name}}.
+            QTRY_VERIFY2(!bar->narrationLabel()->text().contains("{{"),
+                         qPrintable(bar->narrationLabel()->text()));
+            if (!step.highlight.isEmpty()) {
+                QVERIFY2(bar->highlightTarget(), qPrintable(step.highlight));
+                QTRY_VERIFY2(!bar->highlightRect().isEmpty(), qPrintable(step.highlight));
+            }
+            const int undoBefore = w.undoStack()->count();
+            if (step.prediction) {
+                QVERIFY(!bar->isRevealed());
+                QTest::keyClick(&w, Qt::Key_PageDown); // the first Next reveals
+                QCOMPARE(bar->stepIndex(), i);
+                QVERIFY(bar->isRevealed());
+                QVERIFY(bar->answerLabel()->isVisible());
+                QVERIFY(!bar->answerLabel()->text().contains("{{"));
+            }
+            QTest::keyClick(&w, Qt::Key_PageDown);
+            QVERIFY(w.undoStack()->count() <= undoBefore + 1); // one undo step a step at most
+        }
+        QCOMPARE(bar->stepIndex(), n - 1); // Next on the last step stays there
+        QTest::keyClick(&w, Qt::Key_Escape);
+        QVERIFY(!bar->isActive());
+        QCOMPARE(json(w.scenario()), json(teachersOwn()));
+    }
+
+    void screenshotsOnRequest()
+    {
+        // Not a check: pictures for a person to look at (docs/LESSONS.md).
+        const QString folder = qEnvironmentVariable("SCALELAB_LESSON_SHOTS");
+        if (folder.isEmpty())
+            QSKIP("SCALELAB_LESSON_SHOTS=DIR writes every step of the built-in lesson in "
+                  "projector mode at 1280 x 800");
+        app::MainWindow w{core::Scenario{}};
+        w.setProjectorMode(true);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.playBuiltInLesson();
+        LessonBar* bar = w.lessonBar();
+        for (int i = 0; i < static_cast<int>(bar->lesson().steps.size()); ++i) {
+            bar->goToStep(i);
+            waitForTabs(w);
+            QTest::qWait(300); // the outline follows on its timer
+            if (bar->lesson().steps[std::size_t(i)].prediction)
+                bar->reveal();
+            QTest::qWait(100);
+            QVERIFY(w.grab().save(
+                QDir(folder).filePath(QString("step-%1.png").arg(i + 1, 2, 10, QChar('0')))));
+        }
+        bar->leave();
+        w.setProjectorMode(false);
     }
 
     void presenterKeys()
