@@ -53,10 +53,19 @@ bool parseSubCommand(const QStringList& args, CommandLine& cl, qsizetype* next, 
         cl.command = CommandLine::Command::Report;
     else if (sub == "export")
         cl.command = CommandLine::Command::Export;
-    else if (sub.contains('/') || sub.endsWith(".json"))
+    else if (sub == "lesson") {
+        cl.command = CommandLine::Command::Lesson;
+        if (args.size() < 2 || args.at(1).startsWith('-')) {
+            *error = "lesson needs a lesson FILE (scalelab lesson FILE --out DIR)";
+            return false;
+        }
+        cl.lessonFile = args.at(1);
+        *next = 2;
+        return true;
+    } else if (sub.contains('/') || sub.endsWith(".json"))
         cl.scenarioFile = sub; // `scalelab FILE`, as a file manager or the menu opens one
     else {
-        *error = "unknown command '" + sub + "' (expected report or export; see --help)";
+        *error = "unknown command '" + sub + "' (expected report, export or lesson; see --help)";
         return false;
     }
     *next = 1;
@@ -72,6 +81,7 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
     if (!parseSubCommand(args, cl, &i, error))
         return std::nullopt;
     const bool exporting = cl.command == CommandLine::Command::Export;
+    const bool drawing = exporting || cl.command == CommandLine::Command::Lesson; // handouts
     for (; i < args.size(); ++i) {
         const QString& arg = args.at(i);
         QString value;
@@ -81,16 +91,16 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
         } else if (arg == "--version") {
             cl.command = CommandLine::Command::Version;
             return cl;
-        } else if (isOption(arg, "--scenario")) {
+        } else if (cl.command != CommandLine::Command::Lesson && isOption(arg, "--scenario")) {
             if (!takeValue(args, i, "--scenario", &cl.scenarioFile, error))
                 return std::nullopt;
         } else if (cl.command == CommandLine::Command::Window && isOption(arg, "--lesson")) {
             if (!takeValue(args, i, "--lesson", &cl.lessonFile, error))
                 return std::nullopt;
-        } else if (exporting && isOption(arg, "--out")) {
+        } else if (drawing && isOption(arg, "--out")) {
             if (!takeValue(args, i, "--out", &cl.outDir, error))
                 return std::nullopt;
-        } else if (exporting && isOption(arg, "--format")) {
+        } else if (drawing && isOption(arg, "--format")) {
             if (!takeValue(args, i, "--format", &value, error))
                 return std::nullopt;
             if (value != "png" && value != "svg" && value != "pdf") {
@@ -98,7 +108,7 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
                 return std::nullopt;
             }
             cl.format = value;
-        } else if (exporting && isOption(arg, "--size")) {
+        } else if (drawing && isOption(arg, "--size")) {
             if (!takeValue(args, i, "--size", &value, error))
                 return std::nullopt;
             const auto m = QRegularExpression("^(\\d{1,5})x(\\d{1,5})$").match(value);
@@ -133,8 +143,8 @@ std::optional<CommandLine> parseCommandLine(const QStringList& args, QString* er
             return std::nullopt;
         }
     }
-    if (exporting && cl.outDir.isEmpty()) {
-        *error = "export needs --out DIR";
+    if (drawing && cl.outDir.isEmpty()) {
+        *error = args.first() + " needs --out DIR";
         return std::nullopt;
     }
     return cl;
@@ -152,6 +162,9 @@ QString usageText()
                "  scalelab export [--scenario FILE] --out DIR     write every chart as an image\n"
                "                  [--format png|svg|pdf] [--size WIDTHxHEIGHT] [--tab NAME]\n"
                "                  [--caption] [--background white|transparent|system]\n"
+               "  scalelab lesson FILE --out DIR                  write a lesson's handout: "
+               "each step's charts\n"
+               "                  [--format png|svg|pdf] [--size WIDTHxHEIGHT]    and lesson.pdf\n"
                "  scalelab --help | --version\n"
                "\n"
                "Tabs: %1.\n"
