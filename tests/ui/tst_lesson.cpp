@@ -262,6 +262,16 @@ private slots:
         }
         QCOMPARE(tabs.size(), qsizetype(core::kSectionNames.size())); // every tab visited
         QVERIFY(predictions >= 3);
+        // It round-trips through the writer.
+        const QJsonObject written = document::lessonToJson(lesson);
+        QCOMPARE(document::lessonToJson(document::lessonFromJson(written)), written);
+        const Lesson again = document::lessonFromJson(written);
+        for (std::size_t i = 0; i < lesson.steps.size(); ++i) {
+            QCOMPARE(again.steps[i].tab, lesson.steps[i].tab);
+            QCOMPARE(again.steps[i].narration, lesson.steps[i].narration);
+            QCOMPARE(again.steps[i].prediction, lesson.steps[i].prediction);
+            QVERIFY(again.steps[i].scenario == lesson.steps[i].scenario);
+        }
     }
 };
 
