@@ -6,6 +6,7 @@
 #include "exercisesdialog.h"
 #include "lesson.h"
 #include "lessonbar.h"
+#include "lessoneditor.h"
 #include "parametercontrol.h"
 #include "presets.h"
 #include "scenariodocument.h"
@@ -265,6 +266,16 @@ void MainWindow::buildFileMenu()
     file->addSeparator();
     file->addAction(tr("Open &lesson..."), this, &MainWindow::askOpenLesson)
         ->setShortcut(QKeySequence(tr("Ctrl+L")));
+    file->addAction(tr("E&dit lesson..."), this, [this] {
+        lessonEditor()->show();
+        lessonEditor()->raise();
+    });
+    file->addAction(tr("Add current state to lesson"), this,
+                    [this] {
+                        lessonEditor()->addCurrentState();
+                        lessonEditor()->show();
+                    })
+        ->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
     file->addSeparator();
     QAction* exportOne =
         file->addAction(tr("&Export current chart..."), this, &MainWindow::askExportCurrent);
@@ -490,6 +501,16 @@ void MainWindow::setExplanationsVisible(bool visible)
         tab->setExplanationVisible(visible);
     if (m_explanationsAction && m_explanationsAction->isChecked() != visible)
         m_explanationsAction->setChecked(visible);
+}
+
+LessonEditor* MainWindow::lessonEditor()
+{
+    if (!m_lessonEditor) {
+        m_lessonEditor = new LessonEditor(this);
+        if (!m_lessonBar->lesson().steps.empty())
+            m_lessonEditor->setLesson(m_lessonBar->lesson());
+    }
+    return m_lessonEditor;
 }
 
 ExercisesDialog* MainWindow::exercises()

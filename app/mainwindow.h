@@ -57,6 +57,8 @@ public:
     QString openLessonFile(const QString& path);
     /// Plays the built-in lesson "Training at Scale".
     void playBuiltInLesson();
+    /// The lesson editor (made on first use; the last lesson played, if it starts empty).
+    class LessonEditor* lessonEditor();
     /// The lesson player (hidden while no lesson plays).
     LessonBar* lessonBar() const { return m_lessonBar; }
     /// The exercises window (made on first use).
@@ -133,6 +135,7 @@ private:
     QAction* m_projectorAction = nullptr;
     QAction* m_explanationsAction = nullptr;
     class ExercisesDialog* m_exercises = nullptr;
+    class LessonEditor* m_lessonEditor = nullptr;
     QFont m_baseFont;
     bool m_projector = false;
     /// Whether explanations are shown, remembered for each mode: on the desk they are shown

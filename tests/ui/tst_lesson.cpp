@@ -116,6 +116,21 @@ private slots:
         }
     }
 
+    void scenarioDifferenceBringsTheScenarioBack()
+    {
+        QCOMPARE(document::scenarioDifference(core::Scenario{}), QJsonObject());
+        core::Scenario s;
+        s.memory.layers = 12;
+        s.memory.segments = 3;
+        s.experts.ranks = 2;
+        s.experts.experts = 4;
+        s.experts.assignments = std::vector<std::vector<std::int64_t>>{{0, 1, 3}, {2, 3, 2}};
+        const QJsonObject d = document::scenarioDifference(s);
+        QCOMPARE(d.keys(), QStringList({"experts", "memory"}));
+        QCOMPARE(d.value("memory").toObject().keys(), QStringList({"layers", "segments"}));
+        QVERIFY(document::scenarioFromJson(d) == s);
+    }
+
     void numberToleranceIsRelative()
     {
         LessonPrediction p;

@@ -3,6 +3,7 @@
 
 #include "lesson.h"
 #include "lessonbar.h"
+#include "lessoneditor.h"
 #include "mainwindow.h"
 #include "parametercontrol.h"
 #include "scenariodocument.h"
@@ -10,10 +11,13 @@
 #include "testhelpers.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QFontInfo>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSlider>
@@ -294,6 +298,49 @@ private slots:
         w.setProjectorMode(false);
         QCOMPARE(QFontInfo(narration->font()).pixelSize(), before);
         w.lessonBar()->leave();
+    }
+
+    void authoringByUsingTheApp()
+    {
+        QTemporaryDir dir;
+        app::MainWindow w{core::Scenario{}};
+        app::LessonEditor* editor = w.lessonEditor();
+        // Two states of the window become two steps, with only the keys that differ.
+        w.showTab("pipeline");
+        w.currentTab()->control("pipeline.microbatches")->setValue(24);
+        editor->addCurrentState();
+        w.showTab("zero");
+        w.currentTab()->control("zero.ranks")->setValue(16);
+        editor->addCurrentState();
+        QCOMPARE(editor->stepList()->count(), 2);
+        QCOMPARE(editor->selectedStep(), 1);
+        editor->narrationEdit()->setPlainText("Sixteen ranks: {{zero3}}");
+        editor->questionEdit()->setText("ZeRO-3 at 32 ranks?");
+        editor->choicesEdit()->setPlainText("same\nhalf\ndouble");
+        editor->answerEdit()->setText("B");
+        editor->moveStep(1, 0); // the ZeRO step first
+        QCOMPARE(editor->lesson().steps[0].tab, QString("zero"));
+        editor->addCurrentState();
+        editor->removeStep(2);
+        const QString path = dir.filePath("mine.lesson.json");
+        QCOMPARE(editor->saveTo(path), QString());
+        const document::Lesson saved = document::loadLessonFile(path);
+        QCOMPARE(saved.steps.size(), std::size_t(2));
+        QCOMPARE(saved.steps[0].tab, QString("zero"));
+        QCOMPARE(saved.steps[0].narration, QString("Sixteen ranks: {{zero3}}"));
+        QCOMPARE(saved.steps[0].prediction->answerIndex, 1);
+        QCOMPARE(saved.steps[0].scenarioObject,
+                 QJsonDocument::fromJson(R"({"pipeline": {"microbatches": 24},
+                                             "zero": {"ranks": 16}})")
+                     .object());
+        QCOMPARE(saved.steps[1].scenario.pipeline.microbatches, std::int64_t(24));
+        QCOMPARE(saved.steps[1].scenario.zero.ranks, core::Scenario{}.zero.ranks);
+        // A step the reader would refuse is not written; the line names its path.
+        editor->selectStep(1);
+        editor->narrationEdit()->setPlainText(" ");
+        const QString error = editor->saveTo(dir.filePath("bad.lesson.json"));
+        QVERIFY2(error.contains("steps[1].narration"), qPrintable(error));
+        QVERIFY(!QFileInfo::exists(dir.filePath("bad.lesson.json")));
     }
 
     void aBadLessonFileChangesNothing()

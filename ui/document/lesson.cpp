@@ -304,6 +304,32 @@ QJsonObject lessonToJson(const Lesson& lesson)
     return out;
 }
 
+namespace {
+
+/// The members of `value` that differ from `base`, objects compared member by member.
+QJsonObject difference(const QJsonObject& value, const QJsonObject& base)
+{
+    QJsonObject out;
+    for (auto it = value.begin(); it != value.end(); ++it) {
+        const QJsonValue other = base.value(it.key());
+        if (it->isObject() && other.isObject()) {
+            const QJsonObject inner = difference(it->toObject(), other.toObject());
+            if (!inner.isEmpty())
+                out.insert(it.key(), inner);
+        } else if (*it != other) {
+            out.insert(it.key(), *it);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+QJsonObject scenarioDifference(const core::Scenario& scenario)
+{
+    return difference(scenarioToJson(scenario), scenarioToJson(core::Scenario{}));
+}
+
 QStringList lessonPlaceholders(const QString& text)
 {
     static const QRegularExpression name("\\{\\{([A-Za-z0-9_]+)\\}\\}");

@@ -68,6 +68,10 @@ Lesson loadLessonFile(const QString& path);
 /// The lesson as the file format writes it; lessonFromJson reads it back to the same lesson.
 QJsonObject lessonToJson(const Lesson& lesson);
 
+/// The keys of `scenario` that differ from the defaults, as a scenario object: what a lesson
+/// step needs to bring `scenario` back over the defaults (scenarioFromJson of it == scenario).
+QJsonObject scenarioDifference(const core::Scenario& scenario);
+
 /// The names between {{ and }} in `text`, in order of appearance, each once.
 QStringList lessonPlaceholders(const QString& text);
 
