@@ -9,9 +9,10 @@ namespace scalelab::app {
 
 /// What the command line asks for (docs/CLI.md).
 struct CommandLine {
-    enum class Command { Window, Report, Export, Help, Version };
+    enum class Command { Window, Report, Export, Lesson, Help, Version };
     Command command = Command::Window;
     QString scenarioFile; ///< --scenario FILE; empty = defaults (or restored settings)
+    QString lessonFile; ///< --lesson FILE (window): play it on opening; `lesson FILE`: its handout
     QString outDir; ///< export --out DIR
     QString format; ///< export --format png|svg|pdf; empty = all three
     QSize size{1600, 1000}; ///< export --size WIDTHxHEIGHT

@@ -3,8 +3,9 @@
 #include "chartexport.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
-#include "planexport.h"
+#include "lesson.h"
 #include "mainwindow.h"
+#include "planexport.h"
 #include "scenariodocument.h"
 #include "scenariojson.h"
 #include "tab.h"
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <system_error>
 
 namespace scalelab::app {
@@ -38,6 +40,22 @@ bool loadScenario(const CommandLine& cl, core::Scenario* scenario)
         return true;
     } catch (const core::InputError& e) {
         printError(describeInputError(cl.scenarioFile, e, object));
+        return false;
+    }
+}
+
+/// Reads --lesson; on bad input prints the error line and returns false.
+bool loadLesson(const CommandLine& cl, std::optional<Lesson>* lesson)
+{
+    if (cl.lessonFile.isEmpty())
+        return true;
+    QJsonObject object;
+    try {
+        object = readLessonObject(cl.lessonFile);
+        *lesson = lessonFromJson(object);
+        return true;
+    } catch (const core::InputError& e) {
+        printError(describeInputError(cl.lessonFile, e, object));
         return false;
     }
 }
@@ -123,7 +141,8 @@ int runExport(const CommandLine& cl)
 int runWindow(const CommandLine& cl)
 {
     core::Scenario scenario;
-    if (!loadScenario(cl, &scenario))
+    std::optional<Lesson> lesson;
+    if (!loadScenario(cl, &scenario) || !loadLesson(cl, &lesson))
         return ExitBadInput;
     MainWindow window(scenario);
     if (cl.scenarioFile.isEmpty()) {
@@ -135,6 +154,8 @@ int runWindow(const CommandLine& cl)
         window.undoStack()->clear();
     }
     window.show();
+    if (lesson) // after the restored state, which it keeps to bring back on Esc
+        window.startLesson(*lesson);
     return QApplication::exec();
 }
 

@@ -1,5 +1,6 @@
 #include "cli.h"
 #include "exportcommand.h"
+#include "handoutcommand.h"
 
 #include <QApplication>
 #include <QIcon>
@@ -60,7 +61,8 @@ int main(int argc, char** argv)
         return ExitOk;
     case CommandLine::Command::Report:
         return runReport(*commandLine); // no display and no QApplication needed
-    case CommandLine::Command::Export: {
+    case CommandLine::Command::Export:
+    case CommandLine::Command::Lesson: {
         // Exports need no display: without one, draw on the offscreen platform.
         if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY")
             && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
@@ -70,10 +72,16 @@ int main(int argc, char** argv)
         QApplication::setApplicationName("ScaleLab");
         QApplication::setApplicationVersion(SCALELAB_VERSION);
         installTranslations(app);
-        return runExport(*commandLine);
+        return commandLine->command == CommandLine::Command::Export
+            ? runExport(*commandLine)
+            : runLessonHandout(*commandLine);
     }
     case CommandLine::Command::Window: {
+        // A bad --scenario or --lesson must print its one line alone: Qt's start-up chatter
+        // (no XDG_RUNTIME_DIR, ...) is dropped; later messages go out as usual.
+        qInstallMessageHandler(quietMessages);
         QApplication app(argc, argv);
+        qInstallMessageHandler(nullptr);
         QApplication::setOrganizationName("ScaleLab");
         QApplication::setApplicationName("ScaleLab");
         QApplication::setApplicationVersion(SCALELAB_VERSION);

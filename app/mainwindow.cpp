@@ -4,6 +4,9 @@
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "exercisesdialog.h"
+#include "lesson.h"
+#include "lessonbar.h"
+#include "lessoneditor.h"
 #include "parametercontrol.h"
 #include "presets.h"
 #include "scenariodocument.h"
@@ -31,6 +34,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QUndoStack>
+#include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -48,7 +52,6 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
     setWindowTitle(tr("ScaleLab: training at scale"));
     m_tabWidget->setObjectName("tabs");
     m_tabWidget->setDocumentMode(true);
-    setCentralWidget(m_tabWidget);
     for (ui::Tab* tab : ui::createTabs(m_document)) {
         tab->refreshNow();
         m_tabs << tab;
@@ -58,6 +61,15 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
         for (ui::ChartPanel* chart : tab->charts())
             chart->installEventFilter(this);
     }
+    // The lesson bar sits above the tabs, hidden until a lesson plays.
+    auto* central = new QWidget(this);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    m_lessonBar = new LessonBar(this);
+    column->addWidget(m_lessonBar);
+    column->addWidget(m_tabWidget, 1);
+    setCentralWidget(central);
     buildMenus();
     statusBar()->showMessage(tr("Move a slider or type a value: every chart follows."));
     restoreSettings();
@@ -93,6 +105,42 @@ QString MainWindow::openScenarioFile(const QString& path)
     statusBar()->showMessage(
         title.isEmpty() ? tr("Opened %1").arg(path) : tr("Opened %1: %2").arg(path, title), 8000);
     return {};
+}
+
+void MainWindow::startLesson(const document::Lesson& lesson)
+{
+    m_lessonBar->start(lesson);
+}
+
+QString MainWindow::openLessonFile(const QString& path)
+{
+    QJsonObject object;
+    try {
+        object = readLessonObject(path);
+        startLesson(lessonFromJson(object));
+    } catch (const core::InputError& e) {
+        return describeInputError(path, e, object);
+    }
+    return {};
+}
+
+void MainWindow::playBuiltInLesson()
+{
+    const QString error = openLessonFile(kBuiltInLesson);
+    if (!error.isEmpty()) // only a broken build gets here; the tests read the file
+        QMessageBox::warning(this, tr("Cannot play the lesson"), error);
+}
+
+void MainWindow::askOpenLesson()
+{
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open lesson"), QDir::homePath(),
+                                                      tr("ScaleLab lesson (*.lesson.json *.json)"));
+    if (path.isEmpty())
+        return;
+    const QString error = openLessonFile(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, tr("Cannot open lesson"),
+                             tr("%1\n\nNothing was changed.").arg(error));
 }
 
 QString MainWindow::saveScenarioFile(const QString& path)
@@ -193,6 +241,8 @@ void MainWindow::applyFont()
     font.setPointSizeF((m_projector ? projector : base) * std::pow(1.12, m_textStep));
     ui::setLineScale(m_projector ? 1.7 : 1.0);
     QApplication::setFont(font);
+    if (m_lessonBar)
+        m_lessonBar->followTypeSize();
 }
 
 void MainWindow::buildMenus()
@@ -213,6 +263,19 @@ void MainWindow::buildFileMenu()
     updateRecentMenu();
     QAction* save = file->addAction(tr("&Save scenario as..."), this, &MainWindow::askSave);
     save->setShortcut(QKeySequence::Save);
+    file->addSeparator();
+    file->addAction(tr("Open &lesson..."), this, &MainWindow::askOpenLesson)
+        ->setShortcut(QKeySequence(tr("Ctrl+L")));
+    file->addAction(tr("E&dit lesson..."), this, [this] {
+        lessonEditor()->show();
+        lessonEditor()->raise();
+    });
+    file->addAction(tr("Add current state to lesson"), this,
+                    [this] {
+                        lessonEditor()->addCurrentState();
+                        lessonEditor()->show();
+                    })
+        ->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
     file->addSeparator();
     QAction* exportOne =
         file->addAction(tr("&Export current chart..."), this, &MainWindow::askExportCurrent);
@@ -299,6 +362,8 @@ void MainWindow::buildHelpMenu()
                         exercises()->raise();
                     })
         ->setShortcut(QKeySequence(tr("Ctrl+Shift+X")));
+    help->addAction(tr("&Play the chapter's lesson"), this, &MainWindow::playBuiltInLesson)
+        ->setObjectName("help.lesson");
     QAction* about = help->addAction(tr("&About ScaleLab"), this, &MainWindow::showAbout);
     about->setMenuRole(QAction::AboutRole);
 }
@@ -436,6 +501,16 @@ void MainWindow::setExplanationsVisible(bool visible)
         tab->setExplanationVisible(visible);
     if (m_explanationsAction && m_explanationsAction->isChecked() != visible)
         m_explanationsAction->setChecked(visible);
+}
+
+LessonEditor* MainWindow::lessonEditor()
+{
+    if (!m_lessonEditor) {
+        m_lessonEditor = new LessonEditor(this);
+        if (!m_lessonBar->lesson().steps.empty())
+            m_lessonEditor->setLesson(m_lessonBar->lesson());
+    }
+    return m_lessonEditor;
 }
 
 ExercisesDialog* MainWindow::exercises()
@@ -609,6 +684,8 @@ void MainWindow::saveSettings() const
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    // The next start brings back the teacher's own state, not a lesson step.
+    m_lessonBar->leave();
     saveSettings();
     event->accept();
 }

@@ -14,6 +14,7 @@ QT_END_NAMESPACE
 
 namespace scalelab::document {
 class ScenarioDocument;
+struct Lesson;
 } // namespace scalelab::document
 
 namespace scalelab::ui {
@@ -22,6 +23,8 @@ class Tab;
 } // namespace scalelab::ui
 
 namespace scalelab::app {
+
+class LessonBar;
 
 /// The window: one tab per topic, each a view of one scenario document; File (scenarios, exports),
 /// Edit (undo, redo, reset), View (projector mode, text size, full screen) and Help menus; a status
@@ -47,6 +50,17 @@ public:
     /// Loads a preset (a real model's shape and layout) as one undoable step; returns an error
     /// line, empty on success.
     QString loadPreset(const QString& id);
+    /// Plays `lesson` in the lesson bar above the tabs (docs/LESSONS.md).
+    void startLesson(const document::Lesson& lesson);
+    /// Reads a lesson file and plays it; on bad input returns the error line (file and JSON
+    /// path) and changes nothing.
+    QString openLessonFile(const QString& path);
+    /// Plays the built-in lesson "Training at Scale".
+    void playBuiltInLesson();
+    /// The lesson editor (made on first use; the last lesson played, if it starts empty).
+    class LessonEditor* lessonEditor();
+    /// The lesson player (hidden while no lesson plays).
+    LessonBar* lessonBar() const { return m_lessonBar; }
     /// The exercises window (made on first use).
     class ExercisesDialog* exercises();
     /// The chart "Export current chart" writes: the one last clicked in the current tab, or
@@ -105,6 +119,7 @@ private:
     void addRecentFile(const QString& path);
     void updateRecentMenu();
     void askOpen();
+    void askOpenLesson();
     void askSave();
     void askExportCurrent();
     void askExportAll();
@@ -112,6 +127,7 @@ private:
 
     document::ScenarioDocument* m_document;
     QTabWidget* m_tabWidget = nullptr;
+    LessonBar* m_lessonBar = nullptr;
     QList<ui::Tab*> m_tabs;
     QHash<ui::Tab*, ui::ChartPanel*> m_lastChart;
     QMenu* m_recentMenu = nullptr;
@@ -119,6 +135,7 @@ private:
     QAction* m_projectorAction = nullptr;
     QAction* m_explanationsAction = nullptr;
     class ExercisesDialog* m_exercises = nullptr;
+    class LessonEditor* m_lessonEditor = nullptr;
     QFont m_baseFont;
     bool m_projector = false;
     /// Whether explanations are shown, remembered for each mode: on the desk they are shown

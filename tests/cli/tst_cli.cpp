@@ -500,6 +500,59 @@ private slots:
         QVERIFY(!QFileInfo::exists(dir.filePath("o")));
     }
 
+    void windowWithABadLesson()
+    {
+        // The lesson is read before any window opens: one line with the file and the JSON path.
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "bad.lesson.json", R"({"title": "t", "steps": [
+            {"tab": "memory", "narration": "n"},
+            {"tab": "memory", "narration": "n", "scenario": {"memory": {"segments": 0}}}]})");
+        const Run run = runScalelab({"--lesson", file});
+        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.err.count('\n'), 1);
+        QVERIFY2(run.err.startsWith("scalelab: " + file.toUtf8()
+                                    + ": steps[1].scenario.memory.segments: "),
+                 run.err.constData());
+        const Run missing = runScalelab({"--lesson", dir.filePath("none.json")});
+        QCOMPARE(missing.exitCode, 2);
+        QVERIFY(missing.err.contains("no such file"));
+        // --lesson belongs to the window only.
+        QCOMPARE(runScalelab({"report", "--lesson", file}).exitCode, 2);
+    }
+
+    void lessonHandout()
+    {
+        // Each step's charts from that step's scenario, and one PDF page per step plus answers.
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "two.lesson.json", R"({"title": "Two", "steps": [
+            {"tab": "pipeline", "narration": "Bubble {{bubble}}",
+             "scenario": {"pipeline": {"stages": 4, "microbatches": 12}},
+             "prediction": {"question": "Bubble?", "answer": 20, "unit": "%"}},
+            {"tab": "zero", "narration": "Ranks {{ranks}}", "scenario": {"zero": {"ranks": 8}}}]})");
+        const QString out = dir.filePath("handout");
+        const Run run = runScalelab({"lesson", file, "--out", out, "--format", "svg"}, true);
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.err.isEmpty(), run.err.constData());
+        QVERIFY(QFileInfo::exists(out + "/step-01-pipeline-gantt.svg"));
+        QVERIFY(QFileInfo::exists(out + "/step-02-zero-ring.svg"));
+        QVERIFY(!QFileInfo::exists(out + "/step-01-zero-ring.svg")); // only the step's own tab
+        QVERIFY(run.out.contains("lesson.pdf"));
+        QFile pdf(out + "/lesson.pdf");
+        QVERIFY(pdf.open(QIODevice::ReadOnly));
+        const QByteArray bytes = pdf.readAll();
+        QCOMPARE(bytes.count("/Type /Page\n"), qsizetype(3)); // two steps and the answers
+        // A bad lesson: exit 2, one line with the JSON path, nothing written.
+        const QString bad = writeFile(dir, "bad.lesson.json", R"({"title": "t", "steps": [
+            {"tab": "pipeline", "narration": "n", "prediction": {"question": "q", "answer": "x"}}]})");
+        const Run refused = runScalelab({"lesson", bad, "--out", dir.filePath("no")}, true);
+        QCOMPARE(refused.exitCode, 2);
+        QVERIFY2(refused.err.contains(": steps[0].prediction.answer: expected"),
+                 refused.err.constData());
+        QVERIFY(!QFileInfo::exists(dir.filePath("no")));
+        QCOMPARE(runScalelab({"lesson", "--out", out}).exitCode, 2); // no FILE
+        QCOMPARE(runScalelab({"lesson", file}).exitCode, 2); // no --out
+    }
+
     void helpAndVersion()
     {
         const Run help = runScalelab({"--help"});

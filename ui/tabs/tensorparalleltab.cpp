@@ -473,6 +473,8 @@ QHash<QString, QString> TensorParallelTab::explanationValues() const
         {"ranks", formatWhole(in.ranks)},
         {"widths", list},
         {"max_difference", m_current64 ? scientific(*m_current64) : tr("(computing)")},
+        // The figure of the split and precision on screen (a wrong split's error, too).
+        {"shown_difference", m_current ? scientific(*m_current) : tr("(computing)")},
         {"tokens", formatWhole(in.tokens)},
         {"d_model", formatWhole(in.dModel)},
         {"allreduce_bytes", ratioText(bytes) + tr(" bytes")},
