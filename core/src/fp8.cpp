@@ -533,7 +533,7 @@ namespace avx512 {
 /// The kernels' instruction set, found once.
 enum class Isa { Baseline, Avx2, Avx512 };
 
-Isa kernelIsa()
+[[maybe_unused]] Isa kernelIsa()
 {
 #ifdef SCALELAB_HAVE_AVX2_KERNELS
     static const Isa isa = [] {
