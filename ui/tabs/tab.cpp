@@ -397,13 +397,18 @@ ParameterControl* Tab::addAcceleratorMemory(QVBoxLayout* group, QFormLayout* for
         if (gb > 0)
             capacity->setValue(gb);
     });
-    // The box names the capacity whenever the document changes it (an edit, undo, a file).
+    // The box names the capacity whenever the document changes this tab's section (an edit,
+    // undo, a file); other sections' edits leave it alone.
     const auto name = [box, capacity] {
         const int i = box->findData(capacity->value());
         box->setCurrentIndex(i >= 0 ? i : box->count() - 1);
     };
     name();
-    connect(m_document, &document::ScenarioDocument::sectionChanged, box, name);
+    connect(m_document, &document::ScenarioDocument::sectionChanged, box,
+            [this, name](core::Section changed) {
+                if (changed == m_section)
+                    name();
+            });
     return capacity;
 }
 
