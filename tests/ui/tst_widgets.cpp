@@ -1,13 +1,15 @@
 // Shared widgets: the background runner and the heatmap painter.
 
 #include "backgroundrunner.h"
+#include "chartdata.h"
 #include "chartstyle.h"
 #include "explanationpanel.h"
 #include "figureslabel.h"
+#include "heatmappanel.h"
 #include "scalelab/core/error.h"
 #include "tab.h"
-#include "heatmappanel.h"
 
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QFile>
@@ -283,6 +285,77 @@ private slots:
         // Wide again: the finer ticks come back.
         view.resize(1200, 400);
         QTRY_COMPARE(x->tickInterval(), 20.0);
+    }
+
+    void aStickyRangeHoldsWhileTheDataFitAndFillIt()
+    {
+        QValueAxis axis;
+        setStickyRange(&axis, 0, 140);
+        QCOMPARE(axis.min(), 0.0);
+        QCOMPARE(axis.max(), 140.0);
+        QCOMPARE(axis.tickInterval(), 20.0);
+        QSignalSpy ranges(&axis, &QValueAxis::rangeChanged);
+        // Down to half the axis, and back: the scale stays, the data move against it.
+        setStickyRange(&axis, 0, 71);
+        setStickyRange(&axis, 0, 130);
+        setStickyRange(&axis, 0, 140);
+        QCOMPARE(ranges.count(), 0);
+        QCOMPARE(axis.max(), 140.0);
+        // Below half: a tighter nice range; above the top: a wider one.
+        setStickyRange(&axis, 0, 69);
+        QCOMPARE(axis.max(), 70.0);
+        QCOMPARE(axis.tickInterval(), 10.0);
+        setStickyRange(&axis, 0, 71);
+        QCOMPARE(axis.max(), 80.0);
+        // A new lower end is a new range whatever the span.
+        setStickyRange(&axis, 10, 80);
+        QCOMPARE(axis.min(), 10.0);
+        QCOMPARE(ranges.count(), 3);
+    }
+
+    void aPaddedRangeKeepsItsEndsWhenTheTicksThinOut()
+    {
+        auto* chart = new QChart;
+        styleChart(chart);
+        auto* series = new QLineSeries;
+        series->append(1, 0);
+        series->append(1333, 1);
+        chart->addSeries(series);
+        auto* x = new QValueAxis;
+        chart->addAxis(x, Qt::AlignBottom);
+        series->attachAxis(x);
+        QChartView view(chart);
+        view.resize(1200, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // 1333 layers: ticks at round counts from 0, and the axis ends at 1333, not at 1400.
+        setPaddedRange(x, 0, 1333, 0);
+        QCOMPARE(x->min(), 0.0);
+        QCOMPARE(x->max(), 1333.0);
+        QCOMPARE(x->tickAnchor(), 0.0);
+        const double wide = x->tickInterval();
+        view.resize(260, 400);
+        QTRY_VERIFY(x->tickInterval() > wide);
+        QCOMPARE(x->max(), 1333.0);
+    }
+
+    void barValuesChangeInPlace()
+    {
+        QBarSet set("bars");
+        setBarValues(&set, {1, 2, 3});
+        QCOMPARE(set.count(), 3);
+        QSignalSpy removed(&set, &QBarSet::valuesRemoved);
+        QSignalSpy replaced(&set, &QBarSet::valueChanged);
+        // Same count: only the bar that differs is touched.
+        setBarValues(&set, {1, 5, 3});
+        QCOMPARE(removed.count(), 0);
+        QCOMPARE(replaced.count(), 1);
+        QCOMPARE(replaced.first().first().toInt(), 1);
+        QCOMPARE(set.at(1), 5.0);
+        // Another count rebuilds the set.
+        setBarValues(&set, {7});
+        QCOMPARE(set.count(), 1);
+        QCOMPARE(set.at(0), 7.0);
     }
 
     void aLegendTooWideForOneRowMovesToTheSide()

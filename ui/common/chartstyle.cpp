@@ -211,7 +211,7 @@ void styleChart(QChart* chart)
                     const QVariant asked = axis ? axis->property("scalelab_niceRange") : QVariant();
                     if (asked.isValid()) {
                         const QLineF r = asked.toLineF();
-                        if (r.y2() > 0)
+                        if (r.y2() >= 0) // a pad, even 0: the range ends where it was asked
                             setPaddedRange(axis, r.x1(), r.y1(), r.y2(), r.x2() != 0);
                         else
                             setNiceRange(axis, r.x1(), r.y1(), r.x2() != 0);
@@ -329,12 +329,22 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
 {
     if (!(max > min))
         max = min + 1;
-    // Remembered, so the ticks can be thinned out again when the chart changes size.
-    axis->setProperty("scalelab_niceRange", QVariant::fromValue(QLineF(min, max, whole, 0)));
+    // Remembered, so the ticks can be thinned out again when the chart changes size; a pad of
+    // -1 marks a range that may end past `max` at the next round tick.
+    axis->setProperty("scalelab_niceRange", QVariant::fromValue(QLineF(min, max, whole, -1)));
     const double span = max - min;
     const double step = roundStep(span, intervalsThatFit(axis, min, max, whole), whole);
     const double top = min + std::ceil(span / step - 1e-9) * step;
     applyTicks(axis, min, step, min, top);
+}
+
+void setStickyRange(QValueAxis* axis, double min, double max, double keep)
+{
+    const bool asked = axis->property("scalelab_niceRange").isValid();
+    if (asked && axis->min() == min && max <= axis->max()
+        && max - min >= keep * (axis->max() - min))
+        return;
+    setNiceRange(axis, min, max);
 }
 
 void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool whole)

@@ -63,6 +63,12 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole = false);
 /// min - pad to max + pad: bars centred on whole positions (pad 0.5) show whole at both ends.
 /// Kept when the chart thins its ticks on a resize, like setNiceRange's range.
 void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool whole = true);
+/// setNiceRange for data that follow a slider: the axis keeps its range while the data from
+/// `min` to `max` fit in it and fill at least `keep` of it. A slider dragged back and forth then
+/// moves the bars and curves against a still scale (the change is what a student should see),
+/// and the chart is not laid out again on every step. Only a larger or much smaller span, or a
+/// new `min`, gives a new nice range.
+void setStickyRange(QValueAxis* axis, double min, double max, double keep = 0.5);
 
 /// Line width in pixels for data lines (3 px or more reads on a projector).
 inline constexpr int kLineWidth = 3;

@@ -1,5 +1,6 @@
 #include "expertstab.h"
 
+#include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "expertsrules.h"
@@ -106,12 +107,6 @@ QString bytesText(double bytes)
         ++i;
     }
     return formatNumber(v) + ' ' + units[i];
-}
-
-void setValues(QBarSet* set, const QList<qreal>& values)
-{
-    set->remove(0, set->count());
-    set->append(values);
 }
 
 /// setNiceRange() sets the range before the tick step, so a jump from a small range (the
@@ -612,8 +607,8 @@ void ExpertsTab::showLoad(const core::ExpertsResult& r, const core::ExpertsInput
         dropped << static_cast<double>(r.droppedPerExpert[e]);
         hottest = std::max(hottest, static_cast<double>(r.expertLoad[e]));
     }
-    setValues(m_keptSet, kept);
-    setValues(m_loadDroppedSet, dropped);
+    setBarValues(m_keptSet, kept);
+    setBarValues(m_loadDroppedSet, dropped);
     for (QBarSet* set : {m_loadDroppedSet, m_rankDroppedSet})
         ink(set);
     for (QLineSeries* line : {m_loadMean, m_rankMean})
@@ -646,9 +641,9 @@ void ExpertsTab::showRanks(const core::ExpertsResult& r)
         remote << static_cast<double>(t.remotePerRank[d]);
         rankDropped << static_cast<double>(t.droppedPerRank[d]);
     }
-    setValues(m_localSet, local);
-    setValues(m_remoteSet, remote);
-    setValues(m_rankDroppedSet, rankDropped);
+    setBarValues(m_localSet, local);
+    setBarValues(m_remoteSet, remote);
+    setBarValues(m_rankDroppedSet, rankDropped);
     const bool limited = m_resultInputs.capacityFactor > 0.0;
     for (QLegendMarker* marker : m_ranks->chart()->legend()->markers(m_rankBars))
         if (marker->label() == m_rankDroppedSet->label())

@@ -1,5 +1,6 @@
 #include "fp8tab.h"
 
+#include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "format.h"
@@ -211,14 +212,6 @@ QScatterSeries* makeRing(const QString& name, const QColor& colour, double size)
     s->setLightMarker(markerImage(true, Qt::NoBrush, QPen(colour, kRingPen), size));
     s->setPointsVisible(false);
     return s;
-}
-
-/// Replaces a series' points only when they differ: moving the grid chart's block leaves the
-/// thousands of error points alone, and Qt Charts then does no work for them.
-void replaceIfChanged(QXYSeries* series, const QList<QPointF>& points)
-{
-    if (series->points() != points)
-        series->replace(points);
 }
 
 void attach(QChart* chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* y)

@@ -1,5 +1,6 @@
 #include "memorytab.h"
 
+#include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "parametercontrol.h"
@@ -292,18 +293,15 @@ void MemoryTab::showBudget(const core::MemoryResult& r)
     const QList<double> stateParts = {
         static_cast<double>(r.weightBytes), static_cast<double>(r.gradBytes),
         static_cast<double>(r.masterBytes), static_cast<double>(r.momentBytes)};
-    for (int i = 0; i < 4; ++i) {
-        QList<qreal> values(bars, in(stateParts[i]));
-        m_sets[i]->remove(0, m_sets[i]->count());
-        m_sets[i]->append(values);
-    }
-    m_sets[4]->remove(0, m_sets[4]->count());
-    m_sets[4]->append(QList<qreal>{in(static_cast<double>(r.activationBytes))}
-                      + QList<qreal>(bars - 1, 0.0));
-    m_sets[5]->remove(0, m_sets[5]->count());
-    m_sets[5]->append(
+    for (int i = 0; i < 4; ++i)
+        setBarValues(m_sets[i], QList<qreal>(bars, in(stateParts[i])));
+    setBarValues(m_sets[4],
+                 QList<qreal>{in(static_cast<double>(r.activationBytes))}
+                     + QList<qreal>(bars - 1, 0.0));
+    setBarValues(
+        m_sets[5],
         QList<qreal>{0.0}
-        + QList<qreal>(bars - 1, in(static_cast<double>(r.checkpointedActivationBytes))));
+            + QList<qreal>(bars - 1, in(static_cast<double>(r.checkpointedActivationBytes))));
     QStringList categories = {tr("All saved<br>%1").arg(formatBytes(all, byteUnit()))};
     if (checkpointing())
         categories
@@ -319,8 +317,8 @@ void MemoryTab::showBudget(const core::MemoryResult& r)
 
     const double limit = acceleratorBytes();
     m_limitLine->setName(tr("Accelerator: %1").arg(formatBytes(limit, byteUnit())));
-    m_limitLine->replace(QList<QPointF>{{-0.5, in(limit)}, {bars - 0.5, in(limit)}});
-    setNiceRange(m_budgetY, 0, std::max(all, limit) / unit * 1.04);
+    replaceIfChanged(m_limitLine, QList<QPointF>{{-0.5, in(limit)}, {bars - 0.5, in(limit)}});
+    setStickyRange(m_budgetY, 0, std::max(all, limit) / unit * 1.04);
     styleAxis(m_budgetY, tr("Memory (%1)").arg(unitName(byteUnit())));
 }
 
@@ -349,23 +347,27 @@ void MemoryTab::showCheckpointing(const core::MemoryResult& r)
                  * static_cast<double>(core::recomputedLayers(layers, s, inputs().tensorsPerLayer))
                  / static_cast<double>(layers)});
     }
-    m_checkpointed->replace(ckptPoints);
-    m_recompute->replace(computePoints);
+    replaceIfChanged(m_checkpointed, ckptPoints);
+    replaceIfChanged(m_recompute, computePoints);
     const double full = in(static_cast<double>(r.activationBytes));
-    m_uncheckpointed->replace(QList<QPointF>{{1, full}, {static_cast<double>(layers), full}});
-    m_current->replace(QList<QPointF>{{static_cast<double>(inputs().segments),
-                                       in(static_cast<double>(r.checkpointedActivationBytes))}});
-    m_optimum->replace(QList<QPointF>{{static_cast<double>(r.optimalSegments),
-                                       in(static_cast<double>(r.optimalCheckpointedBytes))}});
+    replaceIfChanged(m_uncheckpointed,
+                     QList<QPointF>{{1, full}, {static_cast<double>(layers), full}});
+    replaceIfChanged(m_current,
+                     QList<QPointF>{{static_cast<double>(inputs().segments),
+                                     in(static_cast<double>(r.checkpointedActivationBytes))}});
+    replaceIfChanged(m_optimum,
+                     QList<QPointF>{{static_cast<double>(r.optimalSegments),
+                                     in(static_cast<double>(r.optimalCheckpointedBytes))}});
     m_current->setName(tr("Yours: %1").arg(inputs().segments));
     m_optimum->setName(tr("Fewest: %1").arg(r.optimalSegments));
-    // Whole segment counts from 0 so the ticks fall on round numbers; 1 is the first point.
-    setNiceRange(m_segmentsAxis, 0, static_cast<double>(std::max<std::int64_t>(layers, 2)), true);
-    m_segmentsAxis->setMax(static_cast<double>(std::max<std::int64_t>(layers, 2)));
+    // Whole segment counts from 0 so the ticks fall on round numbers; 1 is the first point and
+    // the axis ends at the last (one range change: a nice range then a new maximum was two
+    // layouts a step, and a resize that thinned the ticks lost the maximum).
+    setPaddedRange(m_segmentsAxis, 0, static_cast<double>(std::max<std::int64_t>(layers, 2)), 0);
     double top = full;
     for (const QPointF& p : ckptPoints)
         top = std::max(top, p.y());
-    setNiceRange(m_bytesAxis, 0, top * 1.04);
+    setStickyRange(m_bytesAxis, 0, top * 1.04);
     styleAxis(m_bytesAxis, tr("Saved activations (%1)").arg(unitName(byteUnit())));
 }
 

@@ -1,5 +1,6 @@
 #include "plantab.h"
 
+#include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "fields.h"
@@ -154,43 +155,10 @@ void setStageRange(QValueAxis* axis, int stages)
     }
 }
 
-/// setNiceRange, applied only when it would change the axis: tried first on `probe`, an axis
-/// in no chart, since the nice range stays put while the data moves within it.
-void niceRangeIfChanged(QValueAxis* axis, QValueAxis* probe, double min, double max)
-{
-    probe->setTickInterval(axis->tickInterval());
-    probe->setRange(axis->min(), axis->max());
-    setNiceRange(probe, min, max);
-    if (probe->min() != axis->min() || probe->max() != axis->max()
-        || probe->tickInterval() != axis->tickInterval()
-        || probe->labelFormat() != axis->labelFormat()
-        || axis->tickType() != QValueAxis::TicksDynamic)
-        setNiceRange(axis, min, max);
-}
-
 void setNameIfChanged(QAbstractSeries* series, const QString& name)
 {
     if (series->name() != name)
         series->setName(name);
-}
-
-void replaceIfChanged(QXYSeries* series, const QList<QPointF>& points)
-{
-    if (series->points() != points)
-        series->replace(points);
-}
-
-/// A bar set's values, rebuilt only when their number changes.
-void setValues(QBarSet* set, const QList<qreal>& values)
-{
-    if (set->count() != values.size()) {
-        set->remove(0, set->count());
-        set->append(values);
-        return;
-    }
-    for (int i = 0; i < values.size(); ++i)
-        if (set->at(i) != values[i])
-            set->replace(i, values[i]);
 }
 
 } // namespace
@@ -201,7 +169,6 @@ PlanTab::PlanTab(document::ScenarioDocument* document, QList<document::PlanPrese
     , m_presets(std::move(presets))
 {
     setObjectName("plan");
-    m_probeAxis = new QValueAxis(this);
     buildControls();
     buildMemoryChart();
     buildRecomputeChart();
@@ -634,12 +601,12 @@ void PlanTab::updateMemoryChart()
         tallest = std::max(tallest, s.totalBytes.value());
     }
     for (int k = 0; k < 4; ++k)
-        setValues(m_stageSets[k], parts[k]);
+        setBarValues(m_stageSets[k], parts[k]);
     setStageRange(m_stageAxis, stages);
     const double width = std::min(kBarWidth, kBarWidthPerStage * stages);
     if (m_stageBars->barWidth() != width)
         m_stageBars->setBarWidth(width);
-    niceRangeIfChanged(m_memoryAxis, m_probeAxis, 0, tallest / kGiB * kMemoryHeadroom);
+    setStickyRange(m_memoryAxis, 0, tallest / kGiB * kMemoryHeadroom);
 
     const double limit = gpuMemoryBytes() / kGiB;
     setNameIfChanged(m_gpuLine, tr("GPU memory: %1").arg(gib(gpuMemoryBytes())));
@@ -673,7 +640,7 @@ void PlanTab::updateRecomputeChart(const std::vector<core::VariantActivations>& 
         values << va->peakBytes.value() / kGiB;
         top = std::max(top, va->peakBytes.value());
     }
-    setValues(m_variantSet, values);
+    setBarValues(m_variantSet, values);
     // A bar can be selected only once it exists; rebuilt sets forget the selection.
     if (!m_variantSet->isBarSelected(0))
         m_variantSet->selectBar(0);
@@ -691,7 +658,7 @@ void PlanTab::updateRecomputeChart(const std::vector<core::VariantActivations>& 
     const double end = static_cast<double>(values.size()) - 0.5;
     replaceIfChanged(m_roomLine, {{room / kGiB, -0.5}, {room / kGiB, end}});
     top = std::max(top, room);
-    niceRangeIfChanged(m_variantY, m_probeAxis, 0, top / kGiB * kLabelHeadroom);
+    setStickyRange(m_variantY, 0, top / kGiB * kLabelHeadroom);
 }
 
 void PlanTab::updateCommunication()

@@ -146,7 +146,6 @@ private:
     QValueAxis* m_variantY = nullptr;
     QLineSeries* m_roomLine = nullptr;
 
-    QValueAxis* m_probeAxis = nullptr; ///< in no chart: where nice ranges are tried first
 
     PlanCommunicationPanel* m_communication = nullptr;
     PlanPublishedPanel* m_published = nullptr;

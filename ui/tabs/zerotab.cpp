@@ -1,5 +1,6 @@
 #include "zerotab.h"
 
+#include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "format.h"
@@ -117,20 +118,6 @@ QBrush hatched(const QColor& colour)
     for (int offset = -kHatchTile; offset <= kHatchTile; offset += kHatchSpacing)
         p.drawLine(QPointF(offset, kHatchTile), QPointF(offset + kHatchTile, 0));
     return QBrush(tile);
-}
-
-/// Most steps change only some curves (the link leaves memory alone): a series given the points
-/// it already has would still be redrawn.
-void replaceIfChanged(QXYSeries* series, const QList<QPointF>& points)
-{
-    if (series->points() != points)
-        series->replace(points);
-}
-
-void replaceIfChanged(QBarSet* set, int index, double value)
-{
-    if (set->at(index) != value)
-        set->replace(index, value);
 }
 
 /// A log axis over [lo, hi] widened to whole powers of its base.
@@ -535,7 +522,7 @@ void ZeroTab::niceRange(QValueAxis* axis, double min, double max)
     // that.
     if (max > min && (max - min) / axis->tickInterval() > 64)
         axis->setTickInterval(std::max(max - min, axis->max() - axis->min()));
-    setNiceRange(axis, min, max);
+    setStickyRange(axis, min, max);
 }
 
 QList<ChartPanel*> ZeroTab::charts() const
