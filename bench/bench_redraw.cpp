@@ -6,6 +6,11 @@
 //   QT_QPA_PLATFORM=offscreen ./build/release/bench/bench_redraw [--runs N] [--tab NAME]
 //                                                               [--scenario FILE]
 //                                                               [--no-explanations]
+//                                                               [--spans]
+//
+// With --spans each line also splits the median step into its three parts: the edit itself
+// (slider, document, undo step, controls shown again), the tab's refresh (computation and new
+// chart data) and what Qt does after (layout and paint), and names the widgets painted.
 //
 // With --scenario the tabs start from that scenario instead of the defaults, for the cases an
 // issue names (bench/scenarios/ holds them; for example the 32-stage, 256-microbatch
@@ -20,6 +25,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QMap>
 #include <QSlider>
 #include <QTest>
 #include <algorithm>
@@ -44,27 +50,44 @@ class EventCounter : public QObject {
 public:
     long long count = 0;
     long long paints = 0; ///< widgets painted: a step that paints nothing measured nothing
+    QMap<QString, long long> painted; ///< with --spans: paints by widget class
+
+    bool byClass = false;
 
 protected:
-    bool eventFilter(QObject*, QEvent* event) override
+    bool eventFilter(QObject* watched, QEvent* event) override
     {
         ++count;
-        paints += event->type() == QEvent::Paint;
+        if (event->type() == QEvent::Paint) {
+            ++paints;
+            if (byClass)
+                ++painted[QString::fromLatin1(watched->metaObject()->className())];
+        }
         return false;
     }
+};
+
+/// Where one step's time went, in milliseconds.
+struct Step {
+    double edit = 0; ///< the slider's move up to the document's change shown in the controls
+    double refresh = 0; ///< the tab's recomputation and new chart data
+    double total = 0; ///< until the last paint
 };
 
 /// One slider move and everything it causes, until the window has painted its last change:
 /// what a user waits for. The event loop runs pass after pass while passes still deliver
 /// events; the window paints exactly what is dirty, once, as it would on screen.
-double timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events)
+Step timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events)
 {
     QElapsedTimer timer;
     timer.start();
+    Step step;
     slider.setValue(position);
+    step.edit = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     // The tab recomputes on a zero-delay timer (or on its worker thread).
     while (tab.refreshPending())
         QCoreApplication::processEvents();
+    step.refresh = static_cast<double>(timer.nsecsElapsed()) / 1e6 - step.edit;
     double lastActive = static_cast<double>(timer.nsecsElapsed());
     for (int pass = 0; pass < 50; ++pass) {
         const long long before = events.count;
@@ -74,7 +97,8 @@ double timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events
             break;
         lastActive = static_cast<double>(timer.nsecsElapsed());
     }
-    return lastActive / 1e6;
+    step.total = lastActive / 1e6;
+    return step;
 }
 
 /// Whether the tab shows the current inputs, rather than a message refusing them.
@@ -124,6 +148,7 @@ int main(int argc, char** argv)
     scalelab::core::Scenario scenario;
     // Projector mode hides the explanations: the tabs then redraw without their text.
     const bool explanations = !QCoreApplication::arguments().contains("--no-explanations");
+    const bool spans = QCoreApplication::arguments().contains("--spans");
     const QStringList args = QCoreApplication::arguments();
     for (qsizetype i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == "--runs")
@@ -144,6 +169,7 @@ int main(int argc, char** argv)
                 "median ms", "p99 ms", "max ms", "paints");
     bool allWithinFrame = true;
     EventCounter events;
+    events.byClass = spans;
     app.installEventFilter(&events);
     // One document for every tab, as in the window.
     scalelab::document::ScenarioDocument document(scenario);
@@ -169,12 +195,18 @@ int main(int argc, char** argv)
             const QString values = QString("%1 <-> %2")
                                        .arg(control->valueAtPosition(a))
                                        .arg(control->valueAtPosition(b));
-            std::vector<double> ms;
+            std::vector<double> ms, edit, refresh, rest;
             const long long paintsBefore = events.paints;
             for (int i = 0; i < 10; ++i) // warm-up
                 timeOneStep(*tab, *slider, i % 2 ? a : b, events);
-            for (int i = 0; i < runs; ++i)
-                ms.push_back(timeOneStep(*tab, *slider, i % 2 ? a : b, events));
+            events.painted.clear();
+            for (int i = 0; i < runs; ++i) {
+                const Step step = timeOneStep(*tab, *slider, i % 2 ? a : b, events);
+                ms.push_back(step.total);
+                edit.push_back(step.edit);
+                refresh.push_back(step.refresh);
+                rest.push_back(step.total - step.edit - step.refresh);
+            }
             const double p99 = percentile(ms, 0.99);
             allWithinFrame = allWithinFrame && p99 < 16.0;
             // Widgets painted per step, on average: the charts and whatever else changed.
@@ -183,6 +215,16 @@ int main(int argc, char** argv)
                         qPrintable(tab->name()), qPrintable(control->spec().key),
                         qPrintable(values), runs, percentile(ms, 0.5), p99,
                         *std::max_element(ms.begin(), ms.end()), paints);
+            if (spans) {
+                QStringList painted;
+                for (auto it = events.painted.cbegin(); it != events.painted.cend(); ++it)
+                    painted << QString("%1 %2").arg(it.key()).arg(
+                        static_cast<double>(it.value()) / runs, 0, 'f', 1);
+                std::printf("    median edit %.2f, refresh %.2f, layout and paint %.2f ms; "
+                            "painted: %s\n",
+                            percentile(edit, 0.5), percentile(refresh, 0.5), percentile(rest, 0.5),
+                            qPrintable(painted.join(", ")));
+            }
             std::fflush(stdout);
         }
     }
