@@ -4,6 +4,7 @@
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "exercisesdialog.h"
+#include "focusring.h"
 #include "lesson.h"
 #include "lessonbar.h"
 #include "lessoneditor.h"
@@ -71,6 +72,7 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
     column->addWidget(m_tabWidget, 1);
     setCentralWidget(central);
     buildMenus();
+    ui::FocusRing::follow(this);
     statusBar()->showMessage(tr("Move a slider or type a value: every chart follows."));
     restoreSettings();
 }
@@ -351,6 +353,28 @@ void MainWindow::buildViewMenu()
     m_explanationsAction->setChecked(true);
     m_explanationsAction->setShortcut(QKeySequence(Qt::Key_F1));
     connect(m_explanationsAction, &QAction::toggled, this, &MainWindow::setExplanationsVisible);
+    view->addSeparator();
+    addTabSwitching(view);
+}
+
+void MainWindow::addTabSwitching(QMenu* view)
+{
+    // Window actions, so they work wherever focus is: a table, a slider or a spin box would
+    // otherwise take Ctrl+Tab or Ctrl+Page Down for themselves and the tab bar never sees them.
+    const auto step = [this](int by) {
+        const int n = m_tabWidget->count();
+        if (n > 0)
+            m_tabWidget->setCurrentIndex((m_tabWidget->currentIndex() + by + n) % n);
+    };
+    QAction* next = view->addAction(tr("Ne&xt tab"), this, [step] { step(1); });
+    next->setObjectName("view.next_tab");
+    next->setShortcuts(
+        {QKeySequence(Qt::CTRL | Qt::Key_Tab), QKeySequence(Qt::CTRL | Qt::Key_PageDown)});
+    QAction* previous = view->addAction(tr("Pre&vious tab"), this, [step] { step(-1); });
+    previous->setObjectName("view.previous_tab");
+    previous->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Backtab),
+                            QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab),
+                            QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
 }
 
 void MainWindow::buildHelpMenu()

@@ -112,6 +112,8 @@ private:
     void buildEditMenu();
     void buildPresetsMenu();
     void buildViewMenu();
+    /// Next and previous tab (Ctrl+Tab, Ctrl+Page Down and back), into `view`.
+    void addTabSwitching(QMenu* view);
     void buildHelpMenu();
     void applyFont();
     void restoreSettings();

@@ -5,6 +5,7 @@
 #include "exercisesdialog.h"
 #include "explanationpanel.h"
 #include "fields.h"
+#include "focusring.h"
 #include "mainwindow.h"
 #include "memorytab.h"
 #include "parametercontrol.h"
@@ -12,6 +13,7 @@
 #include "scenariojson.h"
 #include "tabs.h"
 
+#include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
 #include <QChart>
@@ -23,7 +25,9 @@
 #include <QJsonObject>
 #include <QMap>
 #include <QMenuBar>
+#include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSlider>
 #include <QStandardPaths>
@@ -102,6 +106,44 @@ bool moveOff(QWidget* widget, const QMap<QString, double>& defaults, const app::
 
 class TstMainWindow : public QObject {
     Q_OBJECT
+
+    /// The focus ring surrounds the focused widget.
+    void checkFocusShows(const app::MainWindow& w, QWidget* focused)
+    {
+        ui::FocusRing* ring = ui::FocusRing::of(&w);
+        QVERIFY2(ring && ring->isVisible() && ring->widget() == focused,
+                 qPrintable(focused->objectName() + " shows no focus"));
+        const QRect around = ring->geometry();
+        const QRect widget(focused->mapTo(ring->parentWidget(), QPoint(0, 0)), focused->size());
+        QVERIFY2(around.contains(widget) && around != widget,
+                 qPrintable(focused->objectName() + ": the ring does not surround it"));
+    }
+
+    /// In the controls column, each stop is level with or below the one before it.
+    void checkVisualOrder(ui::Tab* tab, const QList<QWidget*>& visited)
+    {
+        QWidget* column = tab->controls().first();
+        const auto inScrollArea = [](QWidget* widget) {
+            QWidget* viewport = widget->parentWidget();
+            return viewport && qobject_cast<QScrollArea*>(viewport->parentWidget());
+        };
+        while (column && !inScrollArea(column))
+            column = column->parentWidget();
+        QVERIFY(column);
+        QRect previous;
+        QString previousName;
+        for (QWidget* widget : visited) {
+            if (!column->isAncestorOf(widget))
+                continue;
+            const QRect r(widget->mapTo(column, QPoint(0, 0)), widget->size());
+            if (!previous.isNull())
+                QVERIFY2(r.center().y() >= previous.top(),
+                         qPrintable(QString("%1 comes after %2 but sits above it")
+                                        .arg(widget->objectName(), previousName)));
+            previous = r;
+            previousName = widget->objectName();
+        }
+    }
 
 private slots:
     void initTestCase()
@@ -307,6 +349,104 @@ private slots:
         QTest::keyClick(box, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(w.scenario().memory.layers, std::int64_t(48));
         QVERIFY(box->hasFocus());
+    }
+
+    void tabReachesEveryControlAndLeavesEveryTable_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char* name :
+             {"memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8", "plan"})
+            QTest::newRow(name) << QString(name);
+    }
+
+    void tabReachesEveryControlAndLeavesEveryTable()
+    {
+        QFETCH(QString, name);
+        app::MainWindow w{core::Scenario{}};
+        w.resize(1280, 800);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        w.setExplanationsVisible(true);
+        w.showTab(name);
+        ui::Tab* tab = w.currentTab();
+        QCOMPARE(tab->name(), name);
+        QTRY_VERIFY(tab->explanation() && tab->explanation()->isVisible());
+        QWidget* first = tab->controls().first()->slider();
+        first->setFocus(Qt::TabFocusReason);
+        QTRY_COMPARE(QApplication::focusWidget(), first);
+
+        // Round the window once with Tab, from the first control back to it.
+        QList<QWidget*> visited;
+        for (int i = 0; i < 400; ++i) {
+            QWidget* now = QApplication::focusWidget();
+            QVERIFY(now);
+            if (i > 0 && now == first)
+                break;
+            visited << now;
+            checkFocusShows(w, now);
+            QTest::keyClick(now, Qt::Key_Tab);
+            if (auto* table = qobject_cast<QAbstractItemView*>(now))
+                QVERIFY2(QApplication::focusWidget() != table,
+                         qPrintable("Tab stays in " + table->objectName()));
+        }
+        QCOMPARE(QApplication::focusWidget(), first);
+
+        // Every control of the tab, and Reveal answer, was a stop.
+        const auto reachable = [&w](QWidget* widget) {
+            return widget->isVisibleTo(&w) && widget->isEnabled()
+                && (widget->focusPolicy() & Qt::TabFocus) && !widget->focusProxy();
+        };
+        for (QWidget* widget : tab->findChildren<QWidget*>())
+            if (reachable(widget))
+                QVERIFY2(
+                    visited.contains(widget),
+                    qPrintable(QString("%1 (%2) is not reached by Tab")
+                                   .arg(widget->objectName(), widget->metaObject()->className())));
+        auto* reveal = tab->findChild<QPushButton*>(name + ".explanation.reveal");
+        QVERIFY(reveal);
+        QVERIFY(visited.contains(reveal));
+        for (ui::ParameterControl* control : tab->controls())
+            if (control->isVisibleTo(&w))
+                QVERIFY(visited.contains(control->slider())
+                        && visited.contains(control->spinBox()));
+        checkVisualOrder(tab, visited);
+    }
+
+    void ctrlTabSwitchesTabsFromAnywhere_data()
+    {
+        QTest::addColumn<QString>("focus");
+        QTest::newRow("fp8 table") << "fp8.granularity";
+        QTest::newRow("plan table") << "plan.published";
+        QTest::newRow("spin box") << "fp8.block_size.spin";
+        QTest::newRow("slider") << "fp8.block_size.slider";
+    }
+
+    void ctrlTabSwitchesTabsFromAnywhere()
+    {
+        QFETCH(QString, focus);
+        app::MainWindow w{core::Scenario{}};
+        w.resize(1280, 800);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        const QString section = focus.section('.', 0, 0);
+        w.showTab(section);
+        auto* target = w.currentTab()->findChild<QWidget*>(focus);
+        QVERIFY2(target, qPrintable(focus));
+        const int index = w.tabs().indexOf(w.currentTab());
+        const int n = int(w.tabs().size());
+        const auto press = [&](Qt::Key key, Qt::KeyboardModifiers modifiers, int expected) {
+            w.showTab(section);
+            target->setFocus(Qt::TabFocusReason);
+            QTRY_VERIFY(target->hasFocus());
+            QTest::keyClick(target, key, modifiers);
+            QCOMPARE(w.tabs().indexOf(w.currentTab()), (expected + n) % n);
+        };
+        press(Qt::Key_Tab, Qt::ControlModifier, index + 1);
+        press(Qt::Key_PageDown, Qt::ControlModifier, index + 1);
+        press(Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier, index - 1);
+        press(Qt::Key_PageUp, Qt::ControlModifier, index - 1);
     }
 
     void undoBringsBackWhatTheScenarioCannotTell()

@@ -532,6 +532,8 @@ void Fp8Tab::buildTable()
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setSelectionMode(QAbstractItemView::NoSelection);
+    // One Tab stop: arrows move between cells, Tab goes on to the next control.
+    m_table->setTabKeyNavigation(false);
     m_table->setWordWrap(false);
     // Every column as wide as its text; the last one takes what is left.
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);

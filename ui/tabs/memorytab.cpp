@@ -95,8 +95,13 @@ void MemoryTab::buildControls()
     QVBoxLayout* deviceBox = addGroup(tr("Accelerator"));
     auto* form = new QFormLayout;
     deviceBox->addLayout(form);
-    addAcceleratorMemory(deviceBox, form, "memory", m_accelerator);
+    ParameterControl* capacity = addAcceleratorMemory(deviceBox, form, "memory", m_accelerator);
     m_unitBox = addChoice(form, "memory.unit");
+    // Tab in the order they are seen: the form's two rows (Memory, Units), then the capacity
+    // control under the form, though it was made before Units.
+    setTabOrder(m_accelerator, m_unitBox);
+    setTabOrder(m_unitBox, capacity->slider());
+    setTabOrder(capacity->slider(), capacity->spinBox());
 }
 
 void MemoryTab::buildBudgetChart()

@@ -56,7 +56,12 @@ PlanPublishedPanel::PlanPublishedPanel(const QString& name, QWidget* parent)
     m_table->setAccessibleName(tr("Published figures beside ScaleLab's"));
     m_table->setHorizontalHeaderLabels(
         {tr("Compared"), tr("Paper"), tr("ScaleLab"), tr("Difference"), QString()});
+    m_table->setAccessibleDescription(
+        tr("Arrow keys choose a figure; Enter loads its configuration into the charts."));
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // One Tab stop: arrows move between rows, Enter loads, Tab goes on to the next control.
+    // The Load buttons are for the mouse; from the keyboard they would be a stop per row.
+    m_table->setTabKeyNavigation(false);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setWordWrap(true);
@@ -81,6 +86,11 @@ PlanPublishedPanel::PlanPublishedPanel(const QString& name, QWidget* parent)
     layout->addWidget(m_detail, kDetailStretch);
     connect(m_table, &QTableWidget::currentCellChanged, this,
             [this](int row, int, int, int) { showDetail(row); });
+    connect(m_table, &QTableWidget::activated, this, [this](const QModelIndex& index) {
+        const int figure = index.row() < m_rowFigure.size() ? m_rowFigure[index.row()] : -1;
+        if (figure >= 0)
+            emit loadRequested(figure);
+    });
 }
 
 int PlanPublishedPanel::rowOf(int index) const
@@ -157,6 +167,7 @@ void PlanPublishedPanel::setFigures(const QList<document::PublishedFigure>& figu
             m_table->setItem(row, c, item);
         }
         auto* load = new QPushButton(tr("Load"));
+        load->setFocusPolicy(Qt::NoFocus); // Enter on the row does the same
         load->setObjectName(QString("plan.published_load_%1").arg(i));
         load->setAccessibleName(tr("Load the configuration of: %1").arg(f.what));
         load->setToolTip(tr("Show this configuration (preset %1) in the charts").arg(f.presetId));
