@@ -418,8 +418,8 @@ private slots:
         QTest::addColumn<QString>("focus");
         QTest::newRow("fp8 table") << "fp8.granularity";
         QTest::newRow("plan table") << "plan.published";
-        QTest::newRow("spin box") << "fp8.block_size.spin";
-        QTest::newRow("slider") << "fp8.block_size.slider";
+        QTest::newRow("spin box") << "fp8.spin";
+        QTest::newRow("slider") << "fp8.slider";
     }
 
     void ctrlTabSwitchesTabsFromAnywhere()
@@ -432,7 +432,11 @@ private slots:
         QVERIFY(QTest::qWaitForWindowActive(&w));
         const QString section = focus.section('.', 0, 0);
         w.showTab(section);
-        auto* target = w.currentTab()->findChild<QWidget*>(focus);
+        // A table by name; a spin box or slider: the tab's first control's.
+        ui::ParameterControl* control = w.currentTab()->controls().first();
+        QWidget* target = focus.endsWith(".spin") ? control->spinBox()
+            : focus.endsWith(".slider")           ? static_cast<QWidget*>(control->slider())
+                                                  : w.currentTab()->findChild<QWidget*>(focus);
         QVERIFY2(target, qPrintable(focus));
         const int index = w.tabs().indexOf(w.currentTab());
         const int n = int(w.tabs().size());
