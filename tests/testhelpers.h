@@ -5,6 +5,10 @@
 
 #include "scalelab/core/error.h"
 
+#include <QCoreApplication>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 #include <functional>
 #include <string>
@@ -23,6 +27,20 @@
 #endif
 
 namespace scalelab::test {
+
+/// Settings of this test run alone: test mode for the standard paths, and the settings file in
+/// a directory of this process's own, removed at exit. Suites run side by side (ctest -j, or two
+/// checkouts on one machine) would otherwise read and write one file in ~/.qttest.
+inline void useOwnSettings(const char* application)
+{
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName("ScaleLabTest");
+    QCoreApplication::setApplicationName(application);
+    static QTemporaryDir dir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir.path());
+    QSettings().clear();
+}
 
 /// Runs `f` and checks that it throws core::InputError naming `field`.
 inline bool throwsInputError(const std::function<void()>& f, const std::string& field,

@@ -2,13 +2,14 @@
 // exercise in the list, press "Set up", type answers, press "Check", ask for the solution, and
 // take the set-up back with Edit > Undo.
 
-#include "parametercontrol.h"
 #include "exercises.h"
 #include "exercisesdialog.h"
 #include "mainwindow.h"
-#include "scenariojson.h"
+#include "parametercontrol.h"
 #include "pipelinetab.h"
+#include "scenariojson.h"
 #include "tab.h"
+#include "testhelpers.h"
 
 #include <QAbstractButton>
 #include <QAction>
@@ -207,10 +208,7 @@ class TstExercisesDialog : public QObject {
 private slots:
     void initTestCase()
     {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("ScaleLabTest");
-        QCoreApplication::setApplicationName("tst_exercisesdialog");
-        QSettings().clear();
+        test::useOwnSettings("tst_exercisesdialog");
         QCOMPARE(app::loadExercises().size(), 4);
     }
 

@@ -79,13 +79,7 @@ class TstLessonPlayer : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("ScaleLabTest");
-        QCoreApplication::setApplicationName("tst_lessonplayer");
-        QSettings().clear();
-    }
+    void initTestCase() { test::useOwnSettings("tst_lessonplayer"); }
 
     void playsEveryStepOfTheBuiltInLesson()
     {

@@ -12,6 +12,7 @@
 #include "report.h"
 #include "scenariojson.h"
 #include "tabs.h"
+#include "testhelpers.h"
 
 #include <QAbstractItemView>
 #include <QAction>
@@ -35,6 +36,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <algorithm>
 #include <cmath>
 
 using namespace scalelab;
@@ -119,7 +121,9 @@ class TstMainWindow : public QObject {
                  qPrintable(focused->objectName() + ": the ring does not surround it"));
     }
 
-    /// In the controls column, each stop is level with or below the one before it.
+    /// In the controls column, each stop is level with or below the one before it. The walk
+    /// starts at the first parameter, which may sit below a preset box: the column's stops are
+    /// then one downward run read from its top stop, round the end of the walk.
     void checkVisualOrder(ui::Tab* tab, const QList<QWidget*>& visited)
     {
         QWidget* column = tab->controls().first();
@@ -130,29 +134,36 @@ class TstMainWindow : public QObject {
         while (column && !inScrollArea(column))
             column = column->parentWidget();
         QVERIFY(column);
-        QRect previous;
-        QString previousName;
-        for (QWidget* widget : visited) {
-            if (!column->isAncestorOf(widget))
-                continue;
-            const QRect r(widget->mapTo(column, QPoint(0, 0)), widget->size());
-            if (!previous.isNull())
-                QVERIFY2(r.center().y() >= previous.top(),
-                         qPrintable(QString("%1 comes after %2 but sits above it")
-                                        .arg(widget->objectName(), previousName)));
-            previous = r;
-            previousName = widget->objectName();
+        QList<QWidget*> stops;
+        for (QWidget* widget : visited)
+            if (column->isAncestorOf(widget))
+                stops << widget;
+        const auto place = [column](QWidget* widget) {
+            return QRect(widget->mapTo(column, QPoint(0, 0)), widget->size());
+        };
+        // Going up from one stop to the next happens once, where the walk goes round from the
+        // column's last stop to its first; the largest such jump is that one.
+        const auto rise = [&](qsizetype i) {
+            const qsizetype before = (i + stops.size() - 1) % stops.size();
+            return place(stops[before]).top() - place(stops[i]).center().y();
+        };
+        QList<qsizetype> upward;
+        for (qsizetype i = 0; i < stops.size(); ++i)
+            if (rise(i) > 0)
+                upward << i;
+        std::sort(upward.begin(), upward.end(),
+                  [&](qsizetype a, qsizetype b) { return rise(a) > rise(b); });
+        for (qsizetype k = 1; k < upward.size(); ++k) {
+            const QWidget* widget = stops[upward[k]];
+            const QWidget* before = stops[(upward[k] + stops.size() - 1) % stops.size()];
+            QFAIL(qPrintable(QString("%1 (%2) comes after %3 (%4) but sits above it")
+                                 .arg(widget->objectName(), widget->metaObject()->className(),
+                                      before->objectName(), before->metaObject()->className())));
         }
     }
 
 private slots:
-    void initTestCase()
-    {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName("ScaleLabTest");
-        QCoreApplication::setApplicationName("tst_mainwindow");
-        QSettings().clear();
-    }
+    void initTestCase() { test::useOwnSettings("tst_mainwindow"); }
 
     void oneTabPerBuiltTopicAndTheMenus()
     {
@@ -372,7 +383,12 @@ private slots:
         ui::Tab* tab = w.currentTab();
         QCOMPARE(tab->name(), name);
         QTRY_VERIFY(tab->explanation() && tab->explanation()->isVisible());
-        QWidget* first = tab->controls().first()->slider();
+        // The first control on show (the plan's model shape waits behind a disclosure).
+        QWidget* first = nullptr;
+        for (ui::ParameterControl* control : tab->controls())
+            if (!first && control->isVisibleTo(&w))
+                first = control->slider();
+        QVERIFY(first);
         first->setFocus(Qt::TabFocusReason);
         QTRY_COMPARE(QApplication::focusWidget(), first);
 

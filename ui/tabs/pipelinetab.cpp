@@ -116,19 +116,21 @@ void PipelineTab::buildControls()
     m_scheduleBox->setAccessibleName(tr("Pipeline schedule"));
     addControl(box, "pipeline.virtual_stages");
 
-    QVBoxLayout* bubbleBox = addGroup(tr("Bubble"));
-    auto* definitionForm = new QFormLayout;
-    bubbleBox->addLayout(definitionForm);
-    m_definitionBox = addChoice(definitionForm, "pipeline.bubble_definition");
-    m_definitionBox->setAccessibleName(tr("Bubble definition"));
-
-    // Pass times matter less to the lesson: behind a disclosure.
+    // Pass times matter less to the lesson: behind a disclosure. Made before the next group so
+    // that Tab reaches them in the order they sit.
     auto* times = new QWidget;
     auto* timesBox = new QVBoxLayout(times);
     timesBox->setContentsMargins(kDisclosureIndent, 0, 0, 0);
     addControl(timesBox, "pipeline.forward_time");
     addControl(timesBox, "pipeline.backward_time");
+    addControl(timesBox, "pipeline.weight_time");
     addDisclosure(box, tr("Pass times"), times, tr("Show pass times"));
+
+    QVBoxLayout* bubbleBox = addGroup(tr("Bubble"));
+    auto* definitionForm = new QFormLayout;
+    bubbleBox->addLayout(definitionForm);
+    m_definitionBox = addChoice(definitionForm, "pipeline.bubble_definition");
+    m_definitionBox->setAccessibleName(tr("Bubble definition"));
 }
 
 void PipelineTab::buildGanttChart()
