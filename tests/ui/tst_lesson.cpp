@@ -101,6 +101,20 @@ private slots:
         QCOMPARE(document::lessonPlaceholders(first.narration), QStringList{"model_state"});
     }
 
+    void readsASeriesHighlight()
+    {
+        // "<chart>/<series>": a series of one of the step's tab's charts.
+        const QJsonObject object =
+            replaced(parse(kGood), {"steps", "1", "highlight"}, QJsonValue("pipeline-bubble/1f1b"))
+                .toObject();
+        const Lesson lesson = document::lessonFromJson(object);
+        QCOMPARE(lesson.steps[1].highlight, QString("pipeline-bubble/1f1b"));
+        QCOMPARE(document::lessonFromJson(document::lessonToJson(lesson)).steps[1].highlight,
+                 QString("pipeline-bubble/1f1b"));
+        QVERIFY(document::highlightableSeries("pipeline-bubble").contains("1f1b"));
+        QVERIFY(document::highlightableSeries("pipeline-gantt").isEmpty());
+    }
+
     void roundTrips()
     {
         const Lesson lesson = document::lessonFromJson(parse(kGood));
@@ -183,6 +197,14 @@ private slots:
             << "steps/0/highlight" << QJsonValue("zero.ranks") << "steps[0].highlight";
         QTest::newRow("highlight chart of other tab")
             << "steps/1/highlight" << QJsonValue("memory-budget") << "steps[1].highlight";
+        QTest::newRow("highlight series unknown")
+            << "steps/1/highlight" << QJsonValue("pipeline-bubble/gpipe2") << "steps[1].highlight";
+        QTest::newRow("highlight series of a chart without")
+            << "steps/1/highlight" << QJsonValue("pipeline-gantt/gpipe") << "steps[1].highlight";
+        QTest::newRow("highlight series of other tab")
+            << "steps/1/highlight" << QJsonValue("zero-memory/zero3") << "steps[1].highlight";
+        QTest::newRow("highlight series empty")
+            << "steps/1/highlight" << QJsonValue("pipeline-bubble/") << "steps[1].highlight";
         QTest::newRow("prediction type")
             << "steps/0/prediction" << QJsonValue("yes") << "steps[0].prediction";
         QTest::newRow("prediction key")

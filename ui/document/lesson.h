@@ -35,8 +35,9 @@ struct LessonStep {
     QJsonObject scenarioObject; ///< the step's scenario keys as written in the file
     core::Scenario scenario; ///< the defaults with scenarioObject applied, validated
     QString narration; ///< rich text with {{name}} placeholders for the tab's live figures
-    QString
-        highlight; ///< a field key ("memory.layers") or chart name ("memory-budget"); may be empty
+    /// A field key ("memory.layers"), a chart name ("memory-budget") or a series of a chart
+    /// ("zero-memory/zero3", see highlightableSeries()); may be empty.
+    QString highlight;
     std::optional<LessonPrediction> prediction;
 };
 
@@ -71,6 +72,11 @@ QJsonObject lessonToJson(const Lesson& lesson);
 /// The keys of `scenario` that differ from the defaults, as a scenario object: what a lesson
 /// step needs to bring `scenario` back over the defaults (scenarioFromJson of it == scenario).
 QJsonObject scenarioDifference(const core::Scenario& scenario);
+
+/// The series of `chart` a lesson step can highlight as "<chart>/<series>", by the key the tab
+/// gives the series as its object name ("zero3" for ZeRO-3's line of "zero-memory"); empty for a
+/// chart without such keys.
+QStringList highlightableSeries(const QString& chart);
 
 /// The names between {{ and }} in `text`, in order of appearance, each once.
 QStringList lessonPlaceholders(const QString& text);

@@ -251,11 +251,16 @@ void ZeroTab::buildMemoryChart()
     for (ZeroStage stage : kStages) {
         auto* line = new QLineSeries;
         line->setName(stageName(stage));
+        // What a lesson step highlights it by (document::highlightableSeries).
+        line->setObjectName(stage == ZeroStage::DataParallel
+                                ? QString("dp")
+                                : QString("zero%1").arg(static_cast<int>(stage)));
         line->setPen(stagePen(stage));
         add(line);
         m_stageLines << line;
     }
     m_memoryLimit = new QLineSeries;
+    m_memoryLimit->setObjectName("accelerator");
     m_memoryLimit->setName(tr("Accelerator"));
     m_memoryLimit->setPen(QPen(QColor(110, 110, 110), kLineWidth, Qt::DashLine));
     add(m_memoryLimit);
