@@ -1,6 +1,7 @@
 // The lesson file reader (docs/LESSONS.md), without widgets.
 
 #include "lesson.h"
+#include "scalelab/core/collectives.h"
 #include "scenariojson.h"
 #include "testhelpers.h"
 
@@ -10,6 +11,7 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
 using namespace scalelab;
 using document::Lesson;
@@ -309,6 +311,42 @@ private slots:
             QCOMPARE(again.steps[i].prediction, lesson.steps[i].prediction);
             QVERIFY(again.steps[i].scenario == lesson.steps[i].scenario);
         }
+    }
+
+    void builtInLessonAsksEveryExercise()
+    {
+        // Each of the chapter's four exercises is a step that asks before it tells.
+        const Lesson lesson = document::loadLessonFile(document::kBuiltInLesson);
+        for (const QString exercise : {"41.1", "41.2", "41.3", "41.4"}) {
+            const bool asked = std::any_of(lesson.steps.begin(), lesson.steps.end(), [&](auto& s) {
+                return s.narration.contains("Exercise " + exercise) && s.prediction;
+            });
+            QVERIFY2(asked, qPrintable(exercise));
+        }
+    }
+
+    void exercise41_2AnswerIsTheCoresFigure()
+    {
+        // The number the class predicts for exercise 41.2 is ZeRO-2's per-rank state as the core
+        // computes it for the step's own scenario: P w + P (g + o) / n, exactly.
+        const Lesson lesson = document::loadLessonFile(document::kBuiltInLesson);
+        int asked = 0;
+        for (const auto& step : lesson.steps) {
+            if (!step.narration.contains("Exercise 41.2") || !step.prediction
+                || step.prediction->kind != LessonPrediction::Kind::Number)
+                continue;
+            ++asked;
+            QCOMPARE(step.tab, QString("zero"));
+            QCOMPARE(step.scenario.zero.parameters, std::int64_t(1000)); // the exercise's P
+            QCOMPARE(step.scenario.zero.ranks, std::int64_t(4)); // and n
+            const core::ZeroResult r = core::computeZero(step.scenario.zero);
+            QVERIFY(r.zero2.isWhole());
+            QCOMPARE(step.prediction->answer, r.zero2.value());
+            QCOMPARE(step.prediction->tolerance, 0.0); // whole bytes: only the exact count
+            QVERIFY(step.prediction->accepts(r.zero2.value()));
+            QVERIFY(!step.prediction->accepts(r.zero2.value() + 1));
+        }
+        QCOMPARE(asked, 1);
     }
 };
 
