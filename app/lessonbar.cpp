@@ -437,7 +437,7 @@ void LessonBar::showPrediction()
     }
     m_number->setVisible(!choices);
     m_unit->setVisible(!choices);
-    m_unit->setText(p.unit);
+    m_unit->setText(p.unitFor(0)); // the plural: "[    ] slots"
 }
 
 QString LessonBar::classAnswerLine() const
@@ -451,7 +451,8 @@ QString LessonBar::classAnswerLine() const
             ? tr("The class said %1: right.").arg(QChar('A' + picked))
             : tr("The class said %1: not this time.").arg(QChar('A' + picked));
     }
-    const QString typed = m_number->text().remove(p.unit).remove('%').trimmed();
+    const QString typed =
+        m_number->text().remove(p.unitFor(0)).remove(p.unitFor(1)).remove('%').trimmed();
     if (typed.isEmpty())
         return {};
     bool ok = false;
@@ -473,7 +474,8 @@ void LessonBar::reveal()
     m_revealed = true;
     QString answer = p.kind == document::LessonPrediction::Kind::Choice
         ? tr("%1. %2").arg(QChar('A' + p.answerIndex), p.choices[p.answerIndex].toHtmlEscaped())
-        : tr("%1 %2").arg(QLocale().toString(p.answer, 'g', 12), p.unit.toHtmlEscaped());
+        : tr("%1 %2").arg(QLocale().toString(p.answer, 'g', 12),
+                          p.unitFor(p.answer).toHtmlEscaped());
     QString html = tr("<p><b>Answer: %1</b> %2</p>").arg(answer, classAnswerLine());
     html += filled(p.explanation);
     m_answer->setText(html);

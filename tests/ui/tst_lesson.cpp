@@ -117,6 +117,30 @@ private slots:
         QVERIFY(document::highlightableSeries("pipeline-gantt").isEmpty());
     }
 
+    void unitReadsInTheRightNumber_data()
+    {
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("reads");
+        QTest::newRow("one") << "slot(s)" << 1.0 << "slot";
+        QTest::newRow("none") << "slot(s)" << 0.0 << "slots";
+        QTest::newRow("fraction") << "slot(s)" << 1.5 << "slots";
+        QTest::newRow("inside") << "token(s) per rank" << 1.0 << "token per rank";
+        QTest::newRow("plain") << "bytes per parameter" << 1.0 << "bytes per parameter";
+        QTest::newRow("percent") << "%" << 20.0 << "%";
+    }
+
+    void unitReadsInTheRightNumber()
+    {
+        QFETCH(QString, unit);
+        QFETCH(double, value);
+        QFETCH(QString, reads);
+        LessonPrediction p;
+        p.kind = LessonPrediction::Kind::Number;
+        p.unit = unit;
+        QCOMPARE(p.unitFor(value), reads);
+    }
+
     void roundTrips()
     {
         const Lesson lesson = document::lessonFromJson(parse(kGood));

@@ -307,6 +307,29 @@ private slots:
         bar->leave();
     }
 
+    void anAnswerOfOneReadsInTheSingular()
+    {
+        // The built-in lesson's all-to-all count: one slot leaves its rank.
+        app::MainWindow w{core::Scenario{}};
+        w.playBuiltInLesson();
+        LessonBar* bar = w.lessonBar();
+        int checked = 0;
+        for (int i = 0; i < static_cast<int>(bar->lesson().steps.size()); ++i) {
+            const auto& p = bar->lesson().steps[std::size_t(i)].prediction;
+            if (!p || p->unit != "slot(s)")
+                continue;
+            ++checked;
+            bar->goToStep(i);
+            bar->numberEdit()->setText("1 slot");
+            bar->reveal();
+            const QString answer = bar->answerLabel()->text();
+            QVERIFY2(answer.contains("Answer: 1 slot</b>"), qPrintable(answer));
+            QVERIFY2(answer.contains("The class said 1: right."), qPrintable(answer));
+        }
+        QCOMPARE(checked, 1);
+        bar->leave();
+    }
+
     void highlightIsDrawn()
     {
         app::MainWindow w{core::Scenario{}};

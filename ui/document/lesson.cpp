@@ -222,6 +222,13 @@ bool LessonPrediction::accepts(double value) const
     return std::abs(value - answer) <= tolerance * std::abs(answer) + 1e-12;
 }
 
+QString LessonPrediction::unitFor(double value) const
+{
+    static const QRegularExpression ending(R"(\(([^()\s]+)\))");
+    QString text = unit;
+    return text.replace(ending, value == 1.0 ? QString() : QStringLiteral("\\1"));
+}
+
 Lesson lessonFromJson(const QJsonObject& object)
 {
     refuseUnknownKeys(object, kLessonKeys, {});

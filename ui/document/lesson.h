@@ -20,11 +20,15 @@ struct LessonPrediction {
     int answerIndex = -1; ///< Choice: the right one, 0-based
     double answer = 0; ///< Number: the right value
     double tolerance = 0.05; ///< Number: accepted relative difference, 0..1
-    QString unit; ///< Number: what the value is counted in ("GB", "%")
+    QString unit; ///< Number: what the value is counted in ("GB", "%", "slot(s)")
     QString explanation; ///< rich text shown with the answer; may be empty
 
     /// Whether `value` counts as the answer of a number question.
     bool accepts(double value) const;
+    /// The unit as it reads after `value`: a plural ending written in parentheses is dropped
+    /// after exactly 1 and kept otherwise ("slot(s)": "1 slot", "0 slots", "2.5 slots"); a unit
+    /// without one stands as written. unitFor(0) is the plural, for a label beside a number box.
+    QString unitFor(double value) const;
     friend bool operator==(const LessonPrediction&, const LessonPrediction&) = default;
 };
 

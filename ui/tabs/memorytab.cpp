@@ -314,8 +314,9 @@ void MemoryTab::showBudget(const core::MemoryResult& r)
         + QList<qreal>(bars - 1, in(static_cast<double>(r.checkpointedActivationBytes))));
     QStringList categories = {tr("All saved<br>%1").arg(formatBytes(all, byteUnit()))};
     if (checkpointing())
-        categories
-            << tr("%1 segments<br>%2").arg(inputs().segments).arg(formatBytes(ckpt, byteUnit()));
+        categories << countText(tr("%1 segment(s)", nullptr, pluralChoice(inputs().segments)),
+                                inputs().segments)
+                + "<br>" + formatBytes(ckpt, byteUnit());
     if (m_budgetCategories->categories() != categories) {
         m_budgetCategories->clear();
         m_budgetCategories->append(categories);

@@ -617,7 +617,8 @@ void ZeroTab::showBreakdown(const ZeroFigures& f)
         replaceIfChanged(m_elsewhere, row, b.elsewhere);
         tallest = std::max(tallest, b.length);
     }
-    m_breakdownNote->setText(tr("n = %1 ranks").arg(formatWhole(f.ranks)));
+    m_breakdownNote->setText(
+        countText(tr("n = %1 rank(s)", nullptr, pluralChoice(f.ranks)), f.ranks));
     niceRange(m_breakdownY, 0, tallest * kHeadroom);
     replaceIfChanged(m_breakdownLimit,
                      QList<QPointF>{{f.limit, kFirstCategoryEdge}, {f.limit, kLastCategoryEdge}});
