@@ -341,7 +341,7 @@ private slots:
     {
         // Each of the chapter's four exercises is a step that asks before it tells.
         const Lesson lesson = document::loadLessonFile(document::kBuiltInLesson);
-        for (const QString exercise : {"41.1", "41.2", "41.3", "41.4"}) {
+        for (const QString& exercise : QStringList{"41.1", "41.2", "41.3", "41.4"}) {
             const bool asked = std::any_of(lesson.steps.begin(), lesson.steps.end(), [&](auto& s) {
                 return s.narration.contains("Exercise " + exercise) && s.prediction;
             });

@@ -376,7 +376,7 @@ private slots:
         const qreal plainWidth = zeroPlain["zero3"].first.widthF();
         QCOMPARE(shown["zero3"].first.widthF(), 2 * plainWidth);
         QCOMPARE(shown["zero3"].first.color(), zeroPlain["zero3"].first.color());
-        for (const QString& other : {"dp", "zero1", "zero2", "accelerator"})
+        for (const QString& other : QStringList{"dp", "zero1", "zero2", "accelerator"})
             QVERIFY2(shown[other].first.color().alpha() < zeroPlain[other].first.color().alpha(),
                      qPrintable(other));
         // Projector mode thickens every line; the emphasis stays on top of it.
