@@ -59,7 +59,7 @@ QString questionHtml(const LessonPrediction& p, const QHash<QString, QString>& v
     } else if (!p.unit.isEmpty()) {
         html += "<p>"
             + QCoreApplication::translate("Handout", "Answer in %1: ______")
-                  .arg(p.unit.toHtmlEscaped())
+                  .arg(p.unitFor(0).toHtmlEscaped())
             + "</p>";
     }
     return html;
@@ -70,7 +70,8 @@ QString answerHtml(int index, const LessonPrediction& p, const QHash<QString, QS
     const QString answer = p.kind == LessonPrediction::Kind::Choice
         ? QString("%1. %2").arg(QChar('A' + p.answerIndex),
                                 p.choices[p.answerIndex].toHtmlEscaped())
-        : QString("%1 %2").arg(QString::number(p.answer, 'g', 12), p.unit.toHtmlEscaped());
+        : QString("%1 %2").arg(QString::number(p.answer, 'g', 12),
+                               p.unitFor(p.answer).toHtmlEscaped());
     return "<p><b>"
         + QCoreApplication::translate("Handout", "Step %1: %2").arg(index + 1).arg(answer)
         + "</b></p>" + ui::fillExplanation(p.explanation, values, true);

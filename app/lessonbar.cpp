@@ -27,37 +27,53 @@
 #include <QTextEdit>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QVariantAnimation>
+#include <cmath>
 
 namespace scalelab::app {
 
 /// A thick outline around one widget of the window, drawn over everything and transparent to
 /// the mouse. It follows the widget (scrolling, resizing) on a short timer, and draws only the
-/// part of it that is on screen.
+/// part of it that is on screen. A new target is announced by three rings that grow out of the
+/// outline and fade (under two seconds), so the eye of someone at the back finds it; then the
+/// outline stays still.
 class HighlightOverlay : public QWidget {
 public:
     explicit HighlightOverlay(QWidget* window)
         : QWidget(window)
         , m_timer(new QTimer(this))
+        , m_pulse(new QVariantAnimation(this))
     {
         setObjectName("lesson.highlight");
         setAttribute(Qt::WA_TransparentForMouseEvents);
         setAttribute(Qt::WA_NoSystemBackground);
         m_timer->setInterval(150);
         connect(m_timer, &QTimer::timeout, this, &HighlightOverlay::follow);
+        m_pulse->setStartValue(0.0);
+        m_pulse->setEndValue(1.0);
+        m_pulse->setDuration(kPulseMs);
+        m_pulse->setLoopCount(kPulses);
+        connect(m_pulse, &QVariantAnimation::valueChanged, this, [this] { update(); });
+        connect(m_pulse, &QVariantAnimation::finished, this, [this] { update(); });
         hide();
     }
 
+    /// Outlines `target` (none: nothing), with the pulse when it is a new step's.
     void setTarget(QWidget* target)
     {
         m_target = target;
-        if (target)
+        m_pulse->stop();
+        if (target) {
             m_timer->start();
-        else
+            m_pulse->start();
+        } else {
             m_timer->stop();
+        }
         follow();
     }
     QWidget* target() const { return m_target; }
     QRect outline() const { return m_outline; }
+    bool isPulsing() const { return m_pulse->state() == QAbstractAnimation::Running; }
 
     /// Where the target is now, in window coordinates; redraws when that changed.
     void follow()
@@ -91,18 +107,32 @@ protected:
         QPainter painter(this);
         painter.setRenderHint(QPainter::Antialiasing);
         // Okabe-Ito orange: seen by every kind of colour vision, on light and dark charts.
+        const QColor orange(0xE6, 0x9F, 0x00);
         const qreal width = 4.0 * ui::lineScale();
-        painter.setPen(QPen(QColor(0xE6, 0x9F, 0x00), width));
         painter.setBrush(Qt::NoBrush);
         const qreal half = width / 2;
-        painter.drawRoundedRect(QRectF(m_outline).adjusted(half, half, -half, -half), 6, 6);
+        const QRectF outline = QRectF(m_outline).adjusted(half, half, -half, -half);
+        if (isPulsing()) {
+            // A ring leaves the outline, grows by a few line widths and fades out.
+            const double t = m_pulse->currentValue().toDouble();
+            QColor ring = orange;
+            ring.setAlphaF(static_cast<float>(0.8 * (1.0 - t)));
+            painter.setPen(QPen(ring, width * (1.0 + 1.5 * (1.0 - t))));
+            const qreal grow = 4 * width * t;
+            painter.drawRoundedRect(outline.adjusted(-grow, -grow, grow, grow), 6 + grow, 6 + grow);
+        }
+        painter.setPen(QPen(orange, width));
+        painter.drawRoundedRect(outline, 6, 6);
     }
 
 private:
     static constexpr int kMargin = 4;
+    static constexpr int kPulseMs = 600;
+    static constexpr int kPulses = 3;
     QPointer<QWidget> m_target;
     QRect m_outline;
     QTimer* m_timer;
+    QVariantAnimation* m_pulse;
 };
 
 LessonBar::LessonBar(MainWindow* window)
@@ -153,8 +183,12 @@ LessonBar::LessonBar(MainWindow* window)
     m_blank->hide();
     for (ui::Tab* tab : m_window->tabs())
         connect(tab, &ui::Tab::refreshed, this, [this, tab] {
-            if (m_active && tab->name() == m_lesson.steps[std::size_t(m_index)].tab)
+            if (m_active && tab->name() == m_lesson.steps[std::size_t(m_index)].tab) {
                 updateNarration();
+                // A refresh may restyle a series (the tab's own emphasis): emphasise it again.
+                if (m_emphasised)
+                    m_emphasised->emphasiseSeries(m_emphasised->emphasisedSeries());
+            }
         });
     followTypeSize();
     hide();
@@ -301,6 +335,7 @@ void LessonBar::leave()
     qApp->removeEventFilter(this);
     setBlank(false);
     m_overlay->setTarget(nullptr);
+    emphasiseSeries(nullptr, {});
     hide();
     m_window->scenarioDocument()->replace(m_before, tr("Leave lesson"));
     if (!m_beforeTab.isEmpty())
@@ -402,7 +437,7 @@ void LessonBar::showPrediction()
     }
     m_number->setVisible(!choices);
     m_unit->setVisible(!choices);
-    m_unit->setText(p.unit);
+    m_unit->setText(p.unitFor(0)); // the plural: "[    ] slots"
 }
 
 QString LessonBar::classAnswerLine() const
@@ -416,7 +451,8 @@ QString LessonBar::classAnswerLine() const
             ? tr("The class said %1: right.").arg(QChar('A' + picked))
             : tr("The class said %1: not this time.").arg(QChar('A' + picked));
     }
-    const QString typed = m_number->text().remove(p.unit).remove('%').trimmed();
+    const QString typed =
+        m_number->text().remove(p.unitFor(0)).remove(p.unitFor(1)).remove('%').trimmed();
     if (typed.isEmpty())
         return {};
     bool ok = false;
@@ -438,7 +474,8 @@ void LessonBar::reveal()
     m_revealed = true;
     QString answer = p.kind == document::LessonPrediction::Kind::Choice
         ? tr("%1. %2").arg(QChar('A' + p.answerIndex), p.choices[p.answerIndex].toHtmlEscaped())
-        : tr("%1 %2").arg(QLocale().toString(p.answer, 'g', 12), p.unit.toHtmlEscaped());
+        : tr("%1 %2").arg(QLocale().toString(p.answer, 'g', 12),
+                          p.unitFor(p.answer).toHtmlEscaped());
     QString html = tr("<p><b>Answer: %1</b> %2</p>").arg(answer, classAnswerLine());
     html += filled(p.explanation);
     m_answer->setText(html);
@@ -486,6 +523,20 @@ QWidget* LessonBar::highlightTarget() const
     return m_overlay->target();
 }
 
+bool LessonBar::isHighlightPulsing() const
+{
+    return m_overlay->isPulsing();
+}
+
+void LessonBar::emphasiseSeries(ui::ChartViewPanel* chart, const QString& series)
+{
+    if (m_emphasised && m_emphasised != chart)
+        m_emphasised->emphasiseSeries({});
+    m_emphasised = chart;
+    if (chart)
+        chart->emphasiseSeries(series);
+}
+
 QRect LessonBar::highlightRect() const
 {
     m_overlay->follow();
@@ -495,16 +546,24 @@ QRect LessonBar::highlightRect() const
 void LessonBar::placeHighlight()
 {
     const document::LessonStep& step = m_lesson.steps[std::size_t(m_index)];
+    // "<chart>/<series>": the chart is outlined, the series drawn stronger than the rest.
+    const QString chartName = step.highlight.section('/', 0, 0);
+    const QString series = step.highlight.section('/', 1);
     QWidget* target = nullptr;
+    ui::ChartViewPanel* seriesChart = nullptr;
     for (ui::Tab* tab : m_window->tabs()) {
         if (tab->name() != step.tab || step.highlight.isEmpty())
             continue;
         if (document::findField(step.highlight))
             target = tab->findChild<QWidget*>(step.highlight);
         for (ui::ChartPanel* chart : tab->charts())
-            if (chart->name() == step.highlight)
+            if (chart->name() == chartName) {
                 target = chart;
+                if (!series.isEmpty())
+                    seriesChart = qobject_cast<ui::ChartViewPanel*>(chart);
+            }
     }
+    emphasiseSeries(seriesChart, series);
     m_overlay->setTarget(target);
     if (!target)
         return;

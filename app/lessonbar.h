@@ -16,6 +16,10 @@ class QLineEdit;
 class QPushButton;
 QT_END_NAMESPACE
 
+namespace scalelab::ui {
+class ChartViewPanel;
+}
+
 namespace scalelab::app {
 
 class MainWindow;
@@ -71,6 +75,8 @@ public:
     QWidget* highlightTarget() const;
     /// The outline's rectangle in window coordinates; empty when nothing is outlined.
     QRect highlightRect() const;
+    /// Whether the outline still pulses, as it does for a moment when a step shows it.
+    bool isHighlightPulsing() const;
 
 signals:
     /// The lesson ended (Esc, Leave); the scenario from before it is back.
@@ -89,6 +95,9 @@ private:
     void updateNarration();
     void updateCounter();
     void placeHighlight();
+    /// Draws `series` of `chart` stronger than the rest (ChartViewPanel::emphasiseSeries), and
+    /// the chart emphasised before as its tab made it. A null chart: none emphasised.
+    void emphasiseSeries(ui::ChartViewPanel* chart, const QString& series);
     bool handleKey(QObject* receiver, QKeyEvent* key);
     QString filled(const QString& text) const;
     QString classAnswerLine() const;
@@ -116,6 +125,7 @@ private:
     QPushButton* m_back;
     QPushButton* m_next;
     HighlightOverlay* m_overlay;
+    QPointer<ui::ChartViewPanel> m_emphasised;
     QWidget* m_blank;
 };
 

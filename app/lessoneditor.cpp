@@ -64,7 +64,7 @@ QWidget* LessonEditor::buildStepFields()
     m_narration->setToolTip(tr("Rich text; {{name}} shows a live figure of the step's tab"));
     form->addRow(tr("&Narration"), m_narration);
     m_highlight = new QLineEdit(box);
-    m_highlight->setPlaceholderText(tr("a control key or chart name, or empty"));
+    m_highlight->setPlaceholderText(tr("a control key, a chart name or chart/series, or empty"));
     form->addRow(tr("&Highlight"), m_highlight);
     m_question = new QLineEdit(box);
     m_question->setPlaceholderText(tr("empty: no prediction"));

@@ -224,6 +224,28 @@ private slots:
         QVERIFY(tab.ranksCaption()->toPlainText().contains("8.19 kB sent off-rank"));
     }
 
+    void oneDroppedSlotReadsInTheSingular()
+    {
+        // Expert 3 gets three slots and the others one each: a capacity of ceil(1.0 x 6 / 4) = 2
+        // slots per expert drops exactly one.
+        core::Scenario s = exerciseScenario();
+        s.experts.assignments = Matrix{{0, 1, 3}, {2, 3, 3}};
+        s.experts.capacityFactor = 1.0;
+        ExpertsTab tab;
+        tab.setScenario(s);
+        settle(tab, kWorkerTimeoutMs);
+        const core::ExpertsResult r = core::routeExperts(tab.inputs());
+        QCOMPARE(r.capacity, std::int64_t(2));
+        QCOMPARE(r.dropped, std::int64_t(1));
+        QCOMPARE(tab.explanationValues().value("dropped"), QString("1 slot"));
+        const QString figures = tab.figuresLabel()->text();
+        QVERIFY2(figures.contains("= 2 slots per expert: <b>1 dropped</b>"), qPrintable(figures));
+        // The explanation beside the charts says it the same way.
+        QVERIFY(tab.explanation());
+        QVERIFY2(!tab.explanation()->html().contains("1 slots"),
+                 qPrintable(tab.explanation()->html()));
+    }
+
     void aRouterInputLeavesTheExercise()
     {
         ExpertsTab tab;

@@ -1,6 +1,7 @@
 // The lesson file reader (docs/LESSONS.md), without widgets.
 
 #include "lesson.h"
+#include "scalelab/core/collectives.h"
 #include "scenariojson.h"
 #include "testhelpers.h"
 
@@ -10,6 +11,7 @@
 #include <QSet>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 
 using namespace scalelab;
 using document::Lesson;
@@ -101,6 +103,44 @@ private slots:
         QCOMPARE(document::lessonPlaceholders(first.narration), QStringList{"model_state"});
     }
 
+    void readsASeriesHighlight()
+    {
+        // "<chart>/<series>": a series of one of the step's tab's charts.
+        const QJsonObject object =
+            replaced(parse(kGood), {"steps", "1", "highlight"}, QJsonValue("pipeline-bubble/1f1b"))
+                .toObject();
+        const Lesson lesson = document::lessonFromJson(object);
+        QCOMPARE(lesson.steps[1].highlight, QString("pipeline-bubble/1f1b"));
+        QCOMPARE(document::lessonFromJson(document::lessonToJson(lesson)).steps[1].highlight,
+                 QString("pipeline-bubble/1f1b"));
+        QVERIFY(document::highlightableSeries("pipeline-bubble").contains("1f1b"));
+        QVERIFY(document::highlightableSeries("pipeline-gantt").isEmpty());
+    }
+
+    void unitReadsInTheRightNumber_data()
+    {
+        QTest::addColumn<QString>("unit");
+        QTest::addColumn<double>("value");
+        QTest::addColumn<QString>("reads");
+        QTest::newRow("one") << "slot(s)" << 1.0 << "slot";
+        QTest::newRow("none") << "slot(s)" << 0.0 << "slots";
+        QTest::newRow("fraction") << "slot(s)" << 1.5 << "slots";
+        QTest::newRow("inside") << "token(s) per rank" << 1.0 << "token per rank";
+        QTest::newRow("plain") << "bytes per parameter" << 1.0 << "bytes per parameter";
+        QTest::newRow("percent") << "%" << 20.0 << "%";
+    }
+
+    void unitReadsInTheRightNumber()
+    {
+        QFETCH(QString, unit);
+        QFETCH(double, value);
+        QFETCH(QString, reads);
+        LessonPrediction p;
+        p.kind = LessonPrediction::Kind::Number;
+        p.unit = unit;
+        QCOMPARE(p.unitFor(value), reads);
+    }
+
     void roundTrips()
     {
         const Lesson lesson = document::lessonFromJson(parse(kGood));
@@ -183,6 +223,14 @@ private slots:
             << "steps/0/highlight" << QJsonValue("zero.ranks") << "steps[0].highlight";
         QTest::newRow("highlight chart of other tab")
             << "steps/1/highlight" << QJsonValue("memory-budget") << "steps[1].highlight";
+        QTest::newRow("highlight series unknown")
+            << "steps/1/highlight" << QJsonValue("pipeline-bubble/gpipe2") << "steps[1].highlight";
+        QTest::newRow("highlight series of a chart without")
+            << "steps/1/highlight" << QJsonValue("pipeline-gantt/gpipe") << "steps[1].highlight";
+        QTest::newRow("highlight series of other tab")
+            << "steps/1/highlight" << QJsonValue("zero-memory/zero3") << "steps[1].highlight";
+        QTest::newRow("highlight series empty")
+            << "steps/1/highlight" << QJsonValue("pipeline-bubble/") << "steps[1].highlight";
         QTest::newRow("prediction type")
             << "steps/0/prediction" << QJsonValue("yes") << "steps[0].prediction";
         QTest::newRow("prediction key")
@@ -287,6 +335,42 @@ private slots:
             QCOMPARE(again.steps[i].prediction, lesson.steps[i].prediction);
             QVERIFY(again.steps[i].scenario == lesson.steps[i].scenario);
         }
+    }
+
+    void builtInLessonAsksEveryExercise()
+    {
+        // Each of the chapter's four exercises is a step that asks before it tells.
+        const Lesson lesson = document::loadLessonFile(document::kBuiltInLesson);
+        for (const QString& exercise : QStringList{"41.1", "41.2", "41.3", "41.4"}) {
+            const bool asked = std::any_of(lesson.steps.begin(), lesson.steps.end(), [&](auto& s) {
+                return s.narration.contains("Exercise " + exercise) && s.prediction;
+            });
+            QVERIFY2(asked, qPrintable(exercise));
+        }
+    }
+
+    void exercise41_2AnswerIsTheCoresFigure()
+    {
+        // The number the class predicts for exercise 41.2 is ZeRO-2's per-rank state as the core
+        // computes it for the step's own scenario: P w + P (g + o) / n, exactly.
+        const Lesson lesson = document::loadLessonFile(document::kBuiltInLesson);
+        int asked = 0;
+        for (const auto& step : lesson.steps) {
+            if (!step.narration.contains("Exercise 41.2") || !step.prediction
+                || step.prediction->kind != LessonPrediction::Kind::Number)
+                continue;
+            ++asked;
+            QCOMPARE(step.tab, QString("zero"));
+            QCOMPARE(step.scenario.zero.parameters, std::int64_t(1000)); // the exercise's P
+            QCOMPARE(step.scenario.zero.ranks, std::int64_t(4)); // and n
+            const core::ZeroResult r = core::computeZero(step.scenario.zero);
+            QVERIFY(r.zero2.isWhole());
+            QCOMPARE(step.prediction->answer, r.zero2.value());
+            QCOMPARE(step.prediction->tolerance, 0.0); // whole bytes: only the exact count
+            QVERIFY(step.prediction->accepts(r.zero2.value()));
+            QVERIFY(!step.prediction->accepts(r.zero2.value() + 1));
+        }
+        QCOMPARE(asked, 1);
     }
 };
 

@@ -1,6 +1,8 @@
 // The lesson player (docs/LESSONS.md): the built-in lesson played through, presenter keys,
 // leaving, predictions, projector mode. Offscreen.
 
+#include "chartpanel.h"
+#include "chartstyle.h"
 #include "lesson.h"
 #include "lessonbar.h"
 #include "lessoneditor.h"
@@ -10,6 +12,9 @@
 #include "scenariojson.h"
 #include "testhelpers.h"
 
+#include <QAbstractBarSeries>
+#include <QBarSet>
+#include <QChart>
 #include <QDir>
 #include <QFileInfo>
 #include <QFontInfo>
@@ -25,6 +30,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUndoStack>
+#include <QXYSeries>
 
 using namespace scalelab;
 using app::LessonBar;
@@ -47,6 +53,16 @@ const QByteArray kSmall = R"({
   ]
 })";
 
+/// A series highlighted, its chart alone, a bar set of another tab's chart.
+const QByteArray kSeries = R"({
+  "title": "Series",
+  "steps": [
+    { "tab": "zero", "narration": "ZeRO-3", "highlight": "zero-memory/zero3" },
+    { "tab": "zero", "narration": "The chart", "highlight": "zero-memory" },
+    { "tab": "memory", "narration": "Moments", "highlight": "memory-budget/adam_moments" }
+  ]
+})";
+
 document::Lesson smallLesson()
 {
     return document::lessonFromJson(QJsonDocument::fromJson(kSmall).object());
@@ -65,6 +81,20 @@ core::Scenario teachersOwn()
     s.memory.segments = 5;
     s.pipeline.stages = 6;
     return s;
+}
+
+/// How each series (and bar set) of `chart` is drawn, by its object name: pen and fill.
+QHash<QString, std::pair<QPen, QBrush>> looks(const ui::ChartViewPanel* chart)
+{
+    QHash<QString, std::pair<QPen, QBrush>> out;
+    for (QAbstractSeries* series : chart->chart()->series()) {
+        if (auto* bars = qobject_cast<QAbstractBarSeries*>(series))
+            for (const QBarSet* set : bars->barSets())
+                out.insert(set->objectName(), {set->pen(), set->brush()});
+        else if (auto* xy = qobject_cast<QXYSeries*>(series))
+            out.insert(xy->objectName(), {xy->pen(), xy->brush()});
+    }
+    return out;
 }
 
 void waitForTabs(app::MainWindow& w)
@@ -143,10 +173,14 @@ private slots:
         const QString folder = qEnvironmentVariable("SCALELAB_LESSON_SHOTS");
         if (folder.isEmpty())
             QSKIP("SCALELAB_LESSON_SHOTS=DIR writes every step of the built-in lesson in "
-                  "projector mode at 1280 x 800");
+                  "projector mode at 1280 x 800 (SCALELAB_LESSON_SHOTS_SIZE=1920x1080: that size)");
+        QSize size(1280, 800);
+        if (const QStringList wh = qEnvironmentVariable("SCALELAB_LESSON_SHOTS_SIZE").split('x');
+            wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
+            size = QSize(wh[0].toInt(), wh[1].toInt());
         app::MainWindow w{core::Scenario{}};
         w.setProjectorMode(true);
-        w.resize(1280, 800);
+        w.resize(size);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.playBuiltInLesson();
@@ -267,6 +301,29 @@ private slots:
         bar->leave();
     }
 
+    void anAnswerOfOneReadsInTheSingular()
+    {
+        // The built-in lesson's all-to-all count: one slot leaves its rank.
+        app::MainWindow w{core::Scenario{}};
+        w.playBuiltInLesson();
+        LessonBar* bar = w.lessonBar();
+        int checked = 0;
+        for (int i = 0; i < static_cast<int>(bar->lesson().steps.size()); ++i) {
+            const auto& p = bar->lesson().steps[std::size_t(i)].prediction;
+            if (!p || p->unit != "slot(s)")
+                continue;
+            ++checked;
+            bar->goToStep(i);
+            bar->numberEdit()->setText("1 slot");
+            bar->reveal();
+            const QString answer = bar->answerLabel()->text();
+            QVERIFY2(answer.contains("Answer: 1 slot</b>"), qPrintable(answer));
+            QVERIFY2(answer.contains("The class said 1: right."), qPrintable(answer));
+        }
+        QCOMPARE(checked, 1);
+        bar->leave();
+    }
+
     void highlightIsDrawn()
     {
         app::MainWindow w{core::Scenario{}};
@@ -287,6 +344,81 @@ private slots:
         QVERIFY(!bar->highlightTarget());
         QVERIFY(bar->highlightRect().isEmpty());
         bar->leave();
+    }
+
+    void seriesHighlightIsDrawnAndLeavingRestoresIt()
+    {
+        app::MainWindow w{core::Scenario{}};
+        w.resize(1400, 900);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* zero = w.findChild<ui::ChartViewPanel*>("zero-memory");
+        auto* budget = w.findChild<ui::ChartViewPanel*>("memory-budget");
+        QVERIFY(zero && budget);
+        const auto zeroPlain = looks(zero);
+        const auto budgetPlain = looks(budget);
+        QVERIFY(zeroPlain.contains("zero3") && budgetPlain.contains("adam_moments"));
+        w.startLesson(document::lessonFromJson(QJsonDocument::fromJson(kSeries).object()));
+        LessonBar* bar = w.lessonBar();
+        waitForTabs(w);
+        // The chart is outlined (and pulses for a moment); its ZeRO-3 line is twice as thick,
+        // every other line of it faded.
+        QCOMPARE(bar->highlightTarget(), zero);
+        QVERIFY(bar->isHighlightPulsing());
+        QTRY_VERIFY(!bar->highlightRect().isEmpty());
+        auto shown = looks(zero);
+        const qreal plainWidth = zeroPlain["zero3"].first.widthF();
+        QCOMPARE(shown["zero3"].first.widthF(), 2 * plainWidth);
+        QCOMPARE(shown["zero3"].first.color(), zeroPlain["zero3"].first.color());
+        for (const QString& other : QStringList{"dp", "zero1", "zero2", "accelerator"})
+            QVERIFY2(shown[other].first.color().alpha() < zeroPlain[other].first.color().alpha(),
+                     qPrintable(other));
+        // Projector mode thickens every line; the emphasis stays on top of it.
+        w.setProjectorMode(true);
+        QTRY_COMPARE(looks(zero)["zero3"].first.widthF(), 2 * plainWidth * ui::lineScale());
+        w.setProjectorMode(false);
+        QTRY_COMPARE(looks(zero)["zero3"].first.widthF(), 2 * plainWidth);
+        // The chart alone: every line as the tab drew it.
+        bar->next();
+        QCOMPARE(bar->highlightTarget(), zero);
+        QCOMPARE(zero->emphasisedSeries(), QString());
+        QCOMPARE(looks(zero), zeroPlain);
+        bar->back();
+        QCOMPARE(looks(zero)["zero3"].first.widthF(), 2 * plainWidth);
+        // A bar set of another tab: a thick dark outline, the other parts faded; the ZeRO chart
+        // is back to the tab's own looks.
+        bar->goToStep(2);
+        QCOMPARE(looks(zero), zeroPlain);
+        shown = looks(budget);
+        QCOMPARE(shown["adam_moments"].first.widthF(), qreal(ui::kLineWidth));
+        QCOMPARE(shown["adam_moments"].second, budgetPlain["adam_moments"].second);
+        QVERIFY(shown["weights"].second.color().alpha()
+                < budgetPlain["weights"].second.color().alpha());
+        bar->leave();
+        QCOMPARE(looks(budget), budgetPlain);
+        QCOMPARE(looks(zero), zeroPlain);
+    }
+
+    void everyHighlightableSeriesIsOnItsChart()
+    {
+        // The keys a lesson file may name (document::highlightableSeries) are the object names
+        // the tabs give their series.
+        app::MainWindow w{core::Scenario{}};
+        int charts = 0;
+        for (ui::Tab* tab : w.tabs())
+            for (ui::ChartPanel* panel : tab->charts()) {
+                const QStringList keys = document::highlightableSeries(panel->name());
+                if (keys.isEmpty())
+                    continue;
+                ++charts;
+                auto* chart = qobject_cast<ui::ChartViewPanel*>(panel);
+                QVERIFY2(chart, qPrintable(panel->name()));
+                for (const QString& key : keys)
+                    QVERIFY2(chart->emphasiseSeries(key), qPrintable(panel->name() + '/' + key));
+                QVERIFY(!chart->emphasiseSeries({}));
+                QVERIFY(!chart->emphasiseSeries("nothing"));
+            }
+        QCOMPARE(charts, 4);
     }
 
     void projectorModeEnlargesTheNarration()

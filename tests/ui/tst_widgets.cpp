@@ -5,6 +5,7 @@
 #include "chartstyle.h"
 #include "explanationpanel.h"
 #include "figureslabel.h"
+#include "format.h"
 #include "heatmappanel.h"
 #include "scalelab/core/error.h"
 #include "tab.h"
@@ -172,6 +173,30 @@ private slots:
         QCOMPARE(explanationFile(":/explanations", "memory", QLocale(locale)),
                  QString(":/explanations/memory.html"));
         QVERIFY(QFile::exists(explanationFile(":/explanations", "memory", QLocale(locale))));
+    }
+
+    void countTextReadsInTheRightNumber_data()
+    {
+        QTest::addColumn<qint64>("n");
+        QTest::addColumn<QString>("text");
+        // Without a translation tr() hands back the English source, "(s)" and all.
+        QTest::newRow("one") << qint64(1) << "1 slot";
+        QTest::newRow("none") << qint64(0) << "0 slots";
+        QTest::newRow("two") << qint64(2) << "2 slots";
+        QTest::newRow("grouped") << qint64(4096) << "4,096 slots";
+        QTest::newRow("past int") << qint64(5'000'000'001) << "5,000,000,001 slots";
+    }
+
+    void countTextReadsInTheRightNumber()
+    {
+        QFETCH(qint64, n);
+        QFETCH(QString, text);
+        QCOMPARE(countText(QCoreApplication::translate("TstWidgets", "%1 slot(s)", nullptr,
+                                                       pluralChoice(n)),
+                           n),
+                 text);
+        // Plural rules read the last digits: a count past int's range keeps them.
+        QCOMPARE(pluralChoice(n) % 100, static_cast<int>(n % 100));
     }
 
     void viridisEnds()

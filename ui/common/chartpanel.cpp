@@ -2,13 +2,19 @@
 
 #include "chartstyle.h"
 
+#include <QAbstractBarSeries>
+#include <QAreaSeries>
+#include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
 #include <QPainter>
+#include <QScatterSeries>
 #include <QVBoxLayout>
+#include <QXYSeries>
+#include <algorithm>
 
 namespace scalelab::ui {
 
@@ -36,8 +42,130 @@ ChartViewPanel::ChartViewPanel(const QString& name, QWidget* parent)
 void ChartViewPanel::changeEvent(QEvent* event)
 {
     if (event->type() == QEvent::FontChange || event->type() == QEvent::PaletteChange)
-        restyleChart(m_chart);
+        restyle();
     ChartPanel::changeEvent(event);
+}
+
+void ChartViewPanel::restyle()
+{
+    // From the tab's own looks (restyleChart keeps the first width it sees as the tab's), then
+    // emphasised again over the new widths.
+    restorePlainLooks();
+    restyleChart(m_chart);
+    applyEmphasis();
+}
+
+ChartViewPanel::Look ChartViewPanel::lookOf(const QObject* item)
+{
+    Look look;
+    if (const auto* set = qobject_cast<const QBarSet*>(item)) {
+        look.pen = set->pen();
+        look.brush = set->brush();
+    } else if (const auto* area = qobject_cast<const QAreaSeries*>(item)) {
+        look.pen = area->pen();
+        look.brush = area->brush();
+    } else if (const auto* xy = qobject_cast<const QXYSeries*>(item)) {
+        look.pen = xy->pen();
+        look.brush = xy->brush();
+        if (const auto* scatter = qobject_cast<const QScatterSeries*>(item))
+            look.markerSize = scatter->markerSize();
+    }
+    return look;
+}
+
+void ChartViewPanel::setLook(QObject* item, const Look& look)
+{
+    if (auto* set = qobject_cast<QBarSet*>(item)) {
+        set->setPen(look.pen);
+        set->setBrush(look.brush);
+    } else if (auto* area = qobject_cast<QAreaSeries*>(item)) {
+        area->setPen(look.pen);
+        area->setBrush(look.brush);
+    } else if (auto* xy = qobject_cast<QXYSeries*>(item)) {
+        xy->setPen(look.pen);
+        xy->setBrush(look.brush);
+        if (auto* scatter = qobject_cast<QScatterSeries*>(item))
+            scatter->setMarkerSize(look.markerSize);
+    }
+}
+
+QList<QObject*> ChartViewPanel::styledItems() const
+{
+    // Bar series are drawn by their sets; every other series draws itself.
+    QList<QObject*> items;
+    for (QAbstractSeries* series : m_chart->series()) {
+        if (auto* bars = qobject_cast<QAbstractBarSeries*>(series))
+            for (QBarSet* set : bars->barSets())
+                items << set;
+        else
+            items << series;
+    }
+    return items;
+}
+
+bool ChartViewPanel::emphasiseSeries(const QString& key)
+{
+    m_emphasis = key;
+    return applyEmphasis();
+}
+
+namespace {
+
+/// `colour` at a quarter of its opacity: still there, no longer competing.
+QColor faded(QColor colour)
+{
+    colour.setAlphaF(colour.alphaF() * 0.25f);
+    return colour;
+}
+
+} // namespace
+
+bool ChartViewPanel::applyEmphasis()
+{
+    const QList<QObject*> items = styledItems();
+    const bool found = !m_emphasis.isEmpty()
+        && std::any_of(items.begin(), items.end(),
+                       [this](const QObject* item) { return item->objectName() == m_emphasis; });
+    if (!found) {
+        restorePlainLooks();
+        return false;
+    }
+    for (QObject* item : items) {
+        // A look that is not the one drawn here is the tab's own new one (a refresh restyled it).
+        const Look now = lookOf(item);
+        auto styled = m_styled.find(item);
+        if (styled == m_styled.end())
+            styled = m_styled.insert(item, {now, now});
+        else if (styled->shown != now)
+            styled->plain = now;
+        Look look = styled->plain;
+        if (item->objectName() == m_emphasis) {
+            // Twice as thick, and at least three pixels (times the projector's scale) more.
+            const qreal width = std::max(look.pen.widthF(), 1.0);
+            look.pen.setWidthF(std::max(2 * width, width + kLineWidth * lineScale()));
+            if (qobject_cast<QBarSet*>(item)) {
+                look.pen = QPen(chartTextColor(), kLineWidth * lineScale());
+                look.pen.setJoinStyle(Qt::MiterJoin);
+            }
+            look.markerSize *= 1.5;
+        } else {
+            look.pen.setColor(faded(look.pen.color()));
+            look.brush.setColor(faded(look.brush.color()));
+        }
+        setLook(item, look);
+        styled->shown = lookOf(item);
+    }
+    return true;
+}
+
+void ChartViewPanel::restorePlainLooks()
+{
+    for (QObject* item : styledItems()) {
+        const auto styled = m_styled.constFind(item);
+        if (styled != m_styled.cend() && lookOf(item) == styled->shown) // not restyled since
+            setLook(item, styled->plain);
+    }
+    m_styled.clear();
 }
 
 void ChartViewPanel::render(QPainter& painter, const QRectF& target)

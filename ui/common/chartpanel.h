@@ -1,5 +1,8 @@
 #pragma once
 
+#include <QBrush>
+#include <QHash>
+#include <QPen>
 #include <QString>
 #include <QWidget>
 
@@ -44,13 +47,44 @@ public:
 
     void render(QPainter& painter, const QRectF& target) override;
 
+    /// restyleChart() over the tab's own looks, then the emphasised series again: for a new
+    /// font, line scale or background.
+    void restyle();
+
+    /// Draws the series whose object name is `key` (a QXYSeries or a QBarSet: the keys of
+    /// document::highlightableSeries) stronger than the rest: a line twice as thick, markers
+    /// larger, bars outlined; every other series of the chart faded. An empty key, or one the
+    /// chart does not have, draws every series as the tab styled it. Returns whether the chart
+    /// has the series. Idempotent; call it again after the tab restyles a series itself.
+    bool emphasiseSeries(const QString& key);
+    QString emphasisedSeries() const { return m_emphasis; }
+
 protected:
     /// A new application font (projector mode, text size) restyles the chart.
     void changeEvent(QEvent* event) override;
 
 private:
+    /// How a series or bar set is drawn: its pen, its fill, its marker size (scatter only).
+    struct Look {
+        QPen pen;
+        QBrush brush;
+        qreal markerSize = 0;
+        friend bool operator==(const Look&, const Look&) = default;
+    };
+    struct Styled {
+        Look plain; ///< as the tab made it
+        Look shown; ///< as emphasiseSeries drew it
+    };
+    static Look lookOf(const QObject* item);
+    static void setLook(QObject* item, const Look& look);
+    QList<QObject*> styledItems() const;
+    bool applyEmphasis();
+    void restorePlainLooks();
+
     QChart* m_chart;
     QChartView* m_view;
+    QString m_emphasis;
+    QHash<QObject*, Styled> m_styled;
 };
 
 } // namespace scalelab::ui

@@ -44,6 +44,19 @@ QString formatWhole(std::int64_t value)
     return c.toString(static_cast<qlonglong>(value));
 }
 
+int pluralChoice(std::int64_t n)
+{
+    constexpr std::int64_t kMillion = 1'000'000;
+    return static_cast<int>(n <= kMillion ? n : kMillion + n % kMillion);
+}
+
+QString countText(const QString& numerusText, std::int64_t n)
+{
+    QString text = numerusText;
+    text.replace(QLatin1String("(s)"), n == 1 ? QString() : QStringLiteral("s"));
+    return text.arg(formatWhole(n));
+}
+
 QString formatBytes(double bytes, ByteUnit unit)
 {
     if (bytes < 10'000 && bytes == std::floor(bytes))

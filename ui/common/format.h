@@ -19,6 +19,14 @@ QString formatBytes(double bytes, ByteUnit unit);
 QString formatCount(double count);
 /// An integer with thousands separators: "16,000,000".
 QString formatWhole(std::int64_t value);
+/// The n to hand tr() for choosing a plural form of count `n`: `n` itself, or, past a million,
+/// a number with the same last six digits (all that plural rules read), which fits an int.
+int pluralChoice(std::int64_t n);
+/// A count and its noun in the right number: `numerusText` is what tr("%1 slot(s)", nullptr,
+/// pluralChoice(n)) returned, %1 standing for the count, which is filled in as formatWhole
+/// writes it. A translation gives its own plural forms; without one tr() returns the English
+/// source, whose "(s)" is resolved here: "1 slot", "0 slots", "4,096 slots".
+QString countText(const QString& numerusText, std::int64_t n);
 /// A number with `digits` significant digits, without trailing exponent noise: "0.2", "1.5e-06".
 QString formatNumber(double value, int digits = 3);
 

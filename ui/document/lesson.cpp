@@ -5,6 +5,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -151,17 +152,31 @@ void checkHighlight(const LessonStep& step, const QString& path)
 {
     if (step.highlight.isEmpty())
         return;
-    // A control of the step's own tab, or one of its charts ("<tab>-<chart>").
+    // A control of the step's own tab, one of its charts ("<tab>-<chart>"), or a series of one
+    // of its charts ("<tab>-<chart>/<series>").
     const Field* field = findField(step.highlight);
     const bool isControl = field && field->jsonObject().section('.', 0, 0) == step.tab;
     static const QRegularExpression chart("^[a-z0-9_]+(-[a-z0-9_]+)+$");
-    const bool isChart =
-        step.highlight.startsWith(step.tab + '-') && chart.match(step.highlight).hasMatch();
+    const QString chartName = step.highlight.section('/', 0, 0);
+    const bool isChart = chartName.startsWith(step.tab + '-') && chart.match(chartName).hasMatch();
+    if (isChart && step.highlight.contains('/')) {
+        const QStringList series = highlightableSeries(chartName);
+        if (series.isEmpty())
+            throw InputError(str(path + ".highlight"),
+                             "the chart alone (" + str(chartName)
+                                 + " has no series a lesson can highlight)");
+        if (!series.contains(step.highlight.section('/', 1)))
+            throw InputError(str(path + ".highlight"),
+                             "a series of chart " + str(chartName) + " (" + str(series.join(", "))
+                                 + ")");
+        return;
+    }
     if (!isControl && !isChart)
         throw InputError(str(path + ".highlight"),
                          "a control key of tab " + str(step.tab) + " (\"" + str(step.tab)
-                             + ".<key>\") or one of its charts (\"" + str(step.tab)
-                             + "-<chart>\")");
+                             + ".<key>\"), one of its charts (\"" + str(step.tab)
+                             + "-<chart>\") or a series of one (\"" + str(step.tab)
+                             + "-<chart>/<series>\")");
 }
 
 LessonStep readStep(const QJsonValue& value, const QString& path)
@@ -205,6 +220,13 @@ bool LessonPrediction::accepts(double value) const
     if (kind != Kind::Number || !std::isfinite(value))
         return false;
     return std::abs(value - answer) <= tolerance * std::abs(answer) + 1e-12;
+}
+
+QString LessonPrediction::unitFor(double value) const
+{
+    static const QRegularExpression ending(R"(\(([^()\s]+)\))");
+    QString text = unit;
+    return text.replace(ending, value == 1.0 ? QString() : QStringLiteral("\\1"));
 }
 
 Lesson lessonFromJson(const QJsonObject& object)
@@ -328,6 +350,20 @@ QJsonObject difference(const QJsonObject& value, const QJsonObject& base)
 QJsonObject scenarioDifference(const core::Scenario& scenario)
 {
     return difference(scenarioToJson(scenario), scenarioToJson(core::Scenario{}));
+}
+
+QStringList highlightableSeries(const QString& chart)
+{
+    // The tabs name these series with the same keys (tst_lessonplayer checks that they do).
+    static const QHash<QString, QStringList> kSeries = {
+        {"memory-budget",
+         {"weights", "gradients", "master_weights", "adam_moments", "activations",
+          "checkpointed_activations", "accelerator"}},
+        {"memory-checkpointing", {"all_saved", "checkpointed", "extra_compute"}},
+        {"zero-memory", {"dp", "zero1", "zero2", "zero3", "accelerator"}},
+        {"pipeline-bubble", {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2"}},
+    };
+    return kSeries.value(chart);
 }
 
 QStringList lessonPlaceholders(const QString& text)

@@ -20,11 +20,15 @@ struct LessonPrediction {
     int answerIndex = -1; ///< Choice: the right one, 0-based
     double answer = 0; ///< Number: the right value
     double tolerance = 0.05; ///< Number: accepted relative difference, 0..1
-    QString unit; ///< Number: what the value is counted in ("GB", "%")
+    QString unit; ///< Number: what the value is counted in ("GB", "%", "slot(s)")
     QString explanation; ///< rich text shown with the answer; may be empty
 
     /// Whether `value` counts as the answer of a number question.
     bool accepts(double value) const;
+    /// The unit as it reads after `value`: a plural ending written in parentheses is dropped
+    /// after exactly 1 and kept otherwise ("slot(s)": "1 slot", "0 slots", "2.5 slots"); a unit
+    /// without one stands as written. unitFor(0) is the plural, for a label beside a number box.
+    QString unitFor(double value) const;
     friend bool operator==(const LessonPrediction&, const LessonPrediction&) = default;
 };
 
@@ -35,8 +39,9 @@ struct LessonStep {
     QJsonObject scenarioObject; ///< the step's scenario keys as written in the file
     core::Scenario scenario; ///< the defaults with scenarioObject applied, validated
     QString narration; ///< rich text with {{name}} placeholders for the tab's live figures
-    QString
-        highlight; ///< a field key ("memory.layers") or chart name ("memory-budget"); may be empty
+    /// A field key ("memory.layers"), a chart name ("memory-budget") or a series of a chart
+    /// ("zero-memory/zero3", see highlightableSeries()); may be empty.
+    QString highlight;
     std::optional<LessonPrediction> prediction;
 };
 
@@ -71,6 +76,11 @@ QJsonObject lessonToJson(const Lesson& lesson);
 /// The keys of `scenario` that differ from the defaults, as a scenario object: what a lesson
 /// step needs to bring `scenario` back over the defaults (scenarioFromJson of it == scenario).
 QJsonObject scenarioDifference(const core::Scenario& scenario);
+
+/// The series of `chart` a lesson step can highlight as "<chart>/<series>", by the key the tab
+/// gives the series as its object name ("zero3" for ZeRO-3's line of "zero-memory"); empty for a
+/// chart without such keys.
+QStringList highlightableSeries(const QString& chart);
 
 /// The names between {{ and }} in `text`, in order of appearance, each once.
 QStringList lessonPlaceholders(const QString& text);

@@ -411,7 +411,7 @@ QHash<QString, QString> ExpertsTab::explanationValues() const
         {"local_share",
          total > 0 ? formatNumber(100.0 * static_cast<double>(m_traffic.localSlots) / total) + "%"
                    : tr("none")},
-        {"dropped", tr("%1 slots").arg(formatWhole(r.dropped))},
+        {"dropped", countText(tr("%1 slot(s)", nullptr, pluralChoice(r.dropped)), r.dropped)},
     };
 }
 
@@ -720,13 +720,15 @@ void ExpertsTab::showFigures(const core::ExpertsResult& r, const core::ExpertsIn
                      .arg(experts)
                      .arg(formatNumber(*loss / experts), formatNumber(*loss));
     if (in.capacityFactor > 0.0)
-        parts << tr("<b>Capacity</b> ceil(%1 x %2 / %3) = %4 slots per expert: <b>%5 dropped</b> "
+        parts << tr("<b>Capacity</b> ceil(%1 x %2 / %3) = %4 per expert: <b>%5 dropped</b> "
                     "(%6% of slots)")
                      .arg(formatNumber(in.capacityFactor), formatWhole(r.totalSlots))
                      .arg(experts)
-                     .arg(formatWhole(r.capacity), formatWhole(r.dropped),
-                          formatNumber(total > 0 ? 100.0 * static_cast<double>(r.dropped) / total
-                                                 : 0.0));
+                     .arg(
+                         countText(tr("%1 slot(s)", nullptr, pluralChoice(r.capacity)), r.capacity),
+                         formatWhole(r.dropped),
+                         formatNumber(total > 0 ? 100.0 * static_cast<double>(r.dropped) / total
+                                                : 0.0));
     else
         parts << tr("<b>No capacity limit</b>: nothing is dropped");
     figuresLabel()->setText(parts.join(" &nbsp;&middot;&nbsp; "));

@@ -115,8 +115,12 @@ void MemoryTab::buildBudgetChart()
                                tr("Activations"),    tr("Checkpointed activations")};
     const QList<QColor> colours = {palette::kBlue,   palette::kSkyBlue,    palette::kGreen,
                                    palette::kPurple, palette::kVermillion, palette::kOrange};
+    // What a lesson step highlights each part by (document::highlightableSeries).
+    const QStringList keys = {"weights",      "gradients",   "master_weights",
+                              "adam_moments", "activations", "checkpointed_activations"};
     for (int i = 0; i < names.size(); ++i) {
         auto* set = new QBarSet(names[i]);
+        set->setObjectName(keys[i]);
         set->setColor(colours[i]);
         set->setBorderColor(Qt::white);
         m_sets << set;
@@ -136,6 +140,7 @@ void MemoryTab::buildBudgetChart()
     m_budgetCategories->setTitleVisible(false);
 
     m_limitLine = new QLineSeries;
+    m_limitLine->setObjectName("accelerator");
     QPen pen(palette::kBlack, kLineWidth, Qt::DashLine);
     m_limitLine->setPen(pen);
     chart->addSeries(m_limitLine);
@@ -167,12 +172,15 @@ void MemoryTab::buildCheckpointChart()
     };
     m_uncheckpointed = new QLineSeries;
     m_uncheckpointed->setPen(QPen(palette::kVermillion, kLineWidth, Qt::DashLine));
+    m_uncheckpointed->setObjectName("all_saved");
     add(m_uncheckpointed, tr("All saved"), m_bytesAxis);
     m_checkpointed = new QLineSeries;
     m_checkpointed->setPen(QPen(palette::kOrange, kLineWidth));
+    m_checkpointed->setObjectName("checkpointed");
     add(m_checkpointed, tr("Checkpointed"), m_bytesAxis);
     m_recompute = new QLineSeries;
     m_recompute->setPen(QPen(palette::kBlue, kLineWidth, Qt::DashDotLine));
+    m_recompute->setObjectName("extra_compute");
     add(m_recompute, tr("Extra compute"), m_computeAxis);
     m_current = new QScatterSeries;
     m_current->setMarkerSize(16);
@@ -309,8 +317,9 @@ void MemoryTab::showBudget(const core::MemoryResult& r)
             + QList<qreal>(bars - 1, in(static_cast<double>(r.checkpointedActivationBytes))));
     QStringList categories = {tr("All saved<br>%1").arg(formatBytes(all, byteUnit()))};
     if (checkpointing())
-        categories
-            << tr("%1 segments<br>%2").arg(inputs().segments).arg(formatBytes(ckpt, byteUnit()));
+        categories << countText(tr("%1 segment(s)", nullptr, pluralChoice(inputs().segments)),
+                                inputs().segments)
+                + "<br>" + formatBytes(ckpt, byteUnit());
     if (m_budgetCategories->categories() != categories) {
         m_budgetCategories->clear();
         m_budgetCategories->append(categories);

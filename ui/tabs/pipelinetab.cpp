@@ -2,6 +2,7 @@
 
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "fields.h"
 #include "ganttpanel.h"
 #include "parametercontrol.h"
 
@@ -165,6 +166,9 @@ void PipelineTab::buildBubbleChart()
         QPen(scheduleColor(Schedule::ZeroBubbleH2), kLineWidth, Qt::DashDotDotLine, Qt::FlatCap)};
     for (Schedule s : schedules()) {
         auto* line = new QLineSeries;
+        // The schedule's scenario name ("1f1b"): what a lesson step highlights it by.
+        line->setObjectName(
+            document::findField(u"pipeline.schedule")->choices[static_cast<std::size_t>(s)]);
         line->setPen(pens[scheduleIndex(s)]);
         chart->addSeries(line);
         line->attachAxis(m_microbatchAxis);

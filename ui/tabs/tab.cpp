@@ -191,7 +191,7 @@ void Tab::restyleCharts()
 {
     for (ChartPanel* chart : charts()) {
         if (auto* view = qobject_cast<ChartViewPanel*>(chart))
-            restyleChart(view->chart());
+            view->restyle();
         chart->update();
     }
 }

@@ -583,14 +583,15 @@ void TensorParallelTab::updateCostFigures(const core::TensorParallelRankCost& c)
               .arg(formatWhole(widths.front()), formatWhole(widths.back()))
               .arg(in.dFf % in.ranks);
     m_costFigures =
-        tr("<b>%1 ranks</b>, %2. Rank 0 holds <b>%3 parameters</b> (%4 bytes), does <b>%5 "
+        tr("<b>%10</b>, %2. Rank 0 holds <b>%3 parameters</b> (%4 bytes), does <b>%5 "
            "multiply-adds</b>, keeps %6 bytes of activations, sends 2(%1−1)/%1 × %7 = "
            "<b>%8 bytes</b> (all-reduce of its %9 partial output).")
             .arg(formatWhole(in.ranks), split, formatWhole(c.parameters),
                  formatWhole(c.parameterBytes), formatWhole(c.multiplyAdds),
                  formatWhole(c.activationBytes),
                  formatWhole(in.tokens * in.dModel * in.bytesPerValue), ratioText(c.allReduceBytes),
-                 QString::fromUtf8("%1 × %2").arg(formatWhole(in.tokens), formatWhole(in.dModel)));
+                 QString::fromUtf8("%1 × %2").arg(formatWhole(in.tokens), formatWhole(in.dModel)))
+            .arg(countText(tr("%1 rank(s)", nullptr, pluralChoice(in.ranks)), in.ranks));
 }
 
 void TensorParallelTab::startErrors()
@@ -698,8 +699,9 @@ void TensorParallelTab::updateFigures()
     const QString precision = float32() ? "float32" : "float64";
     const double size = m_errors.outputMagnitude;
     if (m_waiting || !m_current) {
-        error = tr("max |sharded − unsharded|: <i>computing for %1 ranks…</i>")
-                    .arg(formatWhole(inputs().ranks));
+        error = tr("max |sharded − unsharded|: <i>computing for %1…</i>")
+                    .arg(countText(tr("%1 rank(s)", nullptr, pluralChoice(inputs().ranks)),
+                                   inputs().ranks));
     } else if (split() != core::MlpSplit::Correct) {
         error = tr("<b>Wrong split</b>: max |difference| = <b>%1</b> (float64), %2% of the "
                    "largest |output| %3.")

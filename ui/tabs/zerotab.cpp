@@ -238,11 +238,16 @@ void ZeroTab::buildMemoryChart()
     for (ZeroStage stage : kStages) {
         auto* line = new QLineSeries;
         line->setName(stageName(stage));
+        // What a lesson step highlights it by (document::highlightableSeries).
+        line->setObjectName(stage == ZeroStage::DataParallel
+                                ? QString("dp")
+                                : QString("zero%1").arg(static_cast<int>(stage)));
         line->setPen(stagePen(stage));
         add(line);
         m_stageLines << line;
     }
     m_memoryLimit = new QLineSeries;
+    m_memoryLimit->setObjectName("accelerator");
     m_memoryLimit->setName(tr("Accelerator"));
     m_memoryLimit->setPen(QPen(QColor(110, 110, 110), kLineWidth, Qt::DashLine));
     add(m_memoryLimit);
@@ -599,7 +604,8 @@ void ZeroTab::showBreakdown(const ZeroFigures& f)
         replaceIfChanged(m_elsewhere, row, b.elsewhere);
         tallest = std::max(tallest, b.length);
     }
-    m_breakdownNote->setText(tr("n = %1 ranks").arg(formatWhole(f.ranks)));
+    m_breakdownNote->setText(
+        countText(tr("n = %1 rank(s)", nullptr, pluralChoice(f.ranks)), f.ranks));
     niceRange(m_breakdownY, 0, tallest * kHeadroom);
     replaceIfChanged(m_breakdownLimit,
                      QList<QPointF>{{f.limit, kFirstCategoryEdge}, {f.limit, kLastCategoryEdge}});

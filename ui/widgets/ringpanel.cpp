@@ -699,7 +699,7 @@ QRectF RingPanel::renderTitle(QPainter& painter, const QRectF& area) const
     QString title = tr("Ring all-reduce, step by step");
     if (m_tooMany == 0 && n > 0)
         title = tr("Ring all-reduce of a demo gradient, %1 x %2 values")
-                    .arg(n == 1 ? tr("1 rank") : tr("%1 ranks").arg(n))
+                    .arg(countText(tr("%1 rank(s)", nullptr, n), n))
                     .arg(m_demo.inputs.cols());
     // A narrow panel: shrink the title until it fits (hinting makes widths step, hence a loop).
     const QFont titleFont = fitted(chartFonts().title, title, area.width());
@@ -833,7 +833,8 @@ void RingPanel::renderNote(QPainter& painter, const QRectF& area)
     }
     painter.setPen(chartTextColor());
     painter.setFont(f.axisTitle);
-    painter.drawText(ringArea, Qt::AlignCenter, tr("%1 ranks").arg(formatWhole(n)));
+    painter.drawText(ringArea, Qt::AlignCenter,
+                     countText(tr("%1 rank(s)", nullptr, pluralChoice(n)), n));
 
     const QString text =
         tr("%1 ranks are too many to draw with their values: the ring is drawn for up to %2.\n\n"
