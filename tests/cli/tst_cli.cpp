@@ -185,6 +185,14 @@ private slots:
         QVERIFY(all["dualpipe"].isNull());
         QVERIFY(all["dualpipev"].isNull());
         QVERIFY(all["gpipe"].isObject());
+        // Past 10^6 stages x microbatches the seven simulations are left out (the 30 s limit).
+        const QString big = writeFile(
+            dir, "big.json", QByteArray(R"({"pipeline": {"stages": 1000, "microbatches": 1001}})"));
+        const Run large = runScalelab({"report", "--scenario", big});
+        QCOMPARE(large.exitCode, 0);
+        const QJsonObject bigReport = reportOf(large);
+        QVERIFY(bigReport["pipeline"]["schedules"].isNull());
+        QCOMPARE(bigReport["pipeline"]["devices"].toInt(), 1000);
     }
 
     void reportOfTheChaptersExercises()

@@ -435,46 +435,66 @@ double comparisonPasses(const core::PipelineInputs& in)
     return 4 * pm + 2 * pm * static_cast<double>(in.virtualStages) + 12 * pm;
 }
 
+namespace {
+
+// What the comparison keeps of another schedule's simulation; nullopt where core refuses it.
+struct Summary {
+    std::vector<double> held;
+    double idle = 0, parameters = 1;
+};
+
+// Simulates `schedules` one after another: each simulation's events are freed before the next
+// starts, so a worker holds one schedule's passes at a time.
+std::vector<std::optional<Summary>> summarize(core::PipelineInputs in, QList<Schedule> schedules)
+{
+    std::vector<std::optional<Summary>> out;
+    for (Schedule s : schedules) {
+        in.schedule = s;
+        try {
+            core::PipelineResult r = core::simulatePipeline(in);
+            out.push_back(
+                Summary{std::move(r.peakActivations), r.bubbleTime, r.parametersPerDevice});
+        } catch (const core::InputError&) {
+            out.push_back(std::nullopt); // refused for these inputs: left out, not an error
+        }
+    }
+    return out;
+}
+
+} // namespace
+
 PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in)
 {
     PipelineComparison c;
     c.in = in;
-    // The other schedules are simulated on a second thread while this one simulates the
-    // schedule shown (at p = 32, m = 256 that halves the wait). One core refuses (the
-    // interleaved schedule when m is not a multiple of p) is left out, not an error.
-    struct Summary {
-        std::vector<double> held;
-        double idle = 0, parameters = 1;
-    };
-    std::vector<std::pair<std::size_t, std::future<Summary>>> others;
-    for (Schedule s : pipelineSchedules()) {
-        if (s == in.schedule)
-            continue;
-        core::PipelineInputs other = in;
-        other.schedule = s;
-        others.emplace_back(
-            scheduleIndex(s), std::async(std::launch::async, [other] {
-                core::PipelineResult r = core::simulatePipeline(other);
-                return Summary{std::move(r.peakActivations), r.bubbleTime, r.parametersPerDevice};
-            }));
-    }
+    // The six other schedules are simulated on two worker threads, three each in turn, while
+    // this one simulates the schedule shown (at p = 32, m = 256 that halves the wait). At most
+    // three simulations live at once: at the simulator's 4,000,000 passes seven at once took
+    // more than the 2 GB a scenario may use. One core refuses (the interleaved schedule when m
+    // is not a multiple of p, DualPipe at odd p) is left out, not an error.
+    QList<Schedule> others = pipelineSchedules();
+    others.removeAll(in.schedule);
+    const QList<Schedule> first = others.mid(0, others.size() / 2);
+    const QList<Schedule> second = others.mid(others.size() / 2);
+    auto a = std::async(std::launch::async, summarize, in, first);
+    auto b = std::async(std::launch::async, summarize, in, second);
     c.result = core::simulatePipeline(in);
     const std::size_t shown = scheduleIndex(in.schedule);
     c.held[shown] = c.result.peakActivations;
     c.idle[shown] = c.result.bubbleTime;
     c.parameters[shown] = c.result.parametersPerDevice;
-    for (auto& [k, summary] : others) {
-        try {
-            Summary got = summary.get();
-            c.held[k] = std::move(got.held);
-            c.idle[k] = got.idle;
-            c.parameters[k] = got.parameters;
-        } catch (const core::InputError&) {
-            c.held[k].reset();
-            c.idle[k].reset();
-            c.parameters[k].reset();
+    const auto take = [&c](const QList<Schedule>& schedules,
+                           std::vector<std::optional<Summary>> got) {
+        for (qsizetype i = 0; i < schedules.size(); ++i) {
+            const std::size_t k = scheduleIndex(schedules[i]);
+            auto& summary = got[static_cast<std::size_t>(i)];
+            c.held[k] = summary ? std::optional(std::move(summary->held)) : std::nullopt;
+            c.idle[k] = summary ? std::optional(summary->idle) : std::nullopt;
+            c.parameters[k] = summary ? std::optional(summary->parameters) : std::nullopt;
         }
-    }
+    };
+    take(first, a.get());
+    take(second, b.get());
     return c;
 }
 
