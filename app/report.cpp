@@ -98,6 +98,55 @@ QJsonObject tensorParallelSection(const core::TensorParallelInputs& in)
     };
 }
 
+QJsonArray realArray(const std::vector<double>& values)
+{
+    QJsonArray out;
+    for (double v : values)
+        out.append(real(v));
+    return out;
+}
+
+// Past this many stages x microbatches the comparison (seven simulations) is left out: at the
+// simulator's 4,000,000 passes it alone would take most of the 30 s a report may take.
+constexpr std::int64_t kMaxComparedPasses = 1'000'000;
+
+// Every schedule at the scenario's p, m and pass times, by its scenario name: what the tab's
+// comparison shows. Null where core refuses the schedule for these inputs; null as a whole
+// past kMaxComparedPasses.
+QJsonValue pipelineSchedules(const core::PipelineInputs& in)
+{
+    if (in.microbatches > kMaxComparedPasses / in.stages)
+        return QJsonValue();
+    using core::Schedule;
+    const std::pair<const char*, Schedule> schedules[] = {{"gpipe", Schedule::GPipe},
+                                                          {"1f1b", Schedule::OneFOneB},
+                                                          {"interleaved", Schedule::Interleaved},
+                                                          {"zb-h1", Schedule::ZeroBubbleH1},
+                                                          {"zb-h2", Schedule::ZeroBubbleH2},
+                                                          {"dualpipe", Schedule::DualPipe},
+                                                          {"dualpipev", Schedule::DualPipeV}};
+    QJsonObject out;
+    for (const auto& [name, schedule] : schedules) {
+        core::PipelineInputs other = in;
+        other.schedule = schedule;
+        try {
+            const core::PipelineResult r = core::simulatePipeline(other);
+            out.insert(name,
+                       QJsonObject{
+                           {"bubble_time", real(r.bubbleTime)},
+                           {"bubble_fraction", real(r.bubbleFraction)},
+                           {"simulated_bubble_fraction", real(r.simulatedBubbleFraction)},
+                           {"peak_activations", realArray(r.peakActivations)},
+                           {"parameters_per_device", real(r.parametersPerDevice)},
+                           {"devices", r.devices},
+                       });
+        } catch (const core::InputError&) {
+            out.insert(name, QJsonValue());
+        }
+    }
+    return out;
+}
+
 QJsonObject pipelineSection(const core::PipelineInputs& in)
 {
     const core::PipelineResult r = core::simulatePipeline(in);
@@ -110,6 +159,11 @@ QJsonObject pipelineSection(const core::PipelineInputs& in)
         {"bubble_time", real(r.bubbleTime)},
         {"bubble_rate", real(r.bubbleRate)},
         {"peak_weight_pending", intArray(r.peakWeightPending)},
+        // Per device (p, or p/2 for DualPipeV), and the comparison the tab draws.
+        {"devices", r.devices},
+        {"peak_activations", realArray(r.peakActivations)},
+        {"parameters_per_device", real(r.parametersPerDevice)},
+        {"schedules", pipelineSchedules(in)},
     };
 }
 

@@ -1,5 +1,6 @@
 #include "scalelab/core/pipeline.h"
 
+#include "pipeline_dual.h"
 #include "scalelab/core/error.h"
 
 #include <algorithm>
@@ -24,7 +25,27 @@ std::int64_t chunksOf(const PipelineInputs& in)
 bool isKnownSchedule(Schedule s)
 {
     return s == Schedule::GPipe || s == Schedule::OneFOneB || s == Schedule::Interleaved
-        || s == Schedule::ZeroBubbleH1 || s == Schedule::ZeroBubbleH2;
+        || s == Schedule::ZeroBubbleH1 || s == Schedule::ZeroBubbleH2 || isDualSchedule(s);
+}
+
+// DualPipe's and DualPipeV's own conditions: the reference implementation's assertions
+// (deepseek-ai/DualPipe: even ranks, even chunks >= 2 ranks; DualPipeV: chunks >= 2 ranks).
+void validateDual(const PipelineInputs& in)
+{
+    const bool dual = in.schedule == Schedule::DualPipe;
+    const std::string name = dual ? "dualpipe" : "dualpipev";
+    require(in.stages % 2 == 0, "pipeline.stages",
+            "an even number for " + name + " (device i holds stages i and p-1-i)");
+    if (dual)
+        require(in.microbatches % 2 == 0 && in.microbatches >= 2 * in.stages,
+                "pipeline.microbatches",
+                "an even number >= 2 x stages (" + std::to_string(2 * in.stages)
+                    + ") for dualpipe: half enter at each end, and each direction needs one "
+                      "per stage to fill its pipeline");
+    else
+        require(in.microbatches >= in.stages, "pipeline.microbatches",
+                "at least the stages (" + std::to_string(in.stages) + ") for dualpipev: twice its "
+                    + std::to_string(in.stages / 2) + " devices, to fill the V");
 }
 
 void requireTime(double t, const char* field)
@@ -74,7 +95,10 @@ std::size_t passId(const Shape& sh, int microbatch, int part, Pass pass)
 
 const char* passName(Pass pass)
 {
-    return pass == Pass::Forward ? "forward" : pass == Pass::Backward ? "backward" : "weight pass";
+    return pass == Pass::Forward ? "forward"
+        : pass == Pass::Backward ? "backward"
+        : pass == Pass::Weight   ? "weight pass"
+                                 : "F&B";
 }
 
 std::string describe(const PipelineEvent& e)
@@ -100,6 +124,8 @@ std::int64_t warmupForwards(Schedule schedule, std::int64_t p, std::int64_t m, s
         return std::min((p - s - 1) * 2 + (v - 1) * p, m * v);
     case Schedule::ZeroBubbleH1:
     case Schedule::ZeroBubbleH2:
+    case Schedule::DualPipe:
+    case Schedule::DualPipeV:
         break; // their orders are built elsewhere
     }
     return m;
@@ -340,7 +366,8 @@ void validate(const PipelineInputs& in)
             "a whole number in 1.." + std::to_string(kMaxPipelineStages));
     require(in.microbatches >= 1, "pipeline.microbatches", "a whole number >= 1");
     require(isKnownSchedule(in.schedule), "pipeline.schedule",
-            "one of \"gpipe\", \"1f1b\", \"interleaved\", \"zb-h1\", \"zb-h2\"");
+            "one of \"gpipe\", \"1f1b\", \"interleaved\", \"zb-h1\", \"zb-h2\", "
+            "\"dualpipe\", \"dualpipev\"");
     require(in.virtualStages >= 1, "pipeline.virtual_stages", "a whole number >= 1");
     requireTime(in.forwardTime, "pipeline.forward_time");
     requireTime(in.backwardTime, "pipeline.backward_time");
@@ -350,6 +377,8 @@ void validate(const PipelineInputs& in)
         require(in.microbatches % in.stages == 0, "pipeline.microbatches",
                 "a multiple of the stages (" + std::to_string(in.stages)
                     + ") for the interleaved schedule");
+    if (isDualSchedule(in.schedule))
+        validateDual(in);
 
     // Memory and time grow with p m v; divide rather than multiply so huge inputs cannot wrap.
     const std::int64_t v = chunksOf(in);
@@ -370,8 +399,10 @@ void validate(const PipelineInputs& in)
     require(in.weightTime == 0.0 || in.weightTime >= minTime, "pipeline.weight_time",
             "0, or a number large enough that its share per chunk does not underflow");
     // GPipe, 1F1B and interleaved end by (m + p - 1)(f + b + w), the zero-bubble schedules by
-    // (m + 2p)(f + b + w); the bubble needs p times that: keep finite.
-    const std::int64_t slots = in.microbatches + (splitsBackward(in.schedule) ? 2 : 1) * in.stages;
+    // (m + 2p)(f + b + w), DualPipeV's devices run 2m passes each; the bubble needs p times
+    // that: keep finite.
+    const std::int64_t slots = (isDualSchedule(in.schedule) ? 2 : 1) * in.microbatches
+        + (splitsBackward(in.schedule) ? 2 : 1) * in.stages;
     const double bound = static_cast<double>(in.stages) * static_cast<double>(slots)
         * (in.forwardTime + in.backwardTime + in.weightTime);
     const double largest = std::max({in.forwardTime, in.backwardTime, in.weightTime});
@@ -408,12 +439,41 @@ double pipelineBubbleOverIdeal(std::int64_t stages, std::int64_t microbatches,
 
 bool splitsBackward(Schedule s)
 {
-    return s == Schedule::ZeroBubbleH1 || s == Schedule::ZeroBubbleH2;
+    return s == Schedule::ZeroBubbleH1 || s == Schedule::ZeroBubbleH2 || isDualSchedule(s);
+}
+
+bool isDualSchedule(Schedule s)
+{
+    return s == Schedule::DualPipe || s == Schedule::DualPipeV;
+}
+
+std::int64_t pipelineDevices(const PipelineInputs& in)
+{
+    return in.schedule == Schedule::DualPipeV ? in.stages / 2 : in.stages;
+}
+
+int modelStageOf(const PipelineInputs& in, int device, int chunk)
+{
+    const int p = static_cast<int>(in.stages);
+    if (isDualSchedule(in.schedule))
+        return chunk == 0 ? device : p - 1 - device;
+    return chunk * p + device;
+}
+
+double dualPipeBubbleTime(const PipelineInputs& in)
+{
+    require(isDualSchedule(in.schedule), "pipeline.schedule", "\"dualpipe\" or \"dualpipev\"");
+    // DualPipe README: (PP/2 - 1)(F&B + B - 3W) with its B the whole backward b + w and F&B
+    // taken as f + b + w: (p/2 - 1)(f + 2b - w).
+    const double idle = static_cast<double>(in.stages / 2 - 1)
+        * (in.forwardTime + 2.0 * in.backwardTime - in.weightTime);
+    return std::max(0.0, idle);
 }
 
 double zeroBubbleBubbleTime(const PipelineInputs& in)
 {
-    require(splitsBackward(in.schedule), "pipeline.schedule", "\"zb-h1\" or \"zb-h2\"");
+    require(in.schedule == Schedule::ZeroBubbleH1 || in.schedule == Schedule::ZeroBubbleH2,
+            "pipeline.schedule", "\"zb-h1\" or \"zb-h2\"");
     // Qi et al., Table 2: W passes fill (p-1) w of 1F1B's (p-1)(f+b+w) in ZB-H1, and the extra
     // warm-up forwards another (p-1) w in ZB-H2.
     const double filled = in.schedule == Schedule::ZeroBubbleH1 ? 1.0 : 2.0;
@@ -425,6 +485,8 @@ double zeroBubbleBubbleTime(const PipelineInputs& in)
 std::vector<PipelineEvent> pipelineOrder(const PipelineInputs& in)
 {
     validate(in);
+    if (isDualSchedule(in.schedule))
+        return detail::dualPipeOrder(in);
     const Shape sh = shapeOf(in);
     if (in.schedule == Schedule::ZeroBubbleH2)
         return zeroBubbleH2Order(in, sh);
@@ -577,11 +639,14 @@ void measureStageBubble(const Shape& sh, const std::vector<PipelineEvent>& order
 PipelineResult simulatePipelineOrder(const PipelineInputs& in, std::vector<PipelineEvent> order)
 {
     validate(in);
+    if (isDualSchedule(in.schedule))
+        return detail::simulateDualOrder(in, std::move(order));
     const Shape sh = shapeOf(in);
     checkOrder(sh, order);
     const std::vector<double> freeAt = runOrder(in, sh, order);
 
     PipelineResult result;
+    result.devices = sh.p;
     result.makespan = *std::max_element(freeAt.begin(), freeAt.end());
     // Busy time is m v passes of each kind per stage; one product instead of summing millions
     // of durations keeps the rounding small.

@@ -121,6 +121,10 @@ private slots:
         QTest::newRow("1f1b") << "1f1b" << 9.0 << 0.25 << 45.0;
         QTest::newRow("zb-h1") << "zb-h1" << 3.0 << 3.0 / 36.0 << 39.0;
         QTest::newRow("zb-h2") << "zb-h2" << 0.0 << 0.0 << 39.0;
+        // The DualPipe README's (p/2-1)(F&B+B-3W) = 1 x (3 + 2 - 3) = 2 per device, over a
+        // device's work m (f+b+w) = 36 (DualPipe) or 2m (f+b+w) = 72 (DualPipeV on 2 devices).
+        QTest::newRow("dualpipe") << "dualpipe" << 2.0 << 2.0 / 36.0 << 38.0;
+        QTest::newRow("dualpipev") << "dualpipev" << 2.0 << 2.0 / 72.0 << 74.0;
     }
 
     void reportOfTheZeroBubbleSchedules()
@@ -143,8 +147,52 @@ private slots:
         QCOMPARE(r["pipeline"]["bubble_time"].toDouble(), bubbleTime);
         QCOMPARE(r["pipeline"]["bubble_rate"].toDouble(), bubbleRate);
         QCOMPARE(r["pipeline"]["makespan"].toDouble(), makespan);
+        const bool dual = schedule.startsWith("dualpipe");
         QCOMPARE(r["pipeline"]["peak_in_flight"].toArray().at(0).toInt(),
-                 schedule == "zb-h2" ? 7 : 4);
+                 schedule == "zb-h2" ? 7
+                     : dual          ? 5
+                                     : 4);
+        // Per device: p + 1 activations and 2x parameters for the DualPipe schedules.
+        const int devices = schedule == "dualpipev" ? 2 : 4;
+        QCOMPARE(r["pipeline"]["devices"].toInt(), devices);
+        QCOMPARE(r["pipeline"]["peak_activations"].toArray().size(), devices);
+        QCOMPARE(r["pipeline"]["peak_activations"].toArray().at(0).toDouble(),
+                 schedule == "zb-h2" ? 7.0
+                     : dual          ? 5.0
+                                     : 4.0);
+        QCOMPARE(r["pipeline"]["parameters_per_device"].toDouble(), dual ? 2.0 : 1.0);
+        // The comparison: every schedule at the same inputs, the README's table among them.
+        const QJsonObject all = r["pipeline"]["schedules"].toObject();
+        QCOMPARE(all.size(), 7);
+        QCOMPARE(all["1f1b"]["bubble_time"].toDouble(), 9.0); // (p-1)(F+B), B = b + w
+        QCOMPARE(all["zb-h1"]["bubble_time"].toDouble(), 3.0); // ZB1P (p-1)(F+B-2W)
+        QCOMPARE(all["dualpipe"]["bubble_time"].toDouble(), 2.0);
+        QCOMPARE(all["dualpipe"]["parameters_per_device"].toDouble(), 2.0);
+        QCOMPARE(all["dualpipev"]["devices"].toInt(), 2);
+        QCOMPARE(all[schedule]["bubble_time"].toDouble(), bubbleTime);
+    }
+
+    void reportRefusesNoOtherScheduleForTheComparison()
+    {
+        // At odd p DualPipe cannot run; the comparison says so with null, the rest is there.
+        QTemporaryDir dir;
+        const QString file = writeFile(
+            dir, "odd.json", QByteArray(R"({"pipeline": {"stages": 3, "microbatches": 12}})"));
+        const Run run = runScalelab({"report", "--scenario", file});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject report = reportOf(run);
+        const QJsonObject all = report["pipeline"]["schedules"].toObject();
+        QVERIFY(all["dualpipe"].isNull());
+        QVERIFY(all["dualpipev"].isNull());
+        QVERIFY(all["gpipe"].isObject());
+        // Past 10^6 stages x microbatches the seven simulations are left out (the 30 s limit).
+        const QString big = writeFile(
+            dir, "big.json", QByteArray(R"({"pipeline": {"stages": 1000, "microbatches": 1001}})"));
+        const Run large = runScalelab({"report", "--scenario", big});
+        QCOMPARE(large.exitCode, 0);
+        const QJsonObject bigReport = reportOf(large);
+        QVERIFY(bigReport["pipeline"]["schedules"].isNull());
+        QCOMPARE(bigReport["pipeline"]["devices"].toInt(), 1000);
     }
 
     void reportOfTheChaptersExercises()
@@ -224,6 +272,21 @@ private slots:
         QTest::newRow("interleaved needs m % p == 0") << QByteArray(
             R"({"pipeline": {"schedule": "interleaved", "stages": 4, "microbatches": 6}})")
                                                       << "pipeline.microbatches";
+        QTest::newRow("dualpipe needs even stages") << QByteArray(
+            R"({"pipeline": {"schedule": "dualpipe", "stages": 5, "microbatches": 20}})")
+                                                    << "pipeline.stages";
+        QTest::newRow("dualpipe needs m >= 2p") << QByteArray(
+            R"({"pipeline": {"schedule": "dualpipe", "stages": 4, "microbatches": 6}})")
+                                                << "pipeline.microbatches";
+        QTest::newRow("dualpipe needs even m") << QByteArray(
+            R"({"pipeline": {"schedule": "dualpipe", "stages": 4, "microbatches": 11}})")
+                                               << "pipeline.microbatches";
+        QTest::newRow("dualpipev needs even stages") << QByteArray(
+            R"({"pipeline": {"schedule": "dualpipev", "stages": 7, "microbatches": 20}})")
+                                                     << "pipeline.stages";
+        QTest::newRow("dualpipev needs m >= p") << QByteArray(
+            R"({"pipeline": {"schedule": "dualpipev", "stages": 8, "microbatches": 7}})")
+                                                << "pipeline.microbatches";
         QTest::newRow("time not finite")
             << QByteArray(R"({"pipeline": {"forward_time": 0}})") << "pipeline.forward_time";
         QTest::newRow("tp ranks past d_ff")

@@ -1,5 +1,6 @@
-// Pipeline schedules: closed-form bubble, simulated GPipe, 1F1B, interleaved 1F1B, and the
-// zero-bubble ZB-H1 and ZB-H2 with the backward split into B and W.
+// Pipeline schedules: closed-form bubble, simulated GPipe, 1F1B, interleaved 1F1B, the
+// zero-bubble ZB-H1 and ZB-H2 with the backward split into B and W, and DualPipe and DualPipeV
+// with overlapped F&B passes.
 
 #include "scalelab/core/pipeline.h"
 #include "testhelpers.h"
@@ -56,6 +57,10 @@ const char* scheduleName(Schedule s)
         return "zb-h1";
     case Schedule::ZeroBubbleH2:
         return "zb-h2";
+    case Schedule::DualPipe:
+        return "dualpipe";
+    case Schedule::DualPipeV:
+        return "dualpipev";
     }
     return "?";
 }
@@ -207,6 +212,86 @@ std::vector<PipelineEvent> stageOf(const std::vector<PipelineEvent>& events, int
         if (e.stage == s)
             out.push_back(e);
     return out;
+}
+
+// The (microbatch, model stage) passes of a DualPipe schedule, from its events alone: an F&B
+// is the forward of (microbatch, stage of chunk) and the backward of (pair, stage of pairChunk).
+struct DualPasses {
+    std::map<std::pair<int, int>, const PipelineEvent*> forward, backward, weight;
+};
+
+// Checks a DualPipe or DualPipeV result from its events alone: every forward and backward of
+// every (microbatch, stage) once, on the device that holds the stage (device i: stages i and
+// p-1-i; in DualPipe microbatches m/2.. enter at device p-1), a W exactly for each backward
+// without its weight gradient, durations, dependencies, no device running two passes at once,
+// and every pass starting as soon as its device and inputs allow. Returns the first problem.
+std::string checkDualSchedule(const PipelineInputs& in, const PipelineResult& r)
+{
+    const int p = static_cast<int>(in.stages);
+    const int m = static_cast<int>(in.microbatches);
+    const bool dual = in.schedule == Schedule::DualPipe;
+    const int devices = dual ? p : p / 2;
+    if (r.devices != devices)
+        return "wrong device count";
+    DualPasses passes;
+    auto add = [&](auto& into, int j, int stage, const PipelineEvent& e) {
+        return into.emplace(std::pair{j, stage}, &e).second;
+    };
+    for (const PipelineEvent& e : r.events) {
+        if (e.stage < 0 || e.stage >= devices || e.chunk < 0 || e.chunk > 1)
+            return "out of range: " + where(e);
+        const int k = e.chunk == 0 ? e.stage : p - 1 - e.stage;
+        const int device =
+            dual ? (e.microbatch < m / 2 ? k : p - 1 - k) : (k < p / 2 ? k : p - 1 - k);
+        if (device != e.stage)
+            return "on a device that does not hold its stage: " + where(e);
+        const bool ok = e.pass == Pass::Forward ? add(passes.forward, e.microbatch, k, e)
+            : e.pass == Pass::Backward          ? add(passes.backward, e.microbatch, k, e)
+            : e.pass == Pass::Weight            ? add(passes.weight, e.microbatch, k, e)
+                                                : add(passes.forward, e.microbatch, k, e)
+                && add(passes.backward, e.pairMicrobatch,
+                       e.pairChunk == 0 ? e.stage : p - 1 - e.stage, e);
+        if (!ok)
+            return "twice: " + where(e);
+    }
+    if (passes.forward.size() != std::size_t(p * m) || passes.backward.size() != std::size_t(p * m))
+        return "not every forward and backward once";
+    std::size_t owed = 0;
+    for (const auto& [key, b] : passes.backward)
+        owed += b->pass == Pass::Backward && !b->withWeight ? 1 : 0;
+    if (owed != passes.weight.size())
+        return "a W for each split backward, and none else";
+    const double f = in.forwardTime, b = in.backwardTime, w = in.weightTime;
+    for (std::size_t i = 0; i < r.events.size(); ++i) {
+        const PipelineEvent& e = r.events[i];
+        const bool first = i == 0 || r.events[i - 1].stage != e.stage;
+        const double duration = e.pass == Pass::Forward ? f
+            : e.pass == Pass::Weight                    ? w
+            : e.pass == Pass::ForwardBackward           ? f + b + w
+                                                        : (e.withWeight ? b + w : b);
+        if (e.end != e.start + duration)
+            return "wrong duration: " + where(e);
+        // Inputs: the previous stage's forward; the next stage's backward, the last stage's
+        // own forward; W its own backward.
+        double ready = 0.0;
+        auto need = [&](const auto& from, int j, int k) {
+            ready = std::max(ready, from.at({j, k})->end);
+        };
+        const int k = e.chunk == 0 ? e.stage : p - 1 - e.stage;
+        if ((e.pass == Pass::Forward || e.pass == Pass::ForwardBackward) && k > 0)
+            need(passes.forward, e.microbatch, k - 1);
+        const bool isPair = e.pass == Pass::ForwardBackward;
+        const int bj = isPair ? e.pairMicrobatch : e.microbatch;
+        const int bk = isPair ? (e.pairChunk == 0 ? e.stage : p - 1 - e.stage) : k;
+        if (e.pass == Pass::Backward || isPair)
+            bk + 1 < p ? need(passes.backward, bj, bk + 1) : need(passes.forward, bj, bk);
+        if (e.pass == Pass::Weight)
+            need(passes.backward, e.microbatch, k);
+        const double free = first ? 0.0 : r.events[i - 1].end;
+        if (e.start != std::max(free, ready))
+            return "does not start as soon as it could: " + where(e);
+    }
+    return {};
 }
 
 } // namespace
@@ -405,6 +490,9 @@ private slots:
             case Schedule::ZeroBubbleH1:
             case Schedule::ZeroBubbleH2:
                 QFAIL("not in this table: see publishedZeroBubbleFigures");
+            case Schedule::DualPipe:
+            case Schedule::DualPipeV:
+                QFAIL("not in this table: see publishedDualPipeFigures");
             }
             QCOMPARE(qint64(r.peakInFlight[std::size_t(s)]), expected);
             // Held chunks are 1/v of a stage's activations each (v is 1 unless interleaved).
@@ -609,8 +697,18 @@ private slots:
         QTest::newRow("stages -2^53") << ofob << -big << 4LL << 1LL << 1.0 << 2.0 << st;
         QTest::newRow("no microbatches") << gp << 4LL << 0LL << 1LL << 1.0 << 2.0 << mb;
         QTest::newRow("negative microbatches") << il << 4LL << -4LL << 2LL << 1.0 << 2.0 << mb;
-        // 3 and 4 are the zero-bubble schedules now.
-        QTest::newRow("unknown schedule") << 5 << 4LL << 4LL << 1LL << 1.0 << 2.0 << sc;
+        // 3 and 4 are the zero-bubble schedules, 5 and 6 DualPipe and DualPipeV.
+        QTest::newRow("unknown schedule") << 7 << 4LL << 4LL << 1LL << 1.0 << 2.0 << sc;
+        const int dp = static_cast<int>(Schedule::DualPipe);
+        const int dv = static_cast<int>(Schedule::DualPipeV);
+        QTest::newRow("dualpipe odd p") << dp << 3LL << 12LL << 1LL << 1.0 << 2.0 << st;
+        QTest::newRow("dualpipe p = 1") << dp << 1LL << 12LL << 1LL << 1.0 << 2.0 << st;
+        QTest::newRow("dualpipe odd m") << dp << 4LL << 9LL << 1LL << 1.0 << 2.0 << mb;
+        QTest::newRow("dualpipe m < 2p") << dp << 4LL << 6LL << 1LL << 1.0 << 2.0 << mb;
+        QTest::newRow("dualpipev odd p") << dv << 5LL << 12LL << 1LL << 1.0 << 2.0 << st;
+        QTest::newRow("dualpipev m < p") << dv << 8LL << 7LL << 1LL << 1.0 << 2.0 << mb;
+        QTest::newRow("dualpipe p m over the limit")
+            << dp << 4LL << 1'000'002LL << 1LL << 1.0 << 2.0 << mb;
         QTest::newRow("no chunks (gpipe)") << gp << 4LL << 4LL << 0LL << 1.0 << 2.0 << vs;
         QTest::newRow("negative chunks") << il << 4LL << 4LL << -1LL << 1.0 << 2.0 << vs;
         QTest::newRow("forward 0") << gp << 4LL << 4LL << 1LL << 0.0 << 2.0 << ft;
@@ -909,6 +1007,241 @@ private slots:
         SCALELAB_VERIFY_INPUT_ERROR(
             zeroBubbleBubbleTime(makeInputs(Schedule::OneFOneB, 4, 12, 1, 1.0, 1.0)),
             "pipeline.schedule");
+    }
+
+    void handWorkedDualPipe()
+    {
+        // p = 2, m = 4, f = b = w = 1. Microbatches 0, 1 enter at device 0, 2, 3 at device 1.
+        // Device 0 holds stage 0 (chunk 0, for 0 and 1) and stage 1 (chunk 1, for 2 and 3);
+        // device 1 the mirror image. Both devices are the middle of their V (h = p/2 - 1 = 0),
+        // so the reference's eight steps are: F0 F1 (step 2); F0 then a whole B1 apart, F&B
+        // (step 4, n - p + 1 = 1 round); B1 whole, B0 split (step 6); W (step 8). Device 0:
+        //   F(0, s0) [0,1]; F(2, s1) [1,2] after device 1's F(2, s0) [0,1];
+        //   F(1, s0) [2,3]; BW(2, s1) [3,5], the last stage needs only its own forward;
+        //   F&B: F(3, s1) needs F(3, s0) [2,3] on device 1, B(0, s0) needs BW(0, s1) [3,5]
+        //   there: [5,8]; BW(3, s1) [8,10]; B(1, s0) after BW(1, s1) [8,10] on device 1:
+        //   [10,11]; W(1, s0) [11,12].
+        // Device 1 is the same with the directions swapped. Neither idles: bubble 0, which is
+        // the README's (p/2 - 1)(F&B + B - 3W) at p = 2. Activations: F F F, then B frees one
+        // and the F&B's forward takes one before its backward frees: 3 = p + 1.
+        const PipelineInputs in = makeInputs(Schedule::DualPipe, 2, 4, 1, 1.0, 1.0, 1.0);
+        const PipelineResult r = simulatePipeline(in);
+        QCOMPARE(r.devices, 2);
+        QCOMPARE(r.events.size(), std::size_t(16));
+        struct Want {
+            int device, microbatch, chunk;
+            Pass pass;
+            int pair;
+            bool withWeight;
+            double start, end;
+        };
+        const Pass F = Pass::Forward, B = Pass::Backward, W = Pass::Weight,
+                   FB = Pass::ForwardBackward;
+        const std::vector<Want> want = {
+            {0, 0, 0, F, -1, false, 0, 1},   {0, 2, 1, F, -1, false, 1, 2},
+            {0, 1, 0, F, -1, false, 2, 3},   {0, 2, 1, B, -1, true, 3, 5},
+            {0, 3, 1, FB, 0, false, 5, 8},   {0, 3, 1, B, -1, true, 8, 10},
+            {0, 1, 0, B, -1, false, 10, 11}, {0, 1, 0, W, -1, false, 11, 12},
+            {1, 2, 1, F, -1, false, 0, 1},   {1, 0, 0, F, -1, false, 1, 2},
+            {1, 3, 1, F, -1, false, 2, 3},   {1, 0, 0, B, -1, true, 3, 5},
+            {1, 1, 0, FB, 2, false, 5, 8},   {1, 1, 0, B, -1, true, 8, 10},
+            {1, 3, 1, B, -1, false, 10, 11}, {1, 3, 1, W, -1, false, 11, 12},
+        };
+        for (std::size_t i = 0; i < want.size(); ++i) {
+            const PipelineEvent& g = r.events[i];
+            const Want& x = want[i];
+            QVERIFY2(g.stage == x.device && g.microbatch == x.microbatch && g.chunk == x.chunk
+                         && g.pass == x.pass && g.pairMicrobatch == x.pair
+                         && g.withWeight == x.withWeight && g.start == x.start && g.end == x.end,
+                     qPrintable(QString("event %1: %2 [%3, %4]")
+                                    .arg(i)
+                                    .arg(QString::fromStdString(where(g)))
+                                    .arg(g.start)
+                                    .arg(g.end)));
+        }
+        QCOMPARE(r.makespan, 12.0);
+        QCOMPARE(r.bubbleTime, 0.0);
+        QCOMPARE(r.simulatedBubbleFraction, 0.0);
+        QCOMPARE(r.peakInFlight, (std::vector<int>{3, 3}));
+        QCOMPARE(r.peakActivations, (std::vector<double>{3.0, 3.0}));
+        QCOMPARE(r.peakWeightPending, (std::vector<int>{1, 1}));
+        QCOMPARE(r.parametersPerDevice, 2.0);
+        const std::string problem = checkDualSchedule(in, r);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void handWorkedDualPipeV()
+    {
+        // p = 4 stages on 2 devices, m = 4, f = b = w = 1. Device 0 holds stages 0 and 3, device
+        // 1 stages 1 and 2; every microbatch goes 0 -> 1 -> 2 -> 3 (devices 0, 1, 1, 0) and back.
+        // Device 0 (h = 0): F F (step 1), F0 F3 (step 2: stage 0 of mb 2, stage 3 of mb 0),
+        // then B(0, s3) W F(1, s3) (step 3), two rounds of F&B pairs (step 4), ... Its run:
+        //   F(0,s0) F(1,s0) F(2,s0) [0,3]; F(0,s3) [3,4] after device 1's F(0,s2) [2,3];
+        //   B(0,s3) [4,5], W [5,6], F(1,s3) [6,7]; F&B(F(3,s0), B(1,s3)) [7,10];
+        //   F&B(F(2,s3), B(0,s0)) needs B(0,s1), whole on device 1 at [8,11] after its
+        //   F&B [8,11]... so it waits: idle [10,11], runs [11,14]; BW(2,s3) [14,16];
+        //   F&B(F(3,s3), B(1,s0)) needs B(1,s1) from device 1's F&B [14,17]: idle [16,17].
+        // Device 1 waits [0,1] for its first input and [21,22] at the end (B(3,s2) needs
+        // BW(3,s3) on device 0 [20,22]). Each device idles 2 inside its own run: the README's
+        // (p/2 - 1)(F&B + B - 3W) = 1 x (3 + 2 - 3) = 2 with F&B = 3, B = 2, W = 1.
+        const PipelineInputs in = makeInputs(Schedule::DualPipeV, 4, 4, 1, 1.0, 1.0, 1.0);
+        const PipelineResult r = simulatePipeline(in);
+        QCOMPARE(r.devices, 2);
+        QCOMPARE(r.makespan, 26.0);
+        QCOMPARE(r.bubbleTime, 2.0);
+        QCOMPARE(r.bubbleRate, 2.0 / 24.0); // a device's work: 2m (f + b + w) = 24
+        QCOMPARE(dualPipeBubbleTime(in), 2.0);
+        QCOMPARE(r.events[0].start, 0.0);
+        // The idle stretches named above, from the events.
+        auto idleOn = [&](int device) {
+            std::vector<std::pair<double, double>> gaps;
+            double free = -1;
+            for (const PipelineEvent& e : r.events)
+                if (e.stage == device) {
+                    if (free >= 0 && e.start > free)
+                        gaps.emplace_back(free, e.start);
+                    free = e.end;
+                }
+            return gaps;
+        };
+        QCOMPARE(idleOn(0), (std::vector<std::pair<double, double>>{{10, 11}, {16, 17}}));
+        QCOMPARE(idleOn(1), (std::vector<std::pair<double, double>>{{21, 22}}));
+        QCOMPARE(r.peakActivations, (std::vector<double>{5.0, 5.0})); // p + 1
+        QCOMPARE(r.parametersPerDevice, 2.0);
+        const std::string problem = checkDualSchedule(in, r);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void publishedDualPipeFigures_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        QTest::addColumn<double>("f");
+        QTest::addColumn<double>("b");
+        QTest::addColumn<double>("w");
+        for (const Schedule s : {Schedule::DualPipe, Schedule::DualPipeV})
+            for (const qint64 p : {2, 4, 6, 8, 16, 32})
+                for (const qint64 m : {2 * p, 2 * p + 2, 4 * p})
+                    for (const auto& [f, b, w] :
+                         {std::tuple{1.0, 1.0, 1.0}, std::tuple{2.0, 2.0, 1.0},
+                          std::tuple{1.0, 1.0, 0.5}, std::tuple{1.0, 1.0, 0.0}})
+                        QTest::addRow("%s p=%lld m=%lld f=%g b=%g w=%g", scheduleName(s), p, m, f,
+                                      b, w)
+                            << int(s) << p << m << f << b << w;
+    }
+
+    void publishedDualPipeFigures()
+    {
+        // The DualPipe README's table, same number of stages p: bubble 1F1B (p-1)(F+B), ZB1P
+        // (p-1)(F+B-2W), DualPipe and DualPipeV (p/2-1)(F&B+B-3W); parameters per device 1x, 1x,
+        // 2x, 2x; activations per device p, p, p+1, p+1. Its B is a whole backward (b + w
+        // here) and F&B is taken as f + b + w, so DualPipe's is (p/2-1)(f + 2b - w). With
+        // f = b and w <= b (the README's diagram) the simulation gives exactly these; every
+        // time is a multiple of 1/2, so the figures are exact.
+        QFETCH(int, schedule);
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        QFETCH(double, f);
+        QFETCH(double, b);
+        QFETCH(double, w);
+        const PipelineInputs in = makeInputs(static_cast<Schedule>(schedule), p, m, 1, f, b, w);
+        const PipelineResult r = simulatePipeline(in);
+        const double published = double(p / 2 - 1) * ((f + b + w) + (b + w) - 3 * w);
+        QCOMPARE(dualPipeBubbleTime(in), published);
+        QCOMPARE(r.bubbleTime, published);
+        QCOMPARE(r.parametersPerDevice, 2.0);
+        QCOMPARE(*std::max_element(r.peakActivations.begin(), r.peakActivations.end()),
+                 double(p + 1));
+        const std::string problem = checkDualSchedule(in, r);
+        QVERIFY2(problem.empty(), problem.c_str());
+        // The other rows of the table at the same p (m >= p here).
+        const PipelineResult ofob =
+            simulatePipeline(makeInputs(Schedule::OneFOneB, p, m, 1, f, b, w));
+        QCOMPARE(ofob.bubbleTime, double(p - 1) * (f + (b + w)));
+        QCOMPARE(ofob.parametersPerDevice, 1.0);
+        QCOMPARE(ofob.peakActivations.front(), double(p));
+        const PipelineResult zb1p =
+            simulatePipeline(makeInputs(Schedule::ZeroBubbleH1, p, m, 1, f, b, w));
+        QCOMPARE(zb1p.bubbleTime, double(p - 1) * (f + (b + w) - 2 * w));
+        QCOMPARE(zb1p.peakActivations.front(), double(p));
+    }
+
+    void dualPipeDiffersFromPublished_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<double>("f");
+        QTest::addColumn<double>("b");
+        QTest::addColumn<double>("w");
+        QTest::addColumn<double>("simulated");
+        const int dp = int(Schedule::DualPipe), dv = int(Schedule::DualPipeV);
+        // p = 8, m = 16: published (p/2-1)(f + 2b - w) = 3 (f + 2b - w).
+        QTest::newRow("f > b") << dp << 2.0 << 1.0 << 1.0 << 12.0; // published 9
+        QTest::newRow("f < b") << dp << 1.0 << 2.0 << 1.0 << 11.0; // published 12
+        QTest::newRow("w > b") << dv << 1.0 << 1.0 << 2.0 << 6.0; // published 3
+        QTest::newRow("f < b, no W") << dv << 1.0 << 2.0 << 0.0 << 14.0; // published 15
+    }
+
+    void dualPipeDiffersFromPublished()
+    {
+        // The README's formula is read off its diagram, where F and B (the input gradient) are
+        // equally long and W no longer. Outside that the waits differ, and so does the bubble:
+        // the tab says so. The simulated values are what the hand-checked order gives.
+        QFETCH(int, schedule);
+        QFETCH(double, f);
+        QFETCH(double, b);
+        QFETCH(double, w);
+        QFETCH(double, simulated);
+        const PipelineInputs in = makeInputs(static_cast<Schedule>(schedule), 8, 16, 1, f, b, w);
+        const PipelineResult r = simulatePipeline(in);
+        QCOMPARE(dualPipeBubbleTime(in), 3.0 * (f + 2 * b - w));
+        QCOMPARE(r.bubbleTime, simulated);
+        QVERIFY(r.bubbleTime != dualPipeBubbleTime(in));
+        const std::string problem = checkDualSchedule(in, r);
+        QVERIFY2(problem.empty(), problem.c_str());
+    }
+
+    void dualPipeOrders()
+    {
+        // The order times to the same schedule through simulatePipelineOrder; broken orders
+        // are refused, and one whose W comes before its B deadlocks with a message.
+        for (const Schedule s : {Schedule::DualPipe, Schedule::DualPipeV}) {
+            const PipelineInputs in = makeInputs(s, 6, 14, 1, 1.0, 1.5, 0.5);
+            const std::vector<PipelineEvent> order = pipelineOrder(in);
+            const PipelineResult a = simulatePipeline(in);
+            const PipelineResult b = simulatePipelineOrder(in, order);
+            QCOMPARE(a.makespan, b.makespan);
+            QCOMPARE(a.events.size(), b.events.size());
+            std::vector<PipelineEvent> twice = order;
+            twice[1] = twice[0];
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatePipelineOrder(in, twice));
+            std::vector<PipelineEvent> shorter(order.begin(), order.end() - 1);
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatePipelineOrder(in, shorter));
+            std::vector<PipelineEvent> moved = order;
+            moved[0].stage = 1; // device 0's first forward is not device 1's to run
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatePipelineOrder(in, moved));
+            // The last pass of device 0 is a W; put it first.
+            std::vector<PipelineEvent> early = order;
+            const auto last = std::find_if(early.begin(), early.end(),
+                                           [](const PipelineEvent& e) { return e.stage == 1; })
+                - 1;
+            QCOMPARE(last->pass, Pass::Weight);
+            std::rotate(early.begin(), last, last + 1);
+            QVERIFY_THROWS_EXCEPTION(std::logic_error, simulatePipelineOrder(in, early));
+        }
+    }
+
+    void largeDualPipeIsCorrect()
+    {
+        // The tab's largest case, p = 32 and m = 256, and DualPipeV on 32 devices.
+        for (const auto& [s, p] :
+             {std::pair{Schedule::DualPipe, 32}, std::pair{Schedule::DualPipeV, 64}}) {
+            const PipelineInputs in = makeInputs(s, p, 256, 1, 1.0, 1.0, 1.0);
+            const PipelineResult r = simulatePipeline(in);
+            const std::string problem = checkDualSchedule(in, r);
+            QVERIFY2(problem.empty(), problem.c_str());
+            QCOMPARE(r.bubbleTime, double(p - 2));
+        }
     }
 
     void largeInterleavedIsCorrect()

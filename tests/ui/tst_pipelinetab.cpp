@@ -111,8 +111,9 @@ private:
 
         // Gantt: one box per event, the same events in the same order.
         GanttPanel* gantt = tab.ganttChart();
-        QCOMPARE(gantt->stages(), int(in.stages));
-        QCOMPARE(gantt->chunks(), interleaved ? int(in.virtualStages) : 1);
+        const bool dual = core::isDualSchedule(in.schedule);
+        QCOMPARE(gantt->stages(), int(core::pipelineDevices(in)));
+        QCOMPARE(gantt->chunks(), interleaved ? int(in.virtualStages) : dual ? 2 : 1);
         QCOMPARE(gantt->makespan(), r.makespan);
         const auto& boxes = gantt->events();
         QCOMPARE(boxes.size(), r.events.size());
@@ -120,7 +121,8 @@ private:
             const core::PipelineEvent& a = boxes[i];
             const core::PipelineEvent& b = r.events[i];
             if (a.stage != b.stage || a.microbatch != b.microbatch || a.chunk != b.chunk
-                || a.pass != b.pass || a.start != b.start || a.end != b.end)
+                || a.pass != b.pass || a.start != b.start || a.end != b.end
+                || a.pairMicrobatch != b.pairMicrobatch || a.withWeight != b.withWeight)
                 QFAIL(qPrintable(QString("box %1 differs from the core's event").arg(i)));
         }
 
@@ -129,6 +131,10 @@ private:
         for (Schedule s : PipelineTab::schedules()) {
             QLineSeries* line = tab.bubbleCurve(s);
             QVERIFY(line);
+            if (core::isDualSchedule(s) && in.stages % 2 != 0) {
+                QCOMPARE(line->count(), 0); // no DualPipe on an odd number of stages
+                continue;
+            }
             // Every m up to 32, then sparser, always up to the axis' end past the slider's 256.
             QVERIFY(line->count() >= 100);
             QCOMPARE(line->at(31).x(), 32.0);
@@ -143,10 +149,12 @@ private:
                     * (idle ? core::pipelineBubbleFraction(in.stages, m, v)
                             : core::pipelineBubbleOverIdeal(in.stages, m, v));
                 if (core::splitsBackward(s)) {
-                    // Qi et al.'s bubble size against a stage's work m (f + b + w).
-                    const double size = core::zeroBubbleBubbleTime(at);
-                    const double work =
-                        double(m) * (in.forwardTime + in.backwardTime + in.weightTime);
+                    // Qi et al.'s (the DualPipe README's) bubble size against a stage's
+                    // (device's) work m (f + b + w), 2m (f + b + w) on a DualPipeV device.
+                    const double size = core::isDualSchedule(s) ? core::dualPipeBubbleTime(at)
+                                                                : core::zeroBubbleBubbleTime(at);
+                    const double work = double(m) * (s == Schedule::DualPipeV ? 2 : 1)
+                        * (in.forwardTime + in.backwardTime + in.weightTime);
                     want = 100.0 * (idle ? size / (size + work) : size / work);
                 }
                 QCOMPARE(pt.y(), want);
@@ -155,8 +163,9 @@ private:
         QCOMPARE(tab.currentPoint()->count(), 1);
         double measured = idle ? r.simulatedBubbleFraction : r.simulatedBubbleOverIdeal;
         if (core::splitsBackward(in.schedule)) {
-            const double work =
-                double(in.microbatches) * (in.forwardTime + in.backwardTime + in.weightTime);
+            const double work = double(in.microbatches)
+                * (in.schedule == Schedule::DualPipeV ? 2 : 1)
+                * (in.forwardTime + in.backwardTime + in.weightTime);
             measured = idle ? r.bubbleTime / (r.bubbleTime + work) : r.bubbleRate;
         }
         QCOMPARE(tab.currentPoint()->at(0), QPointF(double(in.microbatches), 100.0 * measured));
@@ -164,20 +173,21 @@ private:
         QVERIFY2(yTitle.contains(idle ? "Idle share" : "over ideal"), qPrintable(yTitle));
 
         // Memory chart: the simulator's peak activations, schedule by schedule.
-        for (Schedule s : PipelineTab::schedules()) {
+        for (Schedule s : PipelineTab::memorySchedules()) {
             core::PipelineInputs other = in;
             other.schedule = s;
             QBarSet* set = tab.memoryBars(s);
             QVERIFY(set);
             QCOMPARE(set->count(), int(in.stages));
-            if (s == Schedule::Interleaved && in.microbatches % in.stages != 0) {
-                for (int i = 0; i < set->count(); ++i)
-                    QCOMPARE(set->at(i), 0.0);
-                continue;
+            std::vector<double> held;
+            try {
+                held = core::simulatePipeline(other).peakActivations;
+            } catch (const core::InputError&) {
+                // Refused (interleaved at m not a multiple of p, DualPipe at odd p): no bars.
             }
-            const std::vector<double> held = core::simulatePipeline(other).peakActivations;
+            // A DualPipeV device holds two stages: p/2 bars, then nothing.
             for (int i = 0; i < set->count(); ++i)
-                QCOMPARE(set->at(i), held[std::size_t(i)]);
+                QCOMPARE(set->at(i), std::size_t(i) < held.size() ? held[std::size_t(i)] : 0.0);
         }
     }
 
@@ -357,12 +367,12 @@ private slots:
         settle(tab);
         const QRectF plot = chart->mapRectToScene(chart->plotArea());
         int nonZero = 0;
-        for (Schedule s : PipelineTab::schedules())
+        for (Schedule s : PipelineTab::memorySchedules())
             for (int i = 0; i < tab.memoryBars(s)->count(); ++i)
                 nonZero += tab.memoryBars(s)->at(i) > 0 ? 1 : 0;
         QVERIFY(nonZero >= 2 * stages); // GPipe and 1F1B hold something on every stage
         QList<QColor> colours;
-        for (Schedule s : PipelineTab::schedules())
+        for (Schedule s : PipelineTab::memorySchedules())
             colours << tab.memoryBars(s)->color();
         int shown = 0;
         for (QGraphicsItem* item : chart->scene()->items()) {
@@ -652,6 +662,108 @@ private slots:
         QVERIFY(figures.contains("equal, as the tests check"));
     }
 
+    void dualPipeSchedulesAreDrawn_data()
+    {
+        QTest::addColumn<int>("schedule");
+        QTest::addColumn<int>("p");
+        QTest::addColumn<int>("m");
+        QTest::newRow("dualpipe p=4 m=8") << int(Schedule::DualPipe) << 4 << 8;
+        QTest::newRow("dualpipe p=8 m=20") << int(Schedule::DualPipe) << 8 << 20;
+        QTest::newRow("dualpipev p=8 m=10") << int(Schedule::DualPipeV) << 8 << 10;
+        QTest::newRow("dualpipe p=32 m=256") << int(Schedule::DualPipe) << 32 << 256;
+    }
+
+    void dualPipeSchedulesAreDrawn()
+    {
+        // The DualPipe README's comparison, f = b = w = 1, in the tab: the Gantt draws F&B
+        // boxes and says which stages each device holds, the bars and curves include both
+        // schedules, and the figures line sets the README's table against the simulation.
+        QFETCH(int, schedule);
+        QFETCH(int, p);
+        QFETCH(int, m);
+        core::Scenario s = scenarioWith(Schedule(schedule), p, m, 2);
+        s.pipeline.forwardTime = s.pipeline.backwardTime = s.pipeline.weightTime = 1.0;
+        PipelineTab tab;
+        tab.setScenario(s);
+        settle(tab);
+        tab.waitForIdle();
+        checkAgainstCore(tab);
+        GanttPanel* gantt = tab.ganttChart();
+        QVERIFY(gantt->overlapped());
+        const int devices = schedule == int(Schedule::DualPipe) ? p : p / 2;
+        QCOMPARE(gantt->rowLabels().size(), devices);
+        QCOMPARE(gantt->rowLabels().front(), QString("0: 0, %1").arg(p - 1));
+        const QSizeF size(1600, 1000);
+        const auto texts = gantt->texts(QRectF(QPointF(0, 0), size));
+        QStringList legend;
+        int pairLabels = 0;
+        for (const auto& t : texts) {
+            if (t.kind == GanttPanel::TextKind::Legend)
+                legend << t.text;
+            if (t.kind == GanttPanel::TextKind::BoxLabel
+                && gantt->events()[t.box].pass == Pass::ForwardBackward)
+                ++pairLabels;
+        }
+        QVERIFY2(legend.join('|').contains("F&B"), qPrintable(legend.join('|')));
+        QVERIFY(legend.join('|').contains("Chunk 1: stage p"));
+        if (p <= 8)
+            QVERIFY(pairLabels > 0);
+        checkNoOverlap(gantt, size);
+        // Every device holds p + 1 microbatches of activations at its peak: the figures say
+        // so, not the memory chart's bars (seven sets of them would not fit).
+        QVERIFY(!tab.memoryBars(Schedule(schedule)));
+        const ActivationChart chart = activationChart(comparePipelineSchedules(tab.inputs()));
+        const ActivationBars& bars = chart.bars[scheduleIndex(Schedule(schedule))];
+        for (int d = 0; d < devices; ++d)
+            QCOMPARE(bars.values[d], double(p + 1));
+        // Published against simulated: equal here (f = b = w).
+        const QString figures = tab.figuresLabel()->text();
+        QVERIFY2(figures.contains("Published (DualPipe README"), qPrintable(figures));
+        QVERIFY2(figures.contains(QString("Simulated: bubble %1 time units").arg(p - 2)),
+                 qPrintable(figures));
+        QVERIFY(figures.contains("equal, as the tests check"));
+        QVERIFY(figures.contains(QString("activations %1: equal").arg(p + 1)));
+        QVERIFY(figures.contains("Parameters 2×"));
+        // The README's other rows: 1F1B (p-1)(F+B) = 3(p-1), ZB1P (p-1)(F+B-2W) = p-1.
+        QVERIFY2(figures.contains(QString("1F1B (p−1)(F+B) = %1 (simulated %1)").arg(3 * (p - 1))),
+                 qPrintable(figures));
+        QVERIFY(figures.contains(QString("= %1 (ZB-H1 simulated %1)").arg(p - 1)));
+    }
+
+    void dualPipeSaysWhyItDiffersFromTheReadme()
+    {
+        // f > b: the README's diagram has f = b, so its formula does not hold; the tab says why.
+        core::Scenario s = scenarioWith(Schedule::DualPipe, 8, 16, 2);
+        s.pipeline.forwardTime = 2.0;
+        s.pipeline.backwardTime = s.pipeline.weightTime = 1.0;
+        PipelineTab tab;
+        tab.setScenario(s);
+        settle(tab);
+        const QString figures = tab.figuresLabel()->text();
+        // Published 3 (2 + 2 - 1) = 9, simulated 12 (core's dualPipeDiffersFromPublished).
+        QVERIFY2(figures.contains("(p/2−1)(F&amp;B+B−3W) = 9"), qPrintable(figures));
+        QVERIFY(figures.contains("Simulated: bubble 12 time units"));
+        QVERIFY(figures.contains("(f = b)"));
+        QVERIFY(!figures.contains("equal, as the tests check"));
+    }
+
+    void dualPipeRefusalsNameTheKey()
+    {
+        // Odd p for DualPipe: the tab keeps its last charts and names the key and the reason.
+        core::Scenario s = scenarioWith(Schedule::DualPipe, 5, 20, 2);
+        PipelineTab tab;
+        tab.setScenario(s);
+        settle(tab);
+        QVERIFY(!tab.messageLabel()->isHidden());
+        QVERIFY2(tab.messageLabel()->text().contains("even"),
+                 qPrintable(tab.messageLabel()->text()));
+        s = scenarioWith(Schedule::DualPipeV, 8, 6, 2);
+        tab.setScenario(s);
+        settle(tab);
+        QVERIFY2(tab.messageLabel()->text().contains("at least the stages"),
+                 qPrintable(tab.messageLabel()->text()));
+    }
+
     void scenarioValuesBeyondTheSlidersAreKept()
     {
         core::Scenario s = scenarioWith(Schedule::OneFOneB, 40, 300, 12);
@@ -802,8 +914,8 @@ private slots:
                  QString("Interleaved, v = 2"));
         QCOMPARE(chart.most, 12.0);
         // 4 p m passes of GPipe and 1F1B, 2 p m v of the interleaved schedule, 6 p m of the
-        // zero-bubble ones (F, B and W each).
-        QCOMPARE(comparisonPasses(in), 4.0 * 48 + 2.0 * 48 * 2 + 6.0 * 48);
+        // zero-bubble ones (F, B and W each), at most 6 p m of the DualPipe ones.
+        QCOMPARE(comparisonPasses(in), 4.0 * 48 + 2.0 * 48 * 2 + 6.0 * 48 + 6.0 * 48);
     }
 
     void theComparisonLeavesOutWhatCoreRefuses()

@@ -41,12 +41,18 @@ void addPipelineFields(std::vector<Field>& out)
     out.push_back(bound<&Scenario::pipeline, &PipelineInputs::schedule>(
         choiceField(S, "pipeline.schedule", QT_TRANSLATE_NOOP("Field", "Sc&hedule"),
                     QT_TRANSLATE_NOOP("Field", "The order in which each stage runs its passes."),
-                    {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2"},
+                    {"gpipe", "1f1b", "interleaved", "zb-h1", "zb-h2", "dualpipe", "dualpipev"},
                     {QT_TRANSLATE_NOOP("Field", "GPipe: all forwards, then all backwards"),
                      QT_TRANSLATE_NOOP("Field", "1F1B: one forward, one backward"),
                      QT_TRANSLATE_NOOP("Field", "Interleaved 1F1B: v chunks per stage"),
                      QT_TRANSLATE_NOOP("Field", "ZB-H1: W passes fill the tail, 1F1B's memory"),
-                     QT_TRANSLATE_NOOP("Field", "ZB-H2: no bubble, up to 2p\u22121 in flight")})));
+                     QT_TRANSLATE_NOOP("Field", "ZB-H2: no bubble, up to 2p\u22121 in flight"),
+                     QT_TRANSLATE_NOOP("Field",
+                                       "DualPipe: fed from both ends, F&B overlapped, 2\u00d7 "
+                                       "parameters"),
+                     QT_TRANSLATE_NOOP("Field",
+                                       "DualPipeV: one V over p/2 devices, 2\u00d7 "
+                                       "parameters")})));
     out.push_back(bound<&Scenario::pipeline, &PipelineInputs::virtualStages>(numberField(
         S, "pipeline.virtual_stages", FieldKind::Whole,
         QT_TRANSLATE_NOOP("Field", "&Chunks per stage"), "v", QT_TRANSLATE_NOOP("Field", "chunks"),

@@ -1,7 +1,7 @@
 #include "planpresets.h"
 
-#include "scalelab/core/collectives.h"
 #include "presets.h"
+#include "scalelab/core/collectives.h"
 #include "scenariojson.h"
 
 #include <QDir>
@@ -214,8 +214,10 @@ PlanPreset loadPlanPreset(const QString& id)
 QList<PlanPreset> planPresets()
 {
     QList<PlanPreset> out;
+    // Schedule presets (a pipeline section only) are not training plans.
     for (const QString& id : presetIds())
-        out << loadPlanPreset(id);
+        if (presetObject(id).contains("plan"))
+            out << loadPlanPreset(id);
     // Smallest first: the menu reads as a climb from a laptop-sized model to a trillion.
     std::stable_sort(out.begin(), out.end(), [](const PlanPreset& a, const PlanPreset& b) {
         const std::int64_t pa = core::countParameters(a.plan.model).total;

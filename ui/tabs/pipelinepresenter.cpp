@@ -59,8 +59,28 @@ ClosedForm zeroBubbleForm(const core::PipelineInputs& in, bool idleShare)
     return {Text::tr("%1/%2").arg(size, work), Text::tr("%1/%2").arg(sized, worked)};
 }
 
+// The DualPipe README's closed form: its bubble (p/2−1)(F&B+B−3W), with F&B = f+b+w and its
+// B = b+w, over one device's work (m passes of each kind, 2m for DualPipeV).
+ClosedForm dualForm(const core::PipelineInputs& in, bool idleShare)
+{
+    const bool v = in.schedule == Schedule::DualPipeV;
+    const QString f = formatNumber(in.forwardTime, 4), b = formatNumber(in.backwardTime, 4),
+                  w = formatNumber(in.weightTime, 4);
+    const QString size = Text::tr("(p/2−1)(f+2b−w)");
+    const QString sized = Text::tr("(%1/2−1)(%2+2·%3−%4)").arg(in.stages).arg(f, b, w);
+    const QString work = v ? Text::tr("2m(f+b+w)") : Text::tr("m(f+b+w)");
+    const QString worked = (v ? Text::tr("2·%1(%2+%3+%4)") : Text::tr("%1(%2+%3+%4)"))
+                               .arg(in.microbatches)
+                               .arg(f, b, w);
+    if (idleShare)
+        return {Text::tr("%1/(%1+%2)").arg(size, work), Text::tr("%1/(%1+%2)").arg(sized, worked)};
+    return {Text::tr("%1/%2").arg(size, work), Text::tr("%1/%2").arg(sized, worked)};
+}
+
 ClosedForm closedForm(const core::PipelineInputs& in, bool idleShare)
 {
+    if (core::isDualSchedule(in.schedule))
+        return dualForm(in, idleShare);
     if (core::splitsBackward(in.schedule))
         return zeroBubbleForm(in, idleShare);
     const bool interleaved = in.schedule == Schedule::Interleaved;
@@ -98,6 +118,18 @@ QString ganttTitle(const core::PipelineInputs& in)
             .arg(p)
             .arg(v)
             .arg(m);
+    if (in.schedule == Schedule::DualPipe)
+        return Text::tr("%1: %2 stages on %2 devices, %3 microbatches (%4 from each end)")
+            .arg(scheduleName(in.schedule))
+            .arg(p)
+            .arg(m)
+            .arg(m / 2);
+    if (in.schedule == Schedule::DualPipeV)
+        return Text::tr("%1: %2 stages on %3 devices, %4 microbatches down the V and back")
+            .arg(scheduleName(in.schedule))
+            .arg(p)
+            .arg(p / 2)
+            .arg(m);
     return Text::tr("%1: %2 stages, %3 microbatches").arg(scheduleName(in.schedule)).arg(p).arg(m);
 }
 
@@ -113,6 +145,11 @@ QStringList ganttFigures(const PipelineFigures& f, const ClosedForm& form, bool 
 
 QString timeAxisTitle(const core::PipelineInputs& in)
 {
+    if (core::isDualSchedule(in.schedule))
+        return Text::tr("Time (time units: F = %1, B = %2, W = %3; a whole backward B+W and an "
+                        "overlapped F&B = F+B+W are one pass each)")
+            .arg(formatNumber(in.forwardTime, 4), formatNumber(in.backwardTime, 4),
+                 formatNumber(in.weightTime, 4));
     if (core::splitsBackward(in.schedule))
         return Text::tr("Time (time units per microbatch and stage: forward F = %1, input "
                         "gradient B = %2, weight gradient W = %3)")
@@ -129,6 +166,12 @@ QString headline(const PipelineComparison& c, const PipelineFigures& f, const Cl
                  bool idleShare)
 {
     const core::PipelineResult& r = c.result;
+    if (core::isDualSchedule(c.in.schedule))
+        return Text::tr("<b>Each device idles at most %1 %2</b> (measured inside each device's "
+                        "own run); closed form %3 = %4 = <b>%5</b>. Makespan %6 time units.")
+            .arg(bubblePercent(f.measured),
+                 idleShare ? Text::tr("of its run") : Text::tr("of its work"), form.formula,
+                 form.substituted, bubblePercent(f.closed), formatNumber(r.makespan, 4));
     if (core::splitsBackward(c.in.schedule))
         return Text::tr("<b>Each stage idles at most %1 %2</b> (measured inside each stage's "
                         "own run, as Qi et al. count); closed form %3 = %4 = <b>%5</b>. "
@@ -187,9 +230,76 @@ QString publishedLine(const PipelineComparison& c)
              bubblePercent(published), bubblePercent(c.result.bubbleRate), why);
 }
 
+// The lesson of DualPipe and DualPipeV: what feeding from both ends buys and what it costs.
+QString dualLesson(const PipelineComparison& c)
+{
+    const core::PipelineResult& r = c.result;
+    const QString start = c.in.schedule == Schedule::DualPipe
+        ? Text::tr("%1 feeds microbatches from both ends: device i holds stages i and p−1−i, so "
+                   "one direction's forward and the other's backward run side by side as one "
+                   "overlapped F&B pass.")
+              .arg(coloured(c.in.schedule))
+        : Text::tr("%1 cuts DualPipe in half: %2 devices each hold stages i and p−1−i, and "
+                   "every microbatch goes down the V and comes back.")
+              .arg(coloured(c.in.schedule))
+              .arg(r.devices);
+    return start + " "
+        + Text::tr("Each device idles at most %1 time units inside its own run (%2 for %3, %4 "
+                   "for %5). The price: every device holds %6× the parameters of a 1F1B stage "
+                   "(two stages) and %7 microbatches of activations (%8 for 1F1B).")
+              .arg(formatNumber(r.bubbleTime, 4), firstStageIdle(c, Schedule::OneFOneB),
+                   coloured(Schedule::OneFOneB), firstStageIdle(c, Schedule::ZeroBubbleH1),
+                   coloured(Schedule::ZeroBubbleH1), formatNumber(r.parametersPerDevice, 3),
+                   firstStage(c, c.in.schedule), firstStage(c, Schedule::OneFOneB));
+}
+
+// Why the simulated DualPipe bubble differs from the README's, or that it does not.
+QString dualBubbleWhy(const core::PipelineInputs& in, double published, double simulated)
+{
+    if (simulated == published)
+        return Text::tr("equal, as the tests check.");
+    if (in.forwardTime != in.backwardTime || in.weightTime > in.backwardTime)
+        return Text::tr("the README's formula is read off its diagram, where a forward and an "
+                        "input-gradient backward take equally long (f = b) and a W no longer "
+                        "(w ≤ b); here f = %1, b = %2, w = %3, so devices wait differently.")
+            .arg(formatNumber(in.forwardTime, 4), formatNumber(in.backwardTime, 4),
+                 formatNumber(in.weightTime, 4));
+    return Text::tr("they differ at these times.");
+}
+
+// The DualPipe README's table (same number of stages) against this simulation.
+QString dualPublishedLine(const PipelineComparison& c)
+{
+    const core::PipelineInputs& in = c.in;
+    const core::PipelineResult& r = c.result;
+    const double p = static_cast<double>(in.stages);
+    const double published = core::dualPipeBubbleTime(in);
+    const double held = *std::max_element(r.peakActivations.begin(), r.peakActivations.end());
+    core::PipelineInputs zb = in;
+    zb.schedule = Schedule::ZeroBubbleH1;
+    const QString units = Text::tr("time units");
+    return Text::tr("Published (DualPipe README, same number of stages; its B is b+w, and F&B is "
+                    "f+b+w here): bubble (p/2−1)(F&B+B−3W) = %1 %2, parameters 2×, activations "
+                    "p+1 = %3 per device. Simulated: bubble %4 %2 (the most a device idles "
+                    "inside its own run): %5 Parameters %6×, activations %7: %8")
+               .arg(formatNumber(published, 4), units, formatNumber(p + 1, 4),
+                    formatNumber(r.bubbleTime, 4), dualBubbleWhy(in, published, r.bubbleTime),
+                    formatNumber(r.parametersPerDevice, 3), formatNumber(held, 4),
+                    held == p + 1 ? Text::tr("equal.") : Text::tr("they differ."))
+        + " "
+        + Text::tr("The README's other rows: 1F1B (p−1)(F+B) = %1 (simulated %2), ZB1P "
+                   "(p−1)(F+B−2W) = %3 (ZB-H1 simulated %4).")
+              .arg(formatNumber((p - 1) * (in.forwardTime + in.backwardTime + in.weightTime), 4),
+                   firstStageIdle(c, Schedule::OneFOneB),
+                   formatNumber(core::zeroBubbleBubbleTime(zb), 4),
+                   firstStageIdle(c, Schedule::ZeroBubbleH1));
+}
+
 // The figures line's second sentence: the lesson of the schedule on screen.
 QString lesson(const PipelineComparison& c, const PipelineFigures& f, bool idleShare)
 {
+    if (core::isDualSchedule(c.in.schedule))
+        return dualLesson(c);
     if (core::splitsBackward(c.in.schedule))
         return zeroBubbleLesson(c);
     const std::int64_t p = c.in.stages, m = c.in.microbatches, v = c.in.virtualStages;
@@ -241,8 +351,9 @@ QHash<QString, QString> explanationValues(const PipelineComparison& c)
 
 QList<Schedule> pipelineSchedules()
 {
-    return {Schedule::GPipe, Schedule::OneFOneB, Schedule::Interleaved, Schedule::ZeroBubbleH1,
-            Schedule::ZeroBubbleH2};
+    return {Schedule::GPipe,        Schedule::OneFOneB,     Schedule::Interleaved,
+            Schedule::ZeroBubbleH1, Schedule::ZeroBubbleH2, Schedule::DualPipe,
+            Schedule::DualPipeV};
 }
 
 std::size_t scheduleIndex(Schedule s)
@@ -258,6 +369,10 @@ std::size_t scheduleIndex(Schedule s)
         return 3;
     case Schedule::ZeroBubbleH2:
         return 4;
+    case Schedule::DualPipe:
+        return 5;
+    case Schedule::DualPipeV:
+        return 6;
     }
     return 0;
 }
@@ -275,6 +390,10 @@ QString scheduleName(Schedule s)
         return Text::tr("ZB-H1");
     case Schedule::ZeroBubbleH2:
         return Text::tr("ZB-H2");
+    case Schedule::DualPipe:
+        return Text::tr("DualPipe");
+    case Schedule::DualPipeV:
+        return Text::tr("DualPipeV");
     }
     return {};
 }
@@ -293,6 +412,10 @@ QColor scheduleColor(Schedule s)
         return palette::kPurple;
     case Schedule::ZeroBubbleH2:
         return palette::kOrange;
+    case Schedule::DualPipe:
+        return palette::kSkyBlue;
+    case Schedule::DualPipeV:
+        return palette::kBlack;
     }
     return palette::kBlack;
 }
@@ -307,42 +430,71 @@ QString bubblePercent(double fraction)
 double comparisonPasses(const core::PipelineInputs& in)
 {
     const double pm = static_cast<double>(in.stages) * static_cast<double>(in.microbatches);
-    // GPipe and 1F1B 2 p m each, interleaved 2 p m v, ZB-H1 and ZB-H2 3 p m each.
-    return 4 * pm + 2 * pm * static_cast<double>(in.virtualStages) + 6 * pm;
+    // GPipe and 1F1B 2 p m each, interleaved 2 p m v, ZB-H1 and ZB-H2 3 p m each, DualPipe
+    // and DualPipeV at most 3 p m each.
+    return 4 * pm + 2 * pm * static_cast<double>(in.virtualStages) + 12 * pm;
 }
+
+namespace {
+
+// What the comparison keeps of another schedule's simulation; nullopt where core refuses it.
+struct Summary {
+    std::vector<double> held;
+    double idle = 0, parameters = 1;
+};
+
+// Simulates `schedules` one after another: each simulation's events are freed before the next
+// starts, so a worker holds one schedule's passes at a time.
+std::vector<std::optional<Summary>> summarize(core::PipelineInputs in, QList<Schedule> schedules)
+{
+    std::vector<std::optional<Summary>> out;
+    for (Schedule s : schedules) {
+        in.schedule = s;
+        try {
+            core::PipelineResult r = core::simulatePipeline(in);
+            out.push_back(
+                Summary{std::move(r.peakActivations), r.bubbleTime, r.parametersPerDevice});
+        } catch (const core::InputError&) {
+            out.push_back(std::nullopt); // refused for these inputs: left out, not an error
+        }
+    }
+    return out;
+}
+
+} // namespace
 
 PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in)
 {
     PipelineComparison c;
     c.in = in;
-    // The other schedules are simulated on a second thread while this one simulates the
-    // schedule shown (at p = 32, m = 256 that halves the wait). One core refuses (the
-    // interleaved schedule when m is not a multiple of p) is left out, not an error.
-    using Summary = std::pair<std::vector<double>, double>; // peak activations, bubbleTime
-    std::vector<std::pair<std::size_t, std::future<Summary>>> others;
-    for (Schedule s : pipelineSchedules()) {
-        if (s == in.schedule)
-            continue;
-        core::PipelineInputs other = in;
-        other.schedule = s;
-        others.emplace_back(scheduleIndex(s), std::async(std::launch::async, [other] {
-                                core::PipelineResult r = core::simulatePipeline(other);
-                                return Summary{std::move(r.peakActivations), r.bubbleTime};
-                            }));
-    }
+    // The six other schedules are simulated on two worker threads, three each in turn, while
+    // this one simulates the schedule shown (at p = 32, m = 256 that halves the wait). At most
+    // three simulations live at once: at the simulator's 4,000,000 passes seven at once took
+    // more than the 2 GB a scenario may use. One core refuses (the interleaved schedule when m
+    // is not a multiple of p, DualPipe at odd p) is left out, not an error.
+    QList<Schedule> others = pipelineSchedules();
+    others.removeAll(in.schedule);
+    const QList<Schedule> first = others.mid(0, others.size() / 2);
+    const QList<Schedule> second = others.mid(others.size() / 2);
+    auto a = std::async(std::launch::async, summarize, in, first);
+    auto b = std::async(std::launch::async, summarize, in, second);
     c.result = core::simulatePipeline(in);
-    c.held[scheduleIndex(in.schedule)] = c.result.peakActivations;
-    c.idle[scheduleIndex(in.schedule)] = c.result.bubbleTime;
-    for (auto& [k, summary] : others) {
-        try {
-            Summary got = summary.get();
-            c.held[k] = std::move(got.first);
-            c.idle[k] = got.second;
-        } catch (const core::InputError&) {
-            c.held[k].reset();
-            c.idle[k].reset();
+    const std::size_t shown = scheduleIndex(in.schedule);
+    c.held[shown] = c.result.peakActivations;
+    c.idle[shown] = c.result.bubbleTime;
+    c.parameters[shown] = c.result.parametersPerDevice;
+    const auto take = [&c](const QList<Schedule>& schedules,
+                           std::vector<std::optional<Summary>> got) {
+        for (qsizetype i = 0; i < schedules.size(); ++i) {
+            const std::size_t k = scheduleIndex(schedules[i]);
+            auto& summary = got[static_cast<std::size_t>(i)];
+            c.held[k] = summary ? std::optional(std::move(summary->held)) : std::nullopt;
+            c.idle[k] = summary ? std::optional(summary->idle) : std::nullopt;
+            c.parameters[k] = summary ? std::optional(summary->parameters) : std::nullopt;
         }
-    }
+    };
+    take(first, a.get());
+    take(second, b.get());
     return c;
 }
 
@@ -386,9 +538,14 @@ QList<QPointF> bubbleCurvePoints(Schedule schedule, const core::PipelineInputs& 
         return bubbleCurvePoints(schedule, in.stages, in.virtualStages, top, idleShare);
     core::PipelineInputs at = in;
     at.schedule = schedule;
-    // Qi et al.'s bubble does not depend on m; their work m (f + b + w) does.
-    const double idle = core::zeroBubbleBubbleTime(at);
-    const double step = in.forwardTime + in.backwardTime + in.weightTime;
+    const bool dual = core::isDualSchedule(schedule);
+    if (dual && in.stages % 2 != 0)
+        return {}; // no DualPipe on an odd number of stages
+    // Qi et al.'s and the DualPipe README's bubbles do not depend on m; the work m (f + b + w)
+    // of a stage (2m for a DualPipeV device) does.
+    const double idle = dual ? core::dualPipeBubbleTime(at) : core::zeroBubbleBubbleTime(at);
+    const double step = (schedule == Schedule::DualPipeV ? 2.0 : 1.0)
+        * (in.forwardTime + in.backwardTime + in.weightTime);
     QList<QPointF> points;
     for (std::int64_t mb : bubbleCurveMicrobatches(top)) {
         const double work = static_cast<double>(mb) * step;
@@ -410,9 +567,17 @@ ActivationChart activationChart(const PipelineComparison& c)
                 bars.values[static_cast<qsizetype>(i)] = (*held)[i];
                 chart.most = std::max(chart.most, (*held)[i]);
             }
-        bars.label = s != Schedule::Interleaved ? scheduleName(s)
-            : held ? Text::tr("Interleaved, v = %1").arg(c.in.virtualStages)
-                   : Text::tr("Interleaved: m not a multiple of p");
+        if (s == Schedule::Interleaved)
+            bars.label = held ? Text::tr("Interleaved, v = %1").arg(c.in.virtualStages)
+                              : Text::tr("Interleaved: m not a multiple of p");
+        else if (s == Schedule::DualPipe && !held)
+            bars.label = Text::tr("DualPipe: needs even p, even m ≥ 2p");
+        else if (s == Schedule::DualPipeV && !held)
+            bars.label = Text::tr("DualPipeV: needs even p, m ≥ p");
+        else if (s == Schedule::DualPipeV)
+            bars.label = Text::tr("DualPipeV (%1 devices)").arg(c.in.stages / 2);
+        else
+            bars.label = scheduleName(s);
     }
     return chart;
 }
@@ -425,6 +590,8 @@ BubbleCurveTexts bubbleCurveTexts(std::int64_t p, std::int64_t v, bool idleShare
     t.curveNames[scheduleIndex(Schedule::Interleaved)] = Text::tr("Interleaved, v = %1").arg(v);
     t.curveNames[scheduleIndex(Schedule::ZeroBubbleH1)] = scheduleName(Schedule::ZeroBubbleH1);
     t.curveNames[scheduleIndex(Schedule::ZeroBubbleH2)] = scheduleName(Schedule::ZeroBubbleH2);
+    t.curveNames[scheduleIndex(Schedule::DualPipe)] = scheduleName(Schedule::DualPipe);
+    t.curveNames[scheduleIndex(Schedule::DualPipeV)] = scheduleName(Schedule::DualPipeV);
     t.microbatchAxisTitle = Text::tr("Microbatches m (log scale; p = %1, v = %2)").arg(p).arg(v);
     t.bubbleAxisTitle =
         idleShare ? Text::tr("Idle share of run (%)") : Text::tr("Bubble over ideal (%)");
@@ -436,15 +603,27 @@ PipelineFigures pipelineFigures(const PipelineComparison& c, bool idleShare)
     const core::PipelineResult& r = c.result;
     PipelineFigures f;
     f.measured = idleShare ? r.simulatedBubbleFraction : r.simulatedBubbleOverIdeal;
+    const bool dual = core::isDualSchedule(c.in.schedule);
     if (core::splitsBackward(c.in.schedule)) {
-        // Measured the way the closed form counts: Qi et al.'s idle inside a stage's own run.
+        // Measured the way the closed form counts: the idle inside a stage's (device's) own run.
         const double work = static_cast<double>(c.in.microbatches)
+            * (c.in.schedule == Schedule::DualPipeV ? 2.0 : 1.0)
             * (c.in.forwardTime + c.in.backwardTime + c.in.weightTime);
         f.measured = idleShare ? r.bubbleTime / (r.bubbleTime + work) : r.bubbleRate;
-        f.publishedLine = publishedLine(c);
+        f.publishedLine = dual ? dualPublishedLine(c) : publishedLine(c);
     }
     f.closed = idleShare ? r.bubbleFraction : r.bubbleOverIdeal;
-    f.chunks = c.in.schedule == Schedule::Interleaved ? static_cast<int>(c.in.virtualStages) : 1;
+    f.chunks = c.in.schedule == Schedule::Interleaved ? static_cast<int>(c.in.virtualStages)
+        : dual                                        ? 2
+                                                      : 1;
+    f.rows = r.devices;
+    f.rowAxisTitle = dual ? Text::tr("Device (holds stages i and p−1−i)")
+                          : Text::tr("Pipeline stage (one rank each)");
+    for (int d = 0; dual && d < r.devices; ++d)
+        f.rowLabels << Text::tr("%1: %2, %3")
+                           .arg(d)
+                           .arg(core::modelStageOf(c.in, d, 0))
+                           .arg(core::modelStageOf(c.in, d, 1));
     const ClosedForm form = closedForm(c.in, idleShare);
     f.ganttTitle = ganttTitle(c.in);
     f.ganttFigures = ganttFigures(f, form, idleShare);

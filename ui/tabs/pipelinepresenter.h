@@ -1,6 +1,6 @@
 #pragma once
 
-// What the pipeline tab shows, computed without a widget: the comparison of the five schedules
+// What the pipeline tab shows, computed without a widget: the comparison of the seven schedules
 // at the same p, m and v (the simulated schedule, the activations every schedule holds), the
 // bubble curves, the activation bars and every text of the tab. The tab only hands these to its
 // charts; tests call them directly.
@@ -22,13 +22,13 @@
 namespace scalelab::ui {
 
 /// How many schedules the tab compares.
-inline constexpr std::size_t kPipelineSchedules = 5;
-/// The schedules of the bubble chart's curves and the memory chart's bars, in legend order:
-/// GPipe, 1F1B, interleaved, ZB-H1, ZB-H2.
+inline constexpr std::size_t kPipelineSchedules = 7;
+/// The schedules of the bubble chart's curves (the memory chart's bars: the first five), in legend
+/// order: GPipe, 1F1B, interleaved, ZB-H1, ZB-H2, DualPipe, DualPipeV.
 QList<core::Schedule> pipelineSchedules();
 /// The position of `schedule` in pipelineSchedules().
 std::size_t scheduleIndex(core::Schedule schedule);
-/// "GPipe", "1F1B", "Interleaved 1F1B", "ZB-H1", "ZB-H2".
+/// "GPipe", "1F1B", "Interleaved 1F1B", "ZB-H1", "ZB-H2", "DualPipe", "DualPipeV".
 QString scheduleName(core::Schedule schedule);
 /// One colour per schedule, the same in the bubble chart, the memory chart and the figures line.
 QColor scheduleColor(core::Schedule schedule);
@@ -44,12 +44,15 @@ struct PipelineComparison {
     /// Qi et al.'s bubble of every schedule (the most a stage idles inside its own run), in the
     /// same order; nullopt where core refuses the schedule.
     std::array<std::optional<double>, kPipelineSchedules> idle;
+    /// Parameters per device of every schedule, in stages' worth (1, or 2 for DualPipe and
+    /// DualPipeV); nullopt where core refuses the schedule.
+    std::array<std::optional<double>, kPipelineSchedules> parameters;
 };
 
-/// Passes over the five simulations of a comparison (in double: v is unbounded unless
+/// Passes over the seven simulations of a comparison (in double: v is unbounded unless
 /// interleaved), the measure of its cost.
 double comparisonPasses(const core::PipelineInputs& in);
-/// Simulates `in` and the four other schedules (on other threads). Throws core::InputError
+/// Simulates `in` and the six other schedules (on other threads). Throws core::InputError
 /// when core refuses `in` itself.
 PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in);
 
@@ -95,9 +98,14 @@ struct PipelineFigures {
     QString ganttTitle;
     QStringList ganttFigures; ///< measured, then closed form
     QString timeAxisTitle;
+    int rows = 1; ///< the Gantt's rows: stages, or devices for DualPipeV
+    QString rowAxisTitle; ///< the Gantt's row axis
+    /// Each row's label: empty for plain numbers; "0: 0, 7" (device: the stages it holds) for
+    /// the DualPipe schedules.
+    QStringList rowLabels;
     QString figuresLine; ///< the tab's line of live figures (rich text)
-    /// For a zero-bubble schedule, Qi et al.'s published figure against the simulated one, and
-    /// why they may differ; empty otherwise.
+    /// For a zero-bubble or DualPipe schedule, the published figures (Qi et al.; the DualPipe
+    /// README's table) against the simulated ones, and why they may differ; empty otherwise.
     QString publishedLine;
     /// The values of resources/explanations/pipeline.html (the chapter's definition always).
     QHash<QString, QString> explanation;

@@ -124,6 +124,7 @@ void PipelineTab::buildControls()
     timesBox->setContentsMargins(kDisclosureIndent, 0, 0, 0);
     addControl(timesBox, "pipeline.forward_time");
     addControl(timesBox, "pipeline.backward_time");
+    // W: the zero-bubble and DualPipe schedules run it apart from B.
     addControl(timesBox, "pipeline.weight_time");
     addDisclosure(box, tr("Pass times"), times, tr("Show pass times"));
 
@@ -163,7 +164,10 @@ void PipelineTab::buildBubbleChart()
         QPen(scheduleColor(Schedule::OneFOneB), kLineWidth, Qt::DashLine, Qt::FlatCap),
         QPen(scheduleColor(Schedule::Interleaved), kLineWidth, Qt::DashDotLine, Qt::FlatCap),
         QPen(scheduleColor(Schedule::ZeroBubbleH1), kLineWidth, Qt::DotLine, Qt::FlatCap),
-        QPen(scheduleColor(Schedule::ZeroBubbleH2), kLineWidth, Qt::DashDotDotLine, Qt::FlatCap)};
+        QPen(scheduleColor(Schedule::ZeroBubbleH2), kLineWidth, Qt::DashDotDotLine, Qt::FlatCap),
+        QPen(scheduleColor(Schedule::DualPipe), kLineWidth, Qt::SolidLine, Qt::FlatCap),
+        // DualPipeV's curve is DualPipe's (the same formula per device): dashed on top of it.
+        QPen(scheduleColor(Schedule::DualPipeV), kLineWidth * 0.5, Qt::DashLine, Qt::FlatCap)};
     for (Schedule s : schedules()) {
         auto* line = new QLineSeries;
         // The schedule's scenario name ("1f1b"): what a lesson step highlights it by.
@@ -190,7 +194,7 @@ void PipelineTab::buildMemoryChart()
     QChart* chart = m_memory->chart();
     chart->setTitle(tr("Activations held: 1F1B keeps fewer"));
     m_bars = new QBarSeries;
-    for (Schedule s : schedules()) {
+    for (Schedule s : memorySchedules()) {
         auto* set = new QBarSet(scheduleName(s));
         set->setColor(scheduleColor(s));
         // No white outline: at 32 stages the bars are a few pixels wide and it would eat them.
@@ -260,7 +264,9 @@ void PipelineTab::showGantt(PipelineComparison& c, const PipelineFigures& figure
     m_gantt->setTitle(figures.ganttTitle);
     m_gantt->setFigures(figures.ganttFigures);
     m_gantt->setTimeAxisTitle(figures.timeAxisTitle);
-    m_gantt->setSchedule(std::move(c.result.events), static_cast<int>(c.in.stages), figures.chunks,
+    m_gantt->setRowAxisTitle(figures.rowAxisTitle);
+    m_gantt->setRowLabels(figures.rowLabels);
+    m_gantt->setSchedule(std::move(c.result.events), figures.rows, figures.chunks,
                          c.result.makespan);
 }
 
@@ -296,7 +302,7 @@ void PipelineTab::showBubbleCurves(const PipelineComparison& c, const PipelineFi
 void PipelineTab::showActivationBars(const PipelineComparison& c)
 {
     const ActivationChart chart = activationChart(c);
-    for (Schedule s : schedules()) {
+    for (Schedule s : memorySchedules()) {
         const ActivationBars& bars = chart.bars[scheduleIndex(s)];
         QBarSet* set = memoryBars(s);
         setBars(set, bars.values);

@@ -45,13 +45,18 @@ public:
     BubbleDefinition bubbleDefinition() const;
     /// Today's numbers for resources/explanations/pipeline.html, from the last refresh.
     QHash<QString, QString> explanationValues() const override { return m_explanationValues; }
-    /// Schedules of the bubble chart's curves and the memory chart's bars, in legend order.
+    /// Schedules of the bubble chart's curves, in legend order.
     static QList<core::Schedule> schedules() { return pipelineSchedules(); }
+    /// Schedules of the memory chart's bars: all but DualPipe and DualPipeV, whose p + 1
+    /// activations and 2x parameters the figures line states (seven sets of 32 stages' bars
+    /// would be under a pixel wide).
+    static QList<core::Schedule> memorySchedules() { return pipelineSchedules().mid(0, 5); }
 
     GanttPanel* ganttChart() const { return m_gantt; }
     ChartViewPanel* bubbleChart() const { return m_bubble; }
     ChartViewPanel* memoryChart() const { return m_memory; }
-    /// The bubble chart's curve of a schedule and the memory chart's bars of one.
+    /// The bubble chart's curve of a schedule and the memory chart's bars of one (null for the
+    /// DualPipe schedules).
     QLineSeries* bubbleCurve(core::Schedule schedule) const;
     QScatterSeries* currentPoint() const { return m_current; }
     QBarSet* memoryBars(core::Schedule schedule) const;

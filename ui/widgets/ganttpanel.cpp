@@ -174,13 +174,30 @@ QString subscript(int n)
 }
 
 struct LegendEntry {
-    enum Kind { Forward, Backward, Weight, Idle, Chunk } kind;
+    enum Kind { Forward, Backward, Weight, Idle, Chunk, Overlapped } kind;
     int chunk;
     QString text;
 };
 
-std::vector<LegendEntry> legendEntries(int chunks, bool split)
+// The DualPipe schedules: F&B passes, and two chunks that are two stages of the model.
+std::vector<LegendEntry> overlappedLegend()
 {
+    return {
+        {LegendEntry::Forward, 0, GanttPanel::tr("F: forward (light)")},
+        {LegendEntry::Backward, 0, GanttPanel::tr("B: input gradient, BW: whole backward (dark)")},
+        {LegendEntry::Weight, 0, GanttPanel::tr("W: weight gradient (orange)")},
+        {LegendEntry::Overlapped, 0,
+         GanttPanel::tr("F&B: a forward over a whole backward, overlapped")},
+        {LegendEntry::Idle, 0, GanttPanel::tr("Idle: the bubble")},
+        {LegendEntry::Chunk, 0, GanttPanel::tr("Chunk 0: stage i")},
+        {LegendEntry::Chunk, 1, GanttPanel::tr("Chunk 1: stage p\u22121\u2212i")},
+    };
+}
+
+std::vector<LegendEntry> legendEntries(int chunks, bool split, bool overlapped)
+{
+    if (overlapped)
+        return overlappedLegend();
     std::vector<LegendEntry> out =
         split ? std::vector<LegendEntry>{
                     {LegendEntry::Forward, 0, GanttPanel::tr("F: forward (light)")},
@@ -281,6 +298,9 @@ void GanttPanel::setSchedule(std::vector<core::PipelineEvent> events, int stages
     m_makespan = makespan;
     m_split = std::any_of(m_events.begin(), m_events.end(),
                           [](const core::PipelineEvent& e) { return e.pass == Pass::Weight; });
+    m_overlapped = std::any_of(m_events.begin(), m_events.end(), [](const core::PipelineEvent& e) {
+        return e.pass == Pass::ForwardBackward;
+    });
     // Where each stage's events begin, for hit tests: core orders them by stage, then start.
     m_rowBegin.assign(static_cast<std::size_t>(m_stages) + 1, m_events.size());
     for (std::size_t i = m_events.size(); i-- > 0;)
@@ -290,6 +310,28 @@ void GanttPanel::setSchedule(std::vector<core::PipelineEvent> events, int stages
             m_rowBegin[static_cast<std::size_t>(s)], m_rowBegin[static_cast<std::size_t>(s) + 1]);
     m_strip = QImage();
     changed();
+}
+
+void GanttPanel::setRowLabels(const QStringList& labels)
+{
+    m_rowLabels = labels;
+    changed();
+}
+
+int GanttPanel::hueOf(int chunk) const
+{
+    // DualPipe's second chunk in green: the second hue, orange, is too near W's.
+    return m_overlapped && chunk == 1 ? 2 : chunk;
+}
+
+QColor GanttPanel::fillOf(const core::PipelineEvent& e) const
+{
+    if (e.pass != Pass::ForwardBackward)
+        return passColor(e.pass, hueOf(e.chunk));
+    // Pooled pixels: half the forward's colour, half the backward's, as the box is drawn.
+    const QColor f = passColor(Pass::Forward, hueOf(e.chunk));
+    const QColor b = passColor(Pass::Backward, hueOf(e.pairChunk));
+    return QColor((f.red() + b.red()) / 2, (f.green() + b.green()) / 2, (f.blue() + b.blue()) / 2);
 }
 
 QColor GanttPanel::passColor(core::Pass pass, int chunk)
@@ -314,7 +356,7 @@ GanttPanel::Layout GanttPanel::layoutFor(const QRectF& t) const
     l.figures = QRectF(t.left() + kSideMargin, l.title.bottom() + kGap, inner,
                        figureLines * (figureFm.height() + kFigureLinePadding));
 
-    const auto lines = legendLines(legendEntries(m_chunks, m_split), inner);
+    const auto lines = legendLines(legendEntries(m_chunks, m_split, m_overlapped), inner);
     const double legendHeight =
         static_cast<double>(lines.size()) * (legendFm.height() + kLegendLinePadding);
     l.legend = QRectF(t.left() + kSideMargin, t.bottom() - kOuterMargin - legendHeight, inner,
@@ -325,8 +367,10 @@ GanttPanel::Layout GanttPanel::layoutFor(const QRectF& t) const
                      labelFm.height() + kTickLength);
 
     l.yTitle = QRectF(t.left() + kGap, 0, axisFm.height(), 0);
-    const double rowLabelWidth =
-        labelFm.horizontalAdvance(QString::number(std::max(0, m_stages - 1))) + kRowLabelPadding;
+    double widestRow = labelFm.horizontalAdvance(QString::number(std::max(0, m_stages - 1)));
+    for (const QString& label : m_rowLabels)
+        widestRow = std::max(widestRow, labelFm.horizontalAdvance(label));
+    const double rowLabelWidth = widestRow + kRowLabelPadding;
     l.rowLabels = QRectF(l.yTitle.right() + kGap, 0, rowLabelWidth, 0);
 
     // The time axis: as many round ticks as fit with room between their labels.
@@ -393,6 +437,32 @@ bool GanttPanel::drawsPooled(const QRectF& target, double deviceScale) const
     return shortest / l.timeEnd * l.plot.width() * deviceScale < kPooledBelowPixels;
 }
 
+void GanttPanel::appendOverlappedLabels(const Layout& l, std::size_t i,
+                                        std::vector<Text>& out) const
+{
+    // An F&B box is two halves, forward on top and backward below: a label in each, if both fit.
+    const QFontMetricsF fm(chartFonts().annotation);
+    const core::PipelineEvent& e = m_events[i];
+    const QRectF box = boxRect(l, i);
+    if (fm.height() > box.height() / 2)
+        return;
+    const QString top = QStringLiteral("F") + QString::number(e.microbatch) + subscript(e.chunk);
+    const QString bottom =
+        QStringLiteral("B") + QString::number(e.pairMicrobatch) + subscript(e.pairChunk);
+    const double wide = std::max(fm.horizontalAdvance(top), fm.horizontalAdvance(bottom));
+    if (wide + kBoxLabelPadding > box.width())
+        return;
+    for (int half = 0; half < 2; ++half) {
+        const QString& text = half == 0 ? top : bottom;
+        const double advance = fm.horizontalAdvance(text);
+        const double cy = box.top() + box.height() * (half == 0 ? 0.25 : 0.75);
+        out.push_back(
+            {TextKind::BoxLabel, text,
+             QRectF(box.center().x() - advance / 2, cy - fm.height() / 2, advance, fm.height()),
+             i});
+    }
+}
+
 void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
 {
     const QFont font = chartFonts().annotation;
@@ -412,9 +482,14 @@ void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
         const double w = (e.end - e.start) / l.timeEnd * l.plot.width();
         if (w < narrowest)
             continue;
+        if (e.pass == Pass::ForwardBackward) {
+            appendOverlappedLabels(l, i, out);
+            continue;
+        }
         QString text = QString::number(e.microbatch);
         if (m_split) // which of the three passes, in letters as well as colour
-            text.prepend(QChar("FBW"[static_cast<int>(e.pass)]));
+            text.prepend(e.withWeight ? QStringLiteral("BW")
+                                      : QString(QChar("FBW"[static_cast<int>(e.pass)])));
         if (m_chunks > 1)
             text += subscript(e.chunk);
         auto known = m_advances.constFind(text);
@@ -512,7 +587,7 @@ void GanttPanel::appendRowLabels(const Layout& l, std::vector<Text>& out) const
     const int step =
         std::max(1, static_cast<int>(std::ceil((fm.height() + kRowLabelSpacing) / l.rowPitch)));
     for (int s = 0; s < m_stages; s += step) {
-        const QString text = QString::number(s);
+        const QString text = s < m_rowLabels.size() ? m_rowLabels[s] : QString::number(s);
         const double w = fm.horizontalAdvance(text);
         const double cy = l.plot.top() + (s + 0.5) * l.rowPitch;
         out.push_back(
@@ -544,7 +619,7 @@ void GanttPanel::appendLegend(const Layout& l, std::vector<Text>& out) const
 {
     // Line by line, each entry's text after its swatch.
     const QFontMetricsF fm(chartFonts().legend);
-    const auto entries = legendEntries(m_chunks, m_split);
+    const auto entries = legendEntries(m_chunks, m_split, m_overlapped);
     const auto lines = legendLines(entries, l.legend.width());
     const double swatch = fm.height() + kSwatchGap;
     double y = l.legend.top();
@@ -575,13 +650,25 @@ void GanttPanel::drawBoxes(QPainter& painter, const Layout& l)
     // A white line where one box meets the next, while boxes are wide enough to spare it. It
     // is drawn over the boxes: a gap between them would show the hatching, a bubble that is not.
     std::vector<QLineF> edges;
+    QList<QRectF> overlapped; // F&B boxes, outlined as one
     for (std::size_t i = 0; i < m_events.size(); ++i) {
         const core::PipelineEvent& e = m_events[i];
         const QRectF r = boxRect(l, i);
-        const std::size_t hue = static_cast<std::size_t>(e.chunk) % kPassColors.size();
-        batches[e.pass == Pass::Weight ? batches.size() - 1
-                                       : hue * 2 + (e.pass == Pass::Forward ? 0 : 1)]
-            .append(r);
+        const auto hue = [this](int chunk) {
+            return static_cast<std::size_t>(hueOf(chunk)) % kPassColors.size();
+        };
+        if (e.pass == Pass::ForwardBackward) {
+            // The forward on top, the backward it overlaps below, one border round both.
+            QRectF top = r;
+            top.setHeight(r.height() / 2);
+            batches[hue(e.chunk) * 2].append(top);
+            batches[hue(e.pairChunk) * 2 + 1].append(top.translated(0, r.height() / 2));
+            overlapped.append(r);
+        } else {
+            batches[e.pass == Pass::Weight ? batches.size() - 1
+                                           : hue(e.chunk) * 2 + (e.pass == Pass::Forward ? 0 : 1)]
+                .append(r);
+        }
         if (r.width() * scale >= kEdgeFromPixels && i > 0 && m_events[i - 1].stage == e.stage
             && m_events[i - 1].end == e.start)
             edges.emplace_back(r.topLeft(), r.bottomLeft());
@@ -600,6 +687,9 @@ void GanttPanel::drawBoxes(QPainter& painter, const Layout& l)
     }
     painter.setPen(QPen(Qt::white, kEdgeWidth / scale));
     painter.drawLines(edges.data(), static_cast<int>(edges.size()));
+    painter.setPen(QPen(Qt::black, kEdgeWidth / scale));
+    painter.setBrush(Qt::NoBrush);
+    painter.drawRects(overlapped.constData(), static_cast<int>(overlapped.size()));
 }
 
 void GanttPanel::drawPooled(QPainter& painter, const Layout& l)
@@ -614,7 +704,7 @@ void GanttPanel::drawPooled(QPainter& painter, const Layout& l)
         acc.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4, 0.f);
         const double perTime = w / l.timeEnd;
         for (const core::PipelineEvent& e : m_events) {
-            const QColor c = passColor(e.pass, e.chunk);
+            const QColor c = fillOf(e);
             const float rgb[3] = {static_cast<float>(c.red()), static_cast<float>(c.green()),
                                   static_cast<float>(c.blue())};
             const double x0 = std::clamp(e.start * perTime, 0.0, static_cast<double>(w));
@@ -655,7 +745,7 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
 {
     const ChartFonts f = chartFonts();
     const QFontMetricsF fm(f.legend);
-    const auto entries = legendEntries(m_chunks, m_split);
+    const auto entries = legendEntries(m_chunks, m_split, m_overlapped);
     painter.setFont(f.legend);
     for (const Text& t : all) {
         if (t.kind != TextKind::Legend)
@@ -674,6 +764,13 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
         case LegendEntry::Weight:
             painter.fillRect(swatch, passColor(Pass::Weight, 0));
             break;
+        case LegendEntry::Overlapped: {
+            QRectF top = swatch;
+            top.setHeight(side / 2);
+            painter.fillRect(top, passColor(Pass::Forward, 0));
+            painter.fillRect(top.translated(0, side / 2), passColor(Pass::Backward, hueOf(1)));
+            break;
+        }
         case LegendEntry::Idle:
             painter.fillRect(swatch, kIdleFill);
             hatch(painter, swatch, kSwatchHatchGap, swatch.left());
@@ -682,8 +779,9 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
             // Both shades of the chunk's hue, forward on the left.
             QRectF half = swatch;
             half.setWidth(side / 2);
-            painter.fillRect(half, passColor(Pass::Forward, e.chunk));
-            painter.fillRect(half.translated(side / 2, 0), passColor(Pass::Backward, e.chunk));
+            painter.fillRect(half, passColor(Pass::Forward, hueOf(e.chunk)));
+            painter.fillRect(half.translated(side / 2, 0),
+                             passColor(Pass::Backward, hueOf(e.chunk)));
             break;
         }
         }
@@ -824,7 +922,11 @@ void GanttPanel::drawBoxLabel(QPainter& painter, const Text& t, const QFont& fon
     // Hundreds of short numbers: laid out once each and kept (drawText would shape every one of
     // them on every paint).
     painter.setFont(font);
-    painter.setPen(m_events[t.box].pass == Pass::Backward ? Qt::white : Qt::black);
+    const Pass pass = m_events[t.box].pass;
+    // White on the dark backwards, and on the lower (backward) half of an F&B box.
+    const bool dark = pass == Pass::Backward
+        || (pass == Pass::ForwardBackward && t.text.startsWith(QLatin1Char('B')));
+    painter.setPen(dark ? Qt::white : Qt::black);
     auto it = m_labelCache.find(t.text);
     if (it == m_labelCache.end() || it->font != font) {
         CachedLabel label{QStaticText(t.text), font};
@@ -867,6 +969,17 @@ long long GanttPanel::eventAt(const QRectF& target, const QPointF& pos) const
 QString GanttPanel::describeAt(const QRectF& target, const QPointF& pos) const
 {
     const long long i = eventAt(target, pos);
+    if (i >= 0 && m_events[static_cast<std::size_t>(i)].pass == Pass::ForwardBackward) {
+        const core::PipelineEvent& e = m_events[static_cast<std::size_t>(i)];
+        return tr("Device %1: F&B from %2 to %3 %4\nforward of microbatch %5 (chunk %6) "
+                  "overlapped with the whole backward of microbatch %7 (chunk %8)")
+            .arg(e.stage)
+            .arg(formatNumber(e.start, 6), formatNumber(e.end, 6), m_timeUnit)
+            .arg(e.microbatch)
+            .arg(e.chunk)
+            .arg(e.pairMicrobatch)
+            .arg(e.pairChunk);
+    }
     if (i >= 0) {
         const core::PipelineEvent& e = m_events[static_cast<std::size_t>(i)];
         return tr("Stage %1, microbatch %2, chunk %3\n%4 pass from %5 to %6 %7")
@@ -875,6 +988,7 @@ QString GanttPanel::describeAt(const QRectF& target, const QPointF& pos) const
             .arg(e.chunk)
             .arg(e.pass == Pass::Forward      ? tr("Forward")
                      : e.pass == Pass::Weight ? tr("Weight-gradient (W)")
+                     : e.withWeight           ? tr("Whole backward (B and W)")
                      : m_split                ? tr("Input-gradient (B)")
                                               : tr("Backward"))
             .arg(formatNumber(e.start, 6), formatNumber(e.end, 6), m_timeUnit);

@@ -53,6 +53,10 @@ public:
     void setTimeAxisTitle(const QString& title);
     /// The row axis title, e.g. "Pipeline stage".
     void setRowAxisTitle(const QString& title);
+    /// Each row's label (e.g. "0: 0, 7", a device and the stages it holds); rows past the list,
+    /// and every row while it is empty, show their number.
+    void setRowLabels(const QStringList& labels);
+    QStringList rowLabels() const { return m_rowLabels; }
     /// The unit times are given in, for the hover text ("time units").
     void setTimeUnit(const QString& unit);
     /// Figures shown side by side under the title (the measured and the closed-form bubble).
@@ -70,8 +74,12 @@ public:
     QStringList figures() const { return m_figures; }
     QString timeAxisTitle() const { return m_xTitle; }
 
-    /// Fill colour of a pass: light for forwards, dark for backwards, hue by chunk.
+    /// Fill colour of a pass: light for forwards, dark for backwards, hue by chunk. An
+    /// overlapped F&B box is drawn in two halves, the forward's colour over the backward's,
+    /// with a black border round both.
     static QColor passColor(core::Pass pass, int chunk);
+    /// Whether the schedule has overlapped F&B passes (DualPipe, DualPipeV).
+    bool overlapped() const { return m_overlapped; }
 
     Layout layoutFor(const QRectF& target) const;
     /// The box of event `index` for a layout.
@@ -111,6 +119,12 @@ private:
     void appendAxisTitles(const Layout& layout, std::vector<Text>& out) const;
     void appendLegend(const Layout& layout, std::vector<Text>& out) const;
     void appendBoxLabels(const Layout& layout, std::vector<Text>& out) const;
+    void appendOverlappedLabels(const Layout& layout, std::size_t index,
+                                std::vector<Text>& out) const;
+    /// The hue a chunk's passes are drawn in (DualPipe's chunk 1 skips W's orange).
+    int hueOf(int chunk) const;
+    /// The colour an event adds to a pooled pixel.
+    QColor fillOf(const core::PipelineEvent& e) const;
 
     // The steps of render(), in drawing order.
     void drawGrid(QPainter& painter, const Layout& layout) const;
@@ -133,6 +147,8 @@ private:
     int m_stages = 0;
     int m_chunks = 1;
     bool m_split = false; ///< the schedule has W passes: F, B and W are labelled by letter
+    bool m_overlapped = false; ///< the schedule has F&B passes
+    QStringList m_rowLabels;
     double m_makespan = 0.0;
     QImage m_strip; ///< pooled rows, for the size last drawn
     QSize m_stripFor;

@@ -11,15 +11,29 @@ enum class Schedule {
     Interleaved, ///< interleaved 1F1B: each stage holds `virtualStages` model chunks
     ZeroBubbleH1, ///< ZB-H1 (Qi et al., ICLR 2024): 1F1B's memory, W passes moved into the tail
     ZeroBubbleH2, ///< ZB-H2 (same paper): up to 2p - 1 microbatches in flight, no bubble
+    /// DualPipe (DeepSeek-V3 technical report): p devices, device i holds stages i and p-1-i;
+    /// half the microbatches enter at device 0, half at device p-1; a forward and a backward of
+    /// two microbatches run overlapped as one F&B pass
+    DualPipe,
+    /// DualPipeV (DualPipe's "cut-in-half" V shape): p/2 devices for p stages, device i holds
+    /// stages i and p-1-i; every microbatch enters at device 0, goes down and comes back
+    DualPipeV,
 };
 
 /// A pass of one microbatch through one chunk. Schedules that split the backward (the zero-bubble
 /// ones, see splitsBackward) run it as Backward (B, the input gradient, on the critical path) and
 /// Weight (W, the weight gradient, deferrable); the others run one Backward of B + W.
-enum class Pass { Forward, Backward, Weight };
+/// ForwardBackward (DualPipe's F&B) is a forward and a whole backward (B + W) of two different
+/// microbatches run overlapped on one device, as one pass of f + b + w.
+enum class Pass { Forward, Backward, Weight, ForwardBackward };
 
-/// Whether `s` runs the weight gradient as passes of its own (Pass::Weight).
+/// Whether `s` runs the weight gradient as passes of its own (Pass::Weight), at least some of
+/// the time: the zero-bubble schedules and the DualPipe ones.
 bool splitsBackward(Schedule s);
+
+/// Whether `s` is DualPipe or DualPipeV: two model chunks per device (stages i and p-1-i),
+/// overlapped F&B passes.
+bool isDualSchedule(Schedule s);
 
 /// Inputs of the pipeline simulator (scenario section `pipeline`). Times are in one arbitrary
 /// unit, the time of one microbatch through one whole stage.
@@ -41,14 +55,31 @@ struct PipelineInputs {
     bool operator==(const PipelineInputs&) const = default;
 };
 
+/// Devices (Gantt rows) of a schedule: p, or p/2 for DualPipeV (two stages per device).
+std::int64_t pipelineDevices(const PipelineInputs& in);
+
+/// The model stage that chunk `chunk` of device `device` holds: c p + s in general (chunk c of
+/// stage s is model part c p + s), and stage `device` (chunk 0) or p-1-`device` (chunk 1) in
+/// the DualPipe schedules.
+int modelStageOf(const PipelineInputs& in, int device, int chunk);
+
 /// One pass of one microbatch through one model chunk of one stage.
 struct PipelineEvent {
-    int stage = 0; ///< 0..p-1
+    int stage = 0; ///< the device (Gantt row): 0..p-1, 0..p/2-1 for DualPipeV
     int microbatch = 0; ///< 0..m-1
-    int chunk = 0; ///< 0..v-1 (always 0 unless interleaved)
+    /// 0..v-1 (always 0 unless interleaved); in DualPipe(V) 0 for the device's stage i, 1 for
+    /// its stage p-1-i
+    int chunk = 0;
     Pass pass = Pass::Forward; ///< Weight only in schedules that split the backward
     double start = 0.0;
     double end = 0.0;
+    /// ForwardBackward only: the microbatch and chunk of the overlapped backward (the forward's
+    /// are `microbatch` and `chunk`); -1 otherwise.
+    int pairMicrobatch = -1;
+    int pairChunk = 0;
+    /// A Backward that computes the weight gradient too (B + W in one pass) in a schedule that
+    /// otherwise splits it (DualPipe's backwards outside its zero-bubble phases).
+    bool withWeight = false;
 };
 
 struct PipelineResult {
@@ -91,7 +122,14 @@ struct PipelineResult {
     double bubbleTime = 0.0;
     /// Qi et al.'s bubble rate: bubbleTime over one stage's work m (f + b + w). With
     /// f = b = w it is (p-1)/m for 1F1B, (p-1)/(3m) for ZB-H1 and 0 for ZB-H2 at m >= 2p - 1.
+    /// For DualPipe(V) the work of one device: m (f + b + w), 2 m (f + b + w) for DualPipeV.
     double bubbleRate = 0.0;
+    /// Devices the schedule runs on (rows of the Gantt, entries of the per-stage vectors above,
+    /// which are per device): p, or p/2 for DualPipeV.
+    int devices = 0;
+    /// Parameters one device holds, in stages' worth (1/p of the model each): 1, or 2 for the
+    /// DualPipe schedules (stages i and p-1-i); interleaved's v chunks of 1/v stage make 1.
+    double parametersPerDevice = 1.0;
 };
 
 /// Largest p * m * v the simulator accepts (bounds memory and time; more is refused with an
@@ -104,10 +142,11 @@ inline constexpr std::int64_t kMaxPipelineStages = 1024;
 /// Throws InputError naming the field (`pipeline.stages`, ...) for inputs the simulator refuses:
 /// stages in 1..kMaxPipelineStages, microbatches, virtual_stages >= 1; forward and backward
 /// times finite and > 0, weight_time finite and >= 0;
-/// interleaved needs microbatches a multiple of stages; p m v (v = 1 unless interleaved) at most
-/// kMaxPipelinePasses (`pipeline.microbatches`). Also refused, naming the time: a time whose
-/// share per chunk underflows below the smallest normal double, or times so large that p times
-/// the schedule's length would overflow to infinity.
+/// interleaved needs microbatches a multiple of stages; DualPipe even stages and even
+/// microbatches >= 2p, DualPipeV even stages and microbatches >= p; p m v (v = 1 unless
+/// interleaved) at most kMaxPipelinePasses (`pipeline.microbatches`). Also refused, naming the
+/// time: a time whose share per chunk underflows below the smallest normal double, or times so
+/// large that p times the schedule's length would overflow to infinity.
 void validate(const PipelineInputs& in);
 
 /// The chapter's bubble fraction (p-1)/(m+p-1); with v > 1, the interleaved (p-1)/(v m+p-1).
@@ -128,6 +167,13 @@ double pipelineBubbleOverIdeal(std::int64_t stages, std::int64_t microbatches,
 /// m >= p (ZB-H1) or m >= 2p - 1 (ZB-H2) and w <= f; the simulation shows what happens outside.
 /// Throws InputError (`pipeline.schedule`) for a schedule that does not split the backward.
 double zeroBubbleBubbleTime(const PipelineInputs& in);
+
+/// The DualPipe README's bubble (its table "based on the same number of PP stages"), idle time
+/// per device per iteration: (p/2 - 1)(F&B + B - 3W), where its B is a whole backward (b + w
+/// here), W is w, and ScaleLab's F&B takes f + b + w (the overlap hides communication, not
+/// compute): (p/2 - 1)(f + 2b - w), at least 0. The same for DualPipeV. Throws InputError
+/// (`pipeline.schedule`) for other schedules.
+double dualPipeBubbleTime(const PipelineInputs& in);
 
 /// Simulates the schedule pass by pass: each stage runs its passes in the schedule's order, and
 /// a pass starts when its stage is free and the pass it depends on has ended (the forward of the
@@ -157,6 +203,10 @@ PipelineResult simulatePipeline(const PipelineInputs& in);
 /// s run up to min(2 (p - s) - 1, m) forwards ahead of its B passes, and its order is list
 /// scheduling in time: a free stage runs its next B if it is ready, else its next F if ready
 /// and allowed, else a W it owes, else waits.
+/// DualPipe and DualPipeV follow the reference implementation's eight steps (deepseek-ai/
+/// DualPipe, dualpipe.py and dualpipev.py) on each device: warm-up forwards of the near
+/// direction, forwards of both, B+W+F with the backward split, the steady state of F&B pairs,
+/// then backwards (the later half split, their W deferred) and the owed W passes last.
 /// Validates first.
 std::vector<PipelineEvent> pipelineOrder(const PipelineInputs& in);
 
