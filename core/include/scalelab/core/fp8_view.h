@@ -116,6 +116,10 @@ struct Fp8ViewOptions {
     /// An earlier view whose generated matrix is reused when the generation keys (rows, cols,
     /// seed, block size, outlier scale) are the same, or null.
     std::shared_ptr<const Fp8View> previous;
+    /// Where a generated matrix comes from and where the round trips and error pictures keep
+    /// their large buffers from call to call (the same figures), or null: everything is
+    /// allocated afresh. A workspace serves one computation at a time.
+    std::shared_ptr<Fp8Workspace> workspace;
 };
 
 /// The whole comparison for `in` (any thread): every granularity's round trip in one pass, and
