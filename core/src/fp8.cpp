@@ -570,10 +570,10 @@ template <Fp8Format F> void roundTripChunk(const ChunkWork& w)
     SCALELAB_KERNEL_CALL(roundTrip<F>(w));
 }
 
-void blockSumsOfFour(const float* v, const float* d, std::int64_t bs, std::int32_t* maxAbs,
-                     double* signal, double* error)
+void blockSumsOfEight(const float* v, const float* d, std::int64_t bs, std::int32_t* maxAbs,
+                      double* signal, double* error)
 {
-    SCALELAB_KERNEL_CALL(blockSums4(v, d, bs, maxAbs, signal, error));
+    SCALELAB_KERNEL_CALL(blockSums8(v, d, bs, maxAbs, signal, error));
 }
 
 void absErrorMaxRow(const float* v, const float* d, std::int64_t n, std::int64_t* top)
@@ -1499,12 +1499,12 @@ std::vector<float> fp8ScaledGrid(Fp8Format format, float scale, float lo, float 
 namespace {
 
 /// The entries of fp8BlockErrors for the blocks [b0, b1) of bs values each (v, d at the matrix's
-/// start); returns the largest magnitude bits met. Each block's sums run in index order; four
+/// start); returns the largest magnitude bits met. Each block's sums run in index order; eight
 /// blocks go side by side, one per vector lane.
 std::int32_t blockErrorsOf(const float* v, const float* d, std::int64_t bs, std::int64_t b0,
                            std::int64_t b1, Fp8BlockError* out)
 {
-    constexpr std::int64_t kSide = 4;
+    constexpr std::int64_t kSide = 8;
     std::int32_t top = 0;
     for (std::int64_t b = b0; b < b1; b += kSide) {
         std::int32_t maxAbs[kSide] = {};
@@ -1512,7 +1512,7 @@ std::int32_t blockErrorsOf(const float* v, const float* d, std::int64_t bs, std:
         double error[kSide] = {};
         const std::int64_t side = std::min(kSide, b1 - b);
         if (side == kSide) {
-            blockSumsOfFour(v + b * bs, d + b * bs, bs, maxAbs, signal, error);
+            blockSumsOfEight(v + b * bs, d + b * bs, bs, maxAbs, signal, error);
         } else {
             for (std::int64_t j = 0; j < side; ++j) {
                 for (std::int64_t k = (b + j) * bs; k < (b + j + 1) * bs; ++k) {

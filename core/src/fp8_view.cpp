@@ -167,7 +167,8 @@ struct BlockErrors {
     const std::vector<Fp8BlockError>* tensor = nullptr; ///< ownTensor, or a workspace's
     const std::vector<Fp8BlockError>* block = nullptr; ///< ownBlock, or a workspace's
     std::vector<Fp8BlockError> ownTensor, ownBlock;
-    std::vector<std::int64_t> order; ///< block indices by magnitude, smallest first
+    /// Block indices by magnitude, smallest first (Fp8View::order).
+    std::shared_ptr<const std::vector<std::int64_t>> order;
 };
 
 /// Step 3: the per-block errors and the error maps of both compared scalings.
@@ -197,9 +198,15 @@ void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const M
         v.tensorMap = std::move(tensor.map);
         v.blockMap = std::move(block.map);
     }
-    e.order = fp8OrderByMagnitude(*e.tensor);
+    // The order depends on the values alone: the same generated matrix has the same one.
+    const std::shared_ptr<const Fp8View>& previous = options.previous;
+    if (v.generated && previous && previous->generated == v.generated && previous->order)
+        e.order = previous->order;
+    else
+        e.order = std::make_shared<const std::vector<std::int64_t>>(fp8OrderByMagnitude(*e.tensor));
+    v.order = e.order;
     v.blockCount = static_cast<std::int64_t>(e.tensor->size());
-    v.tensorMax = (*e.tensor)[static_cast<std::size_t>(e.order.back())].maxAbs;
+    v.tensorMax = (*e.tensor)[static_cast<std::size_t>(e.order->back())].maxAbs;
     v.poolRows = (values.rows() + side - 1) / side;
     v.poolCols = (values.cols() + side - 1) / side;
 }
@@ -226,7 +233,7 @@ void showBlock(const MatrixF& values, const MatrixF& tensorDeq, const MatrixF& b
     const std::int64_t b = v.inputs.blockSize;
     const std::int64_t perRow = values.cols() / b;
     v.shownRank = fp8RankAtPercentile(v.blockCount, percentile);
-    v.shownBlock = e.order[static_cast<std::size_t>(v.shownRank)];
+    v.shownBlock = (*e.order)[static_cast<std::size_t>(v.shownRank)];
     const std::int64_t first = v.shownBlock * b; // row-major offset of the block's first value
     const auto blockValues = [first, b](const MatrixF& m) {
         return std::vector<float>(m.data() + first, m.data() + first + b);
@@ -247,7 +254,7 @@ void showBlock(const MatrixF& values, const MatrixF& tensorDeq, const MatrixF& b
 void errorPoints(const BlockErrors& e, int maxPoints, Fp8View& v)
 {
     for (std::int64_t r : fp8PlottedRanks(v.blockCount, maxPoints)) {
-        const auto i = static_cast<std::size_t>(e.order[static_cast<std::size_t>(r)]);
+        const auto i = static_cast<std::size_t>((*e.order)[static_cast<std::size_t>(r)]);
         const double x = static_cast<double>(r + 1);
         const Fp8BlockError& t = (*e.tensor)[i];
         const Fp8BlockError& b = (*e.block)[i];
@@ -278,7 +285,7 @@ Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
     const MatrixF& blockDeq = outcomes[kFp8ChapterRow].dequantized;
     BlockErrors e; // points into itself or the workspace: filled in place, never copied
     blockErrorsAndMaps(values, tensorDeq, blockDeq, options, v, e);
-    v.outliersOnTop = excludedOnTop(v, e.order);
+    v.outliersOnTop = excludedOnTop(v, *e.order);
     showBlock(values, tensorDeq, blockDeq, e, options.shownPercentile, v);
     errorPoints(e, options.maxPlotPoints, v);
     return v;

@@ -96,6 +96,10 @@ struct Fp8View {
     /// The generated matrix with its outliers, kept so a change of format, overflow or shown
     /// block does not build it again (null for explicit values).
     std::shared_ptr<const MatrixF> generated;
+    /// With the chart parts: the block indices ordered by magnitude (fp8OrderByMagnitude of the
+    /// matrix's blocks), kept so a change that leaves the generated matrix as it is does not sort
+    /// them again; else null.
+    std::shared_ptr<const std::vector<std::int64_t>> order;
 };
 
 /// What computeFp8View computes besides the table, and what it may reuse.
