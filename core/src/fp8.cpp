@@ -570,10 +570,10 @@ template <Fp8Format F> void roundTripChunk(const ChunkWork& w)
     SCALELAB_KERNEL_CALL(roundTrip<F>(w));
 }
 
-void blockSumsOfFour(const float* v, const float* d, std::int64_t bs, std::int32_t* maxAbs,
-                     double* signal, double* error)
+void blockSumsOfEight(const float* v, const float* d, std::int64_t bs, std::int32_t* maxAbs,
+                      double* signal, double* error)
 {
-    SCALELAB_KERNEL_CALL(blockSums4(v, d, bs, maxAbs, signal, error));
+    SCALELAB_KERNEL_CALL(blockSums8(v, d, bs, maxAbs, signal, error));
 }
 
 void absErrorMaxRow(const float* v, const float* d, std::int64_t n, std::int64_t* top)
@@ -1174,9 +1174,11 @@ void requireNormalShape(const MatrixF& normals, const Fp8Inputs& in)
             "the column count of the normal matrix (" + std::to_string(normals.cols()) + ")");
 }
 
-/// Multiplies the listed 1 x blockSize blocks of `data` by outlierScale (rounded once, clamped),
-/// on all cores: the blocks are disjoint, so each thread takes its share of the list.
-void scaleOutliers(float* data, const std::vector<std::int64_t>& blocks, const Fp8Inputs& in)
+/// Writes the listed 1 x blockSize blocks of `source` times outlierScale (rounded once, clamped)
+/// into the same places of `data` (which may be `source`), on all cores: the blocks are disjoint,
+/// so each thread takes its share of the list.
+void scaleOutliers(const float* source, float* data, const std::vector<std::int64_t>& blocks,
+                   const Fp8Inputs& in)
 {
     const auto count = static_cast<std::int64_t>(blocks.size());
     constexpr std::int64_t kPerTask = 1 << 12;
@@ -1185,9 +1187,11 @@ void scaleOutliers(float* data, const std::vector<std::int64_t>& blocks, const F
         const std::int64_t end = std::min(count, (t + 1) * kPerTask);
         for (std::int64_t i = t * kPerTask; i < end; ++i) {
             // Row-major 1 x blockSize blocks are contiguous.
-            float* block = data + blocks[static_cast<std::size_t>(i)] * in.blockSize;
+            const std::int64_t first = blocks[static_cast<std::size_t>(i)] * in.blockSize;
+            const float* from = source + first;
+            float* block = data + first;
             for (std::int64_t j = 0; j < in.blockSize; ++j)
-                block[j] = toFloatClamped(static_cast<double>(block[j]) * in.outlierScale);
+                block[j] = toFloatClamped(static_cast<double>(from[j]) * in.outlierScale);
         }
     });
 }
@@ -1201,7 +1205,7 @@ Fp8Generated fp8ApplyOutliers(MatrixF&& normals, const Fp8Inputs& in)
     Fp8Generated out;
     out.outlierBlocks = fp8OutlierBlocks(in);
     out.values = std::move(normals);
-    scaleOutliers(out.values.data(), out.outlierBlocks, in);
+    scaleOutliers(out.values.data(), out.values.data(), out.outlierBlocks, in);
     return out;
 }
 
@@ -1222,7 +1226,7 @@ Fp8Generated fp8ApplyOutliers(const MatrixF& normals, const Fp8Inputs& in)
         std::memcpy(out.values.data() + k0, normals.data() + k0,
                     static_cast<std::size_t>(k1 - k0) * sizeof(float));
     });
-    scaleOutliers(out.values.data(), out.outlierBlocks, in);
+    scaleOutliers(out.values.data(), out.values.data(), out.outlierBlocks, in);
     return out;
 }
 
@@ -1344,6 +1348,36 @@ std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8For
     return out;
 }
 
+Fp8Workspace::Spare& Fp8Workspace::spareFor(const Fp8Inputs& in)
+{
+    // A matrix no caller holds any more is written again: its pages are already there, and a
+    // fresh 64 MB matrix costs more to have the system clear than to fill. One generated from
+    // the same normals and outlier list is taken first: only its outlier blocks differ.
+    Spare* pick = nullptr;
+    for (Spare& spare : m_pool) {
+        const Fp8Generated& g = *spare.generated;
+        if (spare.generated.use_count() != 1 || g.values.rows() != in.rows
+            || g.values.cols() != in.cols)
+            continue;
+        if (!pick || (spare.normalsId == m_normalsId && spare.outliersId == m_outliersId))
+            pick = &spare;
+    }
+    if (pick)
+        return *pick;
+    // Spares of another shape are let go; two of this shape are enough for a caller that holds
+    // the last result while the next is computed.
+    std::erase_if(m_pool, [&in](const Spare& p) {
+        return p.generated.use_count() == 1
+            && (p.generated->values.rows() != in.rows || p.generated->values.cols() != in.cols);
+    });
+    Spare fresh;
+    fresh.generated = std::make_shared<Fp8Generated>();
+    fresh.generated->values.resize(in.rows, in.cols);
+    adviseLargePages(fresh.generated->values);
+    m_pool.push_back(std::move(fresh));
+    return m_pool.back();
+}
+
 std::shared_ptr<const Fp8Generated> Fp8Workspace::generate(const Fp8Inputs& in)
 {
     validateGeneratorKeys(in, true);
@@ -1358,46 +1392,34 @@ std::shared_ptr<const Fp8Generated> Fp8Workspace::generate(const Fp8Inputs& in)
         m_normals.reset(); // its memory back before the new one is drawn
         m_normals = std::make_shared<const MatrixF>(fp8NormalMatrix(in));
         m_normalsKey = in;
+        ++m_normalsId;
     }
     if (!sameShape(m_outliersKey) || m_outliersKey.blockSize != in.blockSize
         || m_outliers.empty()) {
         m_outliers = fp8OutlierBlocks(in);
         m_outliersKey = in;
+        ++m_outliersId;
     }
-    // A matrix no caller holds any more is written again: its pages are already there, and a
-    // fresh 64 MB matrix costs more to have the system clear than to fill.
-    std::shared_ptr<Fp8Generated> target;
-    for (std::shared_ptr<Fp8Generated>& spare : m_pool)
-        if (spare.use_count() == 1 && spare->values.rows() == in.rows
-            && spare->values.cols() == in.cols) {
-            target = spare;
-            break;
-        }
     m_generated.reset();
-    if (!target) {
-        // Spares of another shape are let go; two of this shape are enough for a caller that
-        // holds the last result while the next is computed.
-        std::erase_if(m_pool, [&in](const std::shared_ptr<Fp8Generated>& p) {
-            return p.use_count() == 1
-                && (p->values.rows() != in.rows || p->values.cols() != in.cols);
-        });
-        target = std::make_shared<Fp8Generated>();
-        target->values.resize(in.rows, in.cols);
-        adviseLargePages(target->values);
-        m_pool.push_back(target);
-    }
+    Spare& spare = spareFor(in);
+    Fp8Generated& target = *spare.generated;
     const MatrixF& normals = *m_normals;
-    const std::int64_t n = normals.size();
-    const std::int64_t chunks = (n + kNormalChunk - 1) / kNormalChunk;
-    runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
-        const std::int64_t k0 = c * kNormalChunk;
-        const std::int64_t k1 = std::min(n, k0 + kNormalChunk);
-        std::memcpy(target->values.data() + k0, normals.data() + k0,
-                    static_cast<std::size_t>(k1 - k0) * sizeof(float));
-    });
-    target->outlierBlocks = m_outliers;
-    scaleOutliers(target->values.data(), target->outlierBlocks, in);
-    m_generated = target;
+    if (spare.normalsId != m_normalsId || spare.outliersId != m_outliersId) {
+        // Everything from the normals; else the blocks outside the list hold them already.
+        const std::int64_t n = normals.size();
+        const std::int64_t chunks = (n + kNormalChunk - 1) / kNormalChunk;
+        runSpread(chunks, threadsFor(n), [&](std::int64_t c) {
+            const std::int64_t k0 = c * kNormalChunk;
+            const std::int64_t k1 = std::min(n, k0 + kNormalChunk);
+            std::memcpy(target.values.data() + k0, normals.data() + k0,
+                        static_cast<std::size_t>(k1 - k0) * sizeof(float));
+        });
+        target.outlierBlocks = m_outliers;
+        spare.normalsId = m_normalsId;
+        spare.outliersId = m_outliersId;
+    }
+    scaleOutliers(normals.data(), target.values.data(), target.outlierBlocks, in);
+    m_generated = spare.generated;
     m_generatedKey = in;
     return m_generated;
 }
@@ -1411,6 +1433,7 @@ std::shared_ptr<const MatrixF> Fp8Workspace::normals(const Fp8Inputs& in)
         m_normals.reset();
         m_normals = std::make_shared<const MatrixF>(fp8NormalMatrix(in));
         m_normalsKey = in;
+        ++m_normalsId;
     }
     return m_normals;
 }
@@ -1425,9 +1448,21 @@ Fp8Workspace::quantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overf
     return m_outcomes;
 }
 
+Fp8ErrorPicture& Fp8Workspace::errorPicture(int slot, const MatrixF& values,
+                                            const MatrixF& dequantized, std::int64_t blockSize,
+                                            std::int64_t maxRows, std::int64_t maxCols)
+{
+    const std::lock_guard lock(m_mutex);
+    Fp8ErrorPicture& out = m_pictures[slot == 0 ? 0 : 1];
+    fp8ErrorPictureInto(values, dequantized, blockSize, maxRows, maxCols, out);
+    return out;
+}
+
 void Fp8Workspace::clear()
 {
     const std::lock_guard lock(m_mutex);
+    for (Fp8ErrorPicture& p : m_pictures)
+        p = Fp8ErrorPicture{};
     m_normals.reset();
     m_outliers.clear();
     m_generated.reset();
@@ -1464,12 +1499,12 @@ std::vector<float> fp8ScaledGrid(Fp8Format format, float scale, float lo, float 
 namespace {
 
 /// The entries of fp8BlockErrors for the blocks [b0, b1) of bs values each (v, d at the matrix's
-/// start); returns the largest magnitude bits met. Each block's sums run in index order; four
+/// start); returns the largest magnitude bits met. Each block's sums run in index order; eight
 /// blocks go side by side, one per vector lane.
 std::int32_t blockErrorsOf(const float* v, const float* d, std::int64_t bs, std::int64_t b0,
                            std::int64_t b1, Fp8BlockError* out)
 {
-    constexpr std::int64_t kSide = 4;
+    constexpr std::int64_t kSide = 8;
     std::int32_t top = 0;
     for (std::int64_t b = b0; b < b1; b += kSide) {
         std::int32_t maxAbs[kSide] = {};
@@ -1477,7 +1512,7 @@ std::int32_t blockErrorsOf(const float* v, const float* d, std::int64_t bs, std:
         double error[kSide] = {};
         const std::int64_t side = std::min(kSide, b1 - b);
         if (side == kSide) {
-            blockSumsOfFour(v + b * bs, d + b * bs, bs, maxAbs, signal, error);
+            blockSumsOfEight(v + b * bs, d + b * bs, bs, maxAbs, signal, error);
         } else {
             for (std::int64_t j = 0; j < side; ++j) {
                 for (std::int64_t k = (b + j) * bs; k < (b + j + 1) * bs; ++k) {
@@ -1564,12 +1599,20 @@ std::vector<Fp8BlockError> fp8BlockErrors(const MatrixF& values, const MatrixF& 
 Fp8ErrorPicture fp8ErrorPicture(const MatrixF& values, const MatrixF& dequantized,
                                 std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols)
 {
+    Fp8ErrorPicture out;
+    fp8ErrorPictureInto(values, dequantized, blockSize, maxRows, maxCols, out);
+    return out;
+}
+
+void fp8ErrorPictureInto(const MatrixF& values, const MatrixF& dequantized, std::int64_t blockSize,
+                         std::int64_t maxRows, std::int64_t maxCols, Fp8ErrorPicture& out)
+{
     requireSameShape(values, dequantized);
     const std::int64_t blocks = blockCountOf(values, blockSize);
     const MapShape m = mapShapeOf(values, maxRows, maxCols);
     const std::int64_t cols = values.cols();
     const std::int64_t perRow = cols / blockSize;
-    Fp8ErrorPicture out;
+    // Every entry and cell is written below: resizing to the same size keeps the memory.
     out.blocks.resize(static_cast<std::size_t>(blocks));
     out.map.resize(m.cellRows, m.cellCols);
     // One band of rows (a row of cells) per task: its blocks and its column maxima while the
@@ -1589,7 +1632,6 @@ Fp8ErrorPicture fp8ErrorPicture(const MatrixF& values, const MatrixF& dequantize
         mapRowFromColumns(columnBits.data(), cols, m, i, out.map);
     });
     requireFiniteBlocks(values, largest);
-    return out;
 }
 
 std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& blocks)

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <future>
 #include <utility>
 
 namespace scalelab::core {
@@ -29,6 +28,13 @@ std::shared_ptr<const MatrixF> takeMatrix(const Fp8Inputs& in, const Fp8ViewOpti
         v.excluded = previous->excluded;
         v.normals = previous->normals;
         v.generated = previous->generated;
+        return v.generated;
+    }
+    if (options.workspace) {
+        std::shared_ptr<const Fp8Generated> g = options.workspace->generate(in);
+        v.excluded = g->outlierBlocks;
+        v.normals = options.workspace->normals(in);
+        v.generated = std::shared_ptr<const MatrixF>(g, &g->values); // shares g's ownership
         return v.generated;
     }
     if (!options.charts && !options.normals) {
@@ -94,75 +100,115 @@ Fp8Tiling tiling(const Fp8Scaling& s, std::int64_t rows, std::int64_t cols)
     return t;
 }
 
+/// The outcomes of the table's round trips: held here, or in a workspace.
+struct TableOutcomes {
+    std::vector<Fp8ScalingOutcome> own;
+    const std::vector<Fp8ScalingOutcome>* done = nullptr; ///< own, or the workspace's
+    std::vector<int> slot; ///< per table row, its index in *done, or -1 when not computed
+
+    const Fp8ScalingOutcome& operator[](int row) const
+    {
+        return (*done)[static_cast<std::size_t>(slot[static_cast<std::size_t>(row)])];
+    }
+};
+
 /// Step 2: every granularity of the table in one call (the round trips run side by side).
-/// Returns the outcomes; with `charts` the two compared ones still hold their dequantized
-/// matrices.
-std::vector<Fp8ScalingOutcome> fillTable(const MatrixF& values, const Fp8Inputs& in,
-                                         const Fp8ViewOptions& options, Fp8View& v)
+/// With `charts` the two compared outcomes still hold their dequantized matrices.
+void fillTable(const MatrixF& values, const Fp8Inputs& in, const Fp8ViewOptions& options,
+               Fp8View& v, TableOutcomes& out)
 {
     const std::vector<Fp8ScalingJob> jobs =
         tableJobs(in.blockSize, options.charts, in.values.has_value());
     // Every row, or the two compared ones alone (the report's), left in their places.
-    std::vector<std::size_t> rows;
-    for (std::size_t i = 0; i < jobs.size(); ++i)
-        if (options.wholeTable || i == kFp8TensorRow || i == kFp8ChapterRow)
-            rows.push_back(i);
     std::vector<Fp8ScalingJob> asked;
-    for (std::size_t i : rows)
-        asked.push_back(jobs[i]);
+    out.slot.assign(jobs.size(), -1);
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+        if (options.wholeTable || i == kFp8TensorRow || i == kFp8ChapterRow) {
+            out.slot[i] = static_cast<int>(asked.size());
+            asked.push_back(jobs[i]);
+        }
     // The small blocks' figures belong to the table; the report's two rows go without them.
     const std::vector<std::int64_t> none;
-    std::vector<Fp8ScalingOutcome> done =
-        fp8QuantizeScalings(values, in.format, in.overflow, asked, in.blockSize,
-                            options.wholeTable ? v.excluded : none);
-    std::vector<Fp8ScalingOutcome> outcomes(jobs.size());
-    for (std::size_t k = 0; k < rows.size(); ++k)
-        outcomes[rows[k]] = std::move(done[k]);
+    const std::vector<std::int64_t>& excluded = options.wholeTable ? v.excluded : none;
+    if (options.workspace) {
+        out.done = &options.workspace->quantizeScalings(values, in.format, in.overflow, asked,
+                                                        in.blockSize, excluded);
+    } else {
+        out.own =
+            fp8QuantizeScalings(values, in.format, in.overflow, asked, in.blockSize, excluded);
+        out.done = &out.own;
+    }
     v.table.resize(jobs.size());
-    for (std::size_t i : rows) {
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+        if (out.slot[i] < 0)
+            continue;
+        const Fp8ScalingOutcome& o = out[static_cast<int>(i)];
         Fp8Granularity& g = v.table[i];
         g.scaling = jobs[i].scaling;
         g.plainCast = jobs[i].plainCast;
-        g.scales = g.plainCast ? 0 : outcomes[i].scaleCount;
+        g.scales = g.plainCast ? 0 : o.scaleCount;
         if (!g.plainCast)
             g.tiling = tiling(jobs[i].scaling, values.rows(), values.cols());
-        g.all = outcomes[i].all;
-        g.small = outcomes[i].small;
+        g.all = o.all;
+        g.small = o.small;
     }
-    v.tensorScale = outcomes[kFp8TensorRow].scales(0, 0);
-    v.blockScales = std::move(outcomes[kFp8ChapterRow].scales);
+    v.tensorScale = out[kFp8TensorRow].scales(0, 0);
+    if (out.done == &out.own)
+        v.blockScales =
+            std::move(out.own[static_cast<std::size_t>(out.slot[kFp8ChapterRow])].scales);
+    else
+        v.blockScales = out[kFp8ChapterRow].scales;
     if (in.values)
-        v.blockDequantized = outcomes[kFp8ChapterRow].dequantized;
-    return outcomes;
+        v.blockDequantized = out[kFp8ChapterRow].dequantized;
 }
 
 /// The per-block errors of the two compared round trips.
 struct BlockErrors {
-    std::vector<Fp8BlockError> tensor, block;
-    std::vector<std::int64_t> order; ///< block indices by magnitude, smallest first
+    const std::vector<Fp8BlockError>* tensor = nullptr; ///< ownTensor, or a workspace's
+    const std::vector<Fp8BlockError>* block = nullptr; ///< ownBlock, or a workspace's
+    std::vector<Fp8BlockError> ownTensor, ownBlock;
+    /// Block indices by magnitude, smallest first (Fp8View::order).
+    std::shared_ptr<const std::vector<std::int64_t>> order;
 };
 
-/// Step 3: the per-block errors and the error maps of both compared scalings, one scaling per
-/// thread.
-BlockErrors blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq,
-                               const MatrixF& blockDeq, const Fp8ViewOptions& options, Fp8View& v)
+/// Step 3: the per-block errors and the error maps of both compared scalings.
+void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const MatrixF& blockDeq,
+                        const Fp8ViewOptions& options, Fp8View& v, BlockErrors& e)
 {
     const std::int64_t b = v.inputs.blockSize;
     const std::int64_t side = options.mapSide;
-    BlockErrors e;
-    auto tensorSide = std::async(std::launch::async, [&] {
-        e.tensor = fp8BlockErrors(values, tensorDeq, b);
-        v.tensorMap = fp8AbsErrorMap(values, tensorDeq, side, side);
-    });
-    e.block = fp8BlockErrors(values, blockDeq, b);
-    v.blockMap = fp8AbsErrorMap(values, blockDeq, side, side);
-    tensorSide.get();
-    e.order = fp8OrderByMagnitude(e.tensor);
-    v.blockCount = static_cast<std::int64_t>(e.tensor.size());
-    v.tensorMax = e.tensor[static_cast<std::size_t>(e.order.back())].maxAbs;
+    // One pass over each pair of matrices, on every core; a workspace keeps the block lists'
+    // memory for the next call.
+    if (options.workspace) {
+        Fp8ErrorPicture& tensor =
+            options.workspace->errorPicture(0, values, tensorDeq, b, side, side);
+        Fp8ErrorPicture& block =
+            options.workspace->errorPicture(1, values, blockDeq, b, side, side);
+        e.tensor = &tensor.blocks;
+        e.block = &block.blocks;
+        v.tensorMap = std::move(tensor.map);
+        v.blockMap = std::move(block.map);
+    } else {
+        Fp8ErrorPicture tensor = fp8ErrorPicture(values, tensorDeq, b, side, side);
+        Fp8ErrorPicture block = fp8ErrorPicture(values, blockDeq, b, side, side);
+        e.ownTensor = std::move(tensor.blocks);
+        e.ownBlock = std::move(block.blocks);
+        e.tensor = &e.ownTensor;
+        e.block = &e.ownBlock;
+        v.tensorMap = std::move(tensor.map);
+        v.blockMap = std::move(block.map);
+    }
+    // The order depends on the values alone: the same generated matrix has the same one.
+    const std::shared_ptr<const Fp8View>& previous = options.previous;
+    if (v.generated && previous && previous->generated == v.generated && previous->order)
+        e.order = previous->order;
+    else
+        e.order = std::make_shared<const std::vector<std::int64_t>>(fp8OrderByMagnitude(*e.tensor));
+    v.order = e.order;
+    v.blockCount = static_cast<std::int64_t>(e.tensor->size());
+    v.tensorMax = (*e.tensor)[static_cast<std::size_t>(e.order->back())].maxAbs;
     v.poolRows = (values.rows() + side - 1) / side;
     v.poolCols = (values.cols() + side - 1) / side;
-    return e;
 }
 
 /// Step 4: whether the excluded blocks are exactly the largest ranks (the chart's band).
@@ -187,7 +233,7 @@ void showBlock(const MatrixF& values, const MatrixF& tensorDeq, const MatrixF& b
     const std::int64_t b = v.inputs.blockSize;
     const std::int64_t perRow = values.cols() / b;
     v.shownRank = fp8RankAtPercentile(v.blockCount, percentile);
-    v.shownBlock = e.order[static_cast<std::size_t>(v.shownRank)];
+    v.shownBlock = (*e.order)[static_cast<std::size_t>(v.shownRank)];
     const std::int64_t first = v.shownBlock * b; // row-major offset of the block's first value
     const auto blockValues = [first, b](const MatrixF& m) {
         return std::vector<float>(m.data() + first, m.data() + first + b);
@@ -195,9 +241,9 @@ void showBlock(const MatrixF& values, const MatrixF& tensorDeq, const MatrixF& b
     const auto shown = static_cast<std::size_t>(v.shownBlock);
     v.shownValues = blockValues(values);
     v.shownTensorDeq = blockValues(tensorDeq);
-    v.shownTensorError = e.tensor[shown].relativeError;
+    v.shownTensorError = (*e.tensor)[shown].relativeError;
     v.shownBlockDeq = blockValues(blockDeq);
-    v.shownBlockError = e.block[shown].relativeError;
+    v.shownBlockError = (*e.block)[shown].relativeError;
     v.shownScale = v.blockScales(v.shownBlock / perRow, v.shownBlock % perRow);
     const auto [lo, hi] = std::minmax_element(v.shownValues.begin(), v.shownValues.end());
     v.tensorGrid = fp8ScaledGrid(v.inputs.format, v.tensorScale, *lo, *hi);
@@ -208,12 +254,14 @@ void showBlock(const MatrixF& values, const MatrixF& tensorDeq, const MatrixF& b
 void errorPoints(const BlockErrors& e, int maxPoints, Fp8View& v)
 {
     for (std::int64_t r : fp8PlottedRanks(v.blockCount, maxPoints)) {
-        const auto i = static_cast<std::size_t>(e.order[static_cast<std::size_t>(r)]);
+        const auto i = static_cast<std::size_t>((*e.order)[static_cast<std::size_t>(r)]);
         const double x = static_cast<double>(r + 1);
-        if (std::isfinite(e.tensor[i].relativeError))
-            v.tensorPoints.push_back({x, 100.0 * e.tensor[i].relativeError});
-        if (std::isfinite(e.block[i].relativeError))
-            v.blockPoints.push_back({x, 100.0 * e.block[i].relativeError});
+        const Fp8BlockError& t = (*e.tensor)[i];
+        const Fp8BlockError& b = (*e.block)[i];
+        if (std::isfinite(t.relativeError))
+            v.tensorPoints.push_back({x, 100.0 * t.relativeError});
+        if (std::isfinite(b.relativeError))
+            v.blockPoints.push_back({x, 100.0 * b.relativeError});
     }
 }
 
@@ -229,13 +277,15 @@ Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
     if (in.values)
         v.excluded = largestBlocks(values, in.blockSize);
     v.blockCount = values.size() / in.blockSize;
-    const std::vector<Fp8ScalingOutcome> outcomes = fillTable(values, in, options, v);
+    TableOutcomes outcomes;
+    fillTable(values, in, options, v, outcomes);
     if (!options.charts)
         return v;
     const MatrixF& tensorDeq = outcomes[kFp8TensorRow].dequantized;
     const MatrixF& blockDeq = outcomes[kFp8ChapterRow].dequantized;
-    const BlockErrors e = blockErrorsAndMaps(values, tensorDeq, blockDeq, options, v);
-    v.outliersOnTop = excludedOnTop(v, e.order);
+    BlockErrors e; // points into itself or the workspace: filled in place, never copied
+    blockErrorsAndMaps(values, tensorDeq, blockDeq, options, v, e);
+    v.outliersOnTop = excludedOnTop(v, *e.order);
     showBlock(values, tensorDeq, blockDeq, e, options.shownPercentile, v);
     errorPoints(e, options.maxPlotPoints, v);
     return v;

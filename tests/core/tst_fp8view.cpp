@@ -9,6 +9,7 @@
 #include <QTest>
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -28,6 +29,26 @@ bool sameStats(const Fp8Stats& a, const Fp8Stats& b)
     };
     return same(a.maxAbsError, b.maxAbsError) && same(a.rmse, b.rmse) && same(a.snrDb, b.snrDb)
         && a.underflowCount == b.underflowCount && same(a.relativeError, b.relativeError);
+}
+
+/// Every figure of two views is the same, bit for bit.
+bool sameView(const Fp8View& a, const Fp8View& b)
+{
+    bool same = a.table.size() == b.table.size() && a.excluded == b.excluded
+        && a.tensorScale == b.tensorScale && a.blockScales == b.blockScales
+        && a.blockDequantized == b.blockDequantized && a.outliersOnTop == b.outliersOnTop
+        && a.tensorMax == b.tensorMax && a.tensorPoints == b.tensorPoints
+        && a.blockPoints == b.blockPoints && a.shownBlock == b.shownBlock
+        && a.shownRank == b.shownRank && a.shownTensorError == b.shownTensorError
+        && a.shownBlockError == b.shownBlockError && a.shownScale == b.shownScale
+        && a.shownValues == b.shownValues && a.shownTensorDeq == b.shownTensorDeq
+        && a.shownBlockDeq == b.shownBlockDeq && a.tensorGrid == b.tensorGrid
+        && a.blockGrid == b.blockGrid && a.tensorMap == b.tensorMap && a.blockMap == b.blockMap;
+    for (std::size_t i = 0; same && i < a.table.size(); ++i)
+        same = sameStats(a.table[i].all, b.table[i].all)
+            && sameStats(a.table[i].small, b.table[i].small)
+            && a.table[i].scales == b.table[i].scales;
+    return same;
 }
 
 Fp8Inputs chapterInputs()
@@ -222,6 +243,41 @@ private slots:
         QCOMPARE(third.normals, first->normals);
         QVERIFY(third.generated != first->generated);
         QVERIFY(*third.generated == fp8Generate(in).values);
+    }
+
+    void aWorkspaceChangesNoFigure()
+    {
+        // A tab's changes one after the other, each view through one workspace and the previous
+        // view, against a fresh computation: 66 blocks a row (not a multiple of eight), 1 x 32
+        // tiles, and 128-column tiles cut at the edge.
+        Fp8Inputs in;
+        in.rows = 40;
+        in.cols = 1056;
+        in.blockSize = 16;
+        Fp8ViewOptions options;
+        options.workspace = std::make_shared<Fp8Workspace>();
+        const auto steps = std::vector<std::function<void(Fp8Inputs&)>>{
+            [](Fp8Inputs&) {},
+            [](Fp8Inputs& x) { x.outlierScale = 1e4; },
+            [](Fp8Inputs& x) { x.outlierScale = 100; },
+            [](Fp8Inputs& x) { x.outlierScale = 3; },
+            [](Fp8Inputs& x) { x.format = Fp8Format::E5M2; },
+            [](Fp8Inputs& x) { x.overflow = Fp8Overflow::NaN; },
+            [](Fp8Inputs& x) { x.seed = 9; },
+            [](Fp8Inputs& x) { x.blockSize = 32; },
+            [](Fp8Inputs& x) { x.rows = 7; },
+            [](Fp8Inputs& x) { x.outlierScale = 1e5; },
+            [](Fp8Inputs& x) { x.values = fp8Generate(x).values; },
+            [](Fp8Inputs& x) { x.values.reset(); },
+        };
+        std::shared_ptr<const Fp8View> previous;
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            steps[i](in);
+            options.previous = previous;
+            auto view = std::make_shared<const Fp8View>(computeFp8View(in, options));
+            QVERIFY2(sameView(*view, computeFp8View(in)), qPrintable(QString::number(i)));
+            previous = view;
+        }
     }
 
     void badInputIsRefusedByName()

@@ -664,6 +664,7 @@ void Fp8Tab::recompute()
     core::Fp8ViewOptions options;
     options.shownPercentile = shownPercentile();
     options.previous = m_view;
+    options.workspace = m_workspace;
     const core::Fp8Inputs& in = inputs();
     if (!in.values && m_normals && m_normals->rows() == in.rows && m_normals->cols() == in.cols
         && m_normalsSeed == in.seed)

@@ -98,6 +98,9 @@ private:
     std::shared_ptr<const core::Fp8View> m_view;
     std::shared_ptr<const core::MatrixF> m_normals;
     std::int64_t m_normalsSeed = -1;
+    /// The recomputes' cached matrices and reused buffers (used by one recompute at a time: the
+    /// tab's background runner runs them one after the other).
+    std::shared_ptr<core::Fp8Workspace> m_workspace = std::make_shared<core::Fp8Workspace>();
 
     QComboBox* m_preset = nullptr;
     QComboBox* m_format = nullptr;

@@ -232,44 +232,6 @@ fp8QuantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflo
                     const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
                     const std::vector<std::int64_t>& excludedBlocks = {});
 
-/// What a view that recomputes on every input change keeps between recomputes, so that a
-/// change costs only what it changes: the standard normals by (rows, cols, seed), the outlier
-/// blocks by (rows, cols, block_size, seed), the generated matrix by all five generation keys,
-/// and the large matrices' memory (a generated matrix nobody holds any more, and the round trips'
-/// dequantized matrices, are written again in place: fresh 64 MB matrices cost more to have the
-/// system clear than to fill). Every figure is exactly that of the free functions.
-/// The calls are serialised by a mutex; results are valid as documented per call.
-class Fp8Workspace {
-public:
-    /// fp8Generate(in), shared: the same object again while the generation keys stay the same.
-    /// An outlier_scale change reuses the normals and the outlier list; a block_size change the
-    /// normals. Validates the generation keys (explicit values are ignored).
-    std::shared_ptr<const Fp8Generated> generate(const Fp8Inputs& in);
-
-    /// fp8NormalMatrix(in), shared and cached the same way.
-    std::shared_ptr<const MatrixF> normals(const Fp8Inputs& in);
-
-    /// fp8QuantizeScalings (identical figures), the outcomes kept here: the reference stays
-    /// valid, and the matrices in it unchanged, until the next quantizeScalings or clear. Kept
-    /// dequantized matrices of the same shape reuse their memory.
-    const std::vector<Fp8ScalingOutcome>&
-    quantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
-                     const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
-                     const std::vector<std::int64_t>& excludedBlocks = {});
-
-    /// Lets go of everything cached.
-    void clear();
-
-private:
-    std::mutex m_mutex;
-    Fp8Inputs m_normalsKey, m_outliersKey, m_generatedKey;
-    std::shared_ptr<const MatrixF> m_normals;
-    std::vector<std::int64_t> m_outliers;
-    std::shared_ptr<const Fp8Generated> m_generated;
-    std::vector<std::shared_ptr<Fp8Generated>> m_pool; ///< generated matrices, to be reused
-    std::vector<Fp8ScalingOutcome> m_outcomes;
-};
-
 /// The grid a tile with this scale is rounded onto: every finite FP8 value times `scale` (one
 /// float32 multiply each, as fp8BlockQuantize dequantizes) that lies in [lo, hi], plus the
 /// nearest one below lo and the nearest one above hi when there are such. Ascending, each value
@@ -304,6 +266,67 @@ struct Fp8ErrorPicture {
 /// `fp8.block_size`, `fp8.map`, then the first value that is not finite.
 Fp8ErrorPicture fp8ErrorPicture(const MatrixF& values, const MatrixF& dequantized,
                                 std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols);
+
+/// fp8ErrorPicture into `out`, whose block list and map keep their memory when their size fits.
+void fp8ErrorPictureInto(const MatrixF& values, const MatrixF& dequantized, std::int64_t blockSize,
+                         std::int64_t maxRows, std::int64_t maxCols, Fp8ErrorPicture& out);
+
+/// What a view that recomputes on every input change keeps between recomputes, so that a
+/// change costs only what it changes: the standard normals by (rows, cols, seed), the outlier
+/// blocks by (rows, cols, block_size, seed), the generated matrix by all five generation keys,
+/// and the large matrices' memory (a generated matrix nobody holds any more, and the round trips'
+/// dequantized matrices, are written again in place: fresh 64 MB matrices cost more to have the
+/// system clear than to fill). Every figure is exactly that of the free functions.
+/// The calls are serialised by a mutex; results are valid as documented per call.
+class Fp8Workspace {
+public:
+    /// fp8Generate(in), shared: the same object again while the generation keys stay the same.
+    /// An outlier_scale change reuses the normals and the outlier list; a block_size change the
+    /// normals. Validates the generation keys (explicit values are ignored).
+    std::shared_ptr<const Fp8Generated> generate(const Fp8Inputs& in);
+
+    /// fp8NormalMatrix(in), shared and cached the same way.
+    std::shared_ptr<const MatrixF> normals(const Fp8Inputs& in);
+
+    /// fp8QuantizeScalings (identical figures), the outcomes kept here: the reference stays
+    /// valid, and the matrices in it unchanged, until the next quantizeScalings or clear. Kept
+    /// dequantized matrices of the same shape reuse their memory.
+    const std::vector<Fp8ScalingOutcome>&
+    quantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
+                     const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
+                     const std::vector<std::int64_t>& excludedBlocks = {});
+
+    /// fp8ErrorPicture (identical figures) into the workspace's picture number `slot` (0 or 1),
+    /// whose block list keeps its memory from call to call. The reference stays valid until the
+    /// next errorPicture for the same slot or clear; the caller may take the map out of it.
+    Fp8ErrorPicture& errorPicture(int slot, const MatrixF& values, const MatrixF& dequantized,
+                                  std::int64_t blockSize, std::int64_t maxRows,
+                                  std::int64_t maxCols);
+
+    /// Lets go of everything cached.
+    void clear();
+
+private:
+    /// A generated matrix kept for reuse, and what it was generated from.
+    struct Spare {
+        std::shared_ptr<Fp8Generated> generated;
+        std::uint64_t normalsId = 0; ///< m_normalsId of the normals it was copied from
+        std::uint64_t outliersId = 0; ///< m_outliersId of its outlier list
+    };
+    /// A generated matrix of the inputs' shape that no caller holds (made when there is none).
+    Spare& spareFor(const Fp8Inputs& in);
+
+    std::mutex m_mutex;
+    Fp8Inputs m_normalsKey, m_outliersKey, m_generatedKey;
+    std::shared_ptr<const MatrixF> m_normals;
+    std::uint64_t m_normalsId = 0; ///< changes whenever m_normals is drawn again
+    std::vector<std::int64_t> m_outliers;
+    std::uint64_t m_outliersId = 0; ///< changes whenever m_outliers is drawn again
+    std::shared_ptr<const Fp8Generated> m_generated;
+    std::vector<Spare> m_pool; ///< generated matrices, to be reused
+    std::vector<Fp8ScalingOutcome> m_outcomes;
+    Fp8ErrorPicture m_pictures[2];
+};
 
 /// Block indices ordered by maxAbs, smallest first; equal magnitudes keep their index order.
 std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& blocks);

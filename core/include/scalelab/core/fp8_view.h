@@ -96,6 +96,10 @@ struct Fp8View {
     /// The generated matrix with its outliers, kept so a change of format, overflow or shown
     /// block does not build it again (null for explicit values).
     std::shared_ptr<const MatrixF> generated;
+    /// With the chart parts: the block indices ordered by magnitude (fp8OrderByMagnitude of the
+    /// matrix's blocks), kept so a change that leaves the generated matrix as it is does not sort
+    /// them again; else null.
+    std::shared_ptr<const std::vector<std::int64_t>> order;
 };
 
 /// What computeFp8View computes besides the table, and what it may reuse.
@@ -116,6 +120,10 @@ struct Fp8ViewOptions {
     /// An earlier view whose generated matrix is reused when the generation keys (rows, cols,
     /// seed, block size, outlier scale) are the same, or null.
     std::shared_ptr<const Fp8View> previous;
+    /// Where a generated matrix comes from and where the round trips and error pictures keep
+    /// their large buffers from call to call (the same figures), or null: everything is
+    /// allocated afresh. A workspace serves one computation at a time.
+    std::shared_ptr<Fp8Workspace> workspace;
 };
 
 /// The whole comparison for `in` (any thread): every granularity's round trip in one pass, and
