@@ -210,6 +210,13 @@ void MainWindow::setChartBackground(int background)
         tab->restyleCharts();
 }
 
+MainWindow::~MainWindow()
+{
+    if (QApplication::font() != m_baseFont)
+        QApplication::setFont(m_baseFont);
+    ui::setLineScale(1.0);
+}
+
 void MainWindow::setProjectorMode(bool on)
 {
     const bool changed = m_projector != on;

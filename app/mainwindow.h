@@ -35,6 +35,10 @@ class MainWindow : public QMainWindow {
 
 public:
     explicit MainWindow(const core::Scenario& scenario = {}, QWidget* parent = nullptr);
+    /// Gives the application back the type and line width it had before this window: a
+    /// window made after this one (a test, a second window) starts from the system's type, not
+    /// from projector type grown again.
+    ~MainWindow() override;
 
     /// The scenario every tab shows: the document's.
     const core::Scenario& scenario() const;

@@ -639,6 +639,19 @@ private slots:
         QCOMPARE(QApplication::font().pointSizeF(), before);
     }
 
+    void aWindowGoneGivesTheTypeBack()
+    {
+        const QFont before = QApplication::font();
+        for (int i = 0; i < 3; ++i) {
+            app::MainWindow w{core::Scenario{}};
+            w.setProjectorMode(true);
+            QVERIFY(QApplication::font().pointSizeF() > before.pointSizeF());
+        }
+        // Three projector windows one after another: the type did not grow three times.
+        QCOMPARE(QApplication::font(), before);
+        QCOMPARE(ui::lineScale(), 1.0);
+    }
+
     void projectorModeGivesTheChartsTheRoom()
     {
         app::MainWindow w{core::Scenario{}};
