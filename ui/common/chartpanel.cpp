@@ -174,6 +174,7 @@ void ChartViewPanel::render(QPainter& painter, const QRectF& target)
     // scene, then hand the view its own size back.
     const QRectF onScreen = m_chart->geometry();
     m_chart->setGeometry(QRectF(QPointF(0, 0), target.size()));
+    fitChartTexts(m_chart);
     if (m_chart->layout())
         m_chart->layout()->activate();
     painter.save();
@@ -182,6 +183,7 @@ void ChartViewPanel::render(QPainter& painter, const QRectF& target)
     m_chart->scene()->render(&painter, target, m_chart->sceneBoundingRect(), Qt::IgnoreAspectRatio);
     painter.restore();
     m_chart->setGeometry(onScreen);
+    fitChartTexts(m_chart);
     if (m_chart->layout())
         m_chart->layout()->activate();
 }

@@ -3,6 +3,7 @@
 #include <QAbstractAxis>
 #include <QAbstractBarSeries>
 #include <QApplication>
+#include <QBarLegendMarker>
 #include <QBarSet>
 #include <QChart>
 #include <QFontMetricsF>
@@ -139,6 +140,18 @@ namespace {
 /// A legend under the chart is one row, and Qt Charts cuts every name short when the row is
 /// wider than the chart ("Param...", "Activa..."): such a legend moves to the right, one name a
 /// line, and comes back under the chart when the chart is wide enough again.
+/// A legend entry's whole text: its series' name or bar set's label, not the lines it is
+/// shown in.
+QString fullLabel(QLegendMarker* marker)
+{
+    if (auto* bar = qobject_cast<QBarLegendMarker*>(marker))
+        return bar->barset()->label();
+    return marker->series() ? marker->series()->name() : marker->label();
+}
+
+/// The share of a chart's width Qt Charts gives a legend beside the plot, at most.
+constexpr double kSideLegendShare = 0.4;
+
 void keepLegendWhole(QChart* chart)
 {
     QLegend* legend = chart->legend();
@@ -147,10 +160,10 @@ void keepLegendWhole(QChart* chart)
         return;
     const QFontMetricsF fm(legend->font());
     double row = 0, widest = 0;
-    for (const QLegendMarker* marker : legend->markers())
+    for (QLegendMarker* marker : legend->markers())
         if (marker->isVisible()) {
             const double entry =
-                fm.horizontalAdvance(marker->label()) + fm.height() + 3 * fm.averageCharWidth();
+                fm.horizontalAdvance(fullLabel(marker)) + fm.height() + 3 * fm.averageCharWidth();
             row += entry;
             widest = std::max(widest, entry);
         }
@@ -173,7 +186,75 @@ void keepLegendWhole(QChart* chart)
     }
 }
 
+/// The chart's title in lines that fit its width; the whole title is kept to fit it again at
+/// another width. A title the tab set since (it differs from the lines last shown) is the new
+/// whole title.
+void fitTitle(QChart* chart)
+{
+    const QString shown = chart->title();
+    QString whole = chart->property("scalelab_title").toString();
+    if (shown != chart->property("scalelab_titleShown").toString())
+        whole = shown;
+    const QMargins m = chart->margins();
+    const double width = chart->size().width() - m.left() - m.right() - 12;
+    const QString fit = wrapWords(whole, chart->titleFont(), width);
+    chart->setProperty("scalelab_title", whole);
+    chart->setProperty("scalelab_titleShown", fit);
+    if (fit != shown)
+        chart->setTitle(fit);
+}
+
+/// Legend entries in lines that fit: beside the plot, the legend's share of the width less the
+/// marker. Below the plot, entries stay on one line (Qt Charts cuts a wrapped entry of a row
+/// short); keepLegendWhole moves a row too long for the chart beside it.
+void fitLegend(QChart* chart)
+{
+    QLegend* legend = chart->legend();
+    if (!legend->isVisible())
+        return;
+    const QFontMetricsF fm(legend->font());
+    const bool side = legend->alignment() == Qt::AlignLeft || legend->alignment() == Qt::AlignRight;
+    // 0: not wrapped.
+    const double width = side
+        ? kSideLegendShare * chart->size().width() - fm.height() - 4 * fm.averageCharWidth()
+        : 0.0;
+    for (QLegendMarker* marker : legend->markers()) {
+        const QString fit = wrapWords(fullLabel(marker), legend->font(), width);
+        if (marker->label() != fit)
+            marker->setLabel(fit);
+    }
+}
+
 } // namespace
+
+QString wrapWords(const QString& text, const QFont& font, double width)
+{
+    const QFontMetricsF fm(font);
+    if (width <= 0 || text.contains('<') || fm.horizontalAdvance(text) <= width)
+        return text;
+    QStringList lines;
+    QString line;
+    for (const QString& word : text.split(' ', Qt::SkipEmptyParts)) {
+        const QString longer = line.isEmpty() ? word : line + ' ' + word;
+        if (!line.isEmpty() && fm.horizontalAdvance(longer) > width) {
+            lines << line;
+            line = word;
+        } else {
+            line = longer;
+        }
+    }
+    if (!line.isEmpty())
+        lines << line;
+    return lines.join("<br>");
+}
+
+void fitChartTexts(QChart* chart)
+{
+    if (chart->size().width() < 1)
+        return;
+    fitTitle(chart);
+    fitLegend(chart);
+}
 
 void styleChart(QChart* chart)
 {
@@ -194,6 +275,16 @@ void styleChart(QChart* chart)
     // start another round).
     if (!chart->property("scalelab_ticksFollowWidth").toBool()) {
         chart->setProperty("scalelab_ticksFollowWidth", true);
+        // Titles and legend entries wrap to the new size, once the resize has settled.
+        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart, [chart] {
+            if (chart->property("scalelab_fitPending").toBool())
+                return;
+            chart->setProperty("scalelab_fitPending", true);
+            QTimer::singleShot(0, chart, [chart] {
+                chart->setProperty("scalelab_fitPending", false);
+                fitChartTexts(chart);
+            });
+        });
         QObject::connect(chart, &QChart::plotAreaChanged, chart, [chart] {
             if (chart->property("scalelab_tickPending").toBool())
                 return;
@@ -218,6 +309,7 @@ void styleChart(QChart* chart)
                     }
                 }
                 keepLegendWhole(chart);
+                fitChartTexts(chart);
             });
         });
     }
@@ -338,13 +430,17 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
     applyTicks(axis, min, step, min, top);
 }
 
-void setStickyRange(QValueAxis* axis, double min, double max, double keep)
+void setStickyRange(QValueAxis* axis, double min, double max, bool whole, double keep)
 {
     const bool asked = axis->property("scalelab_niceRange").isValid();
     if (asked && axis->min() == min && max <= axis->max()
-        && max - min >= keep * (axis->max() - min))
+        && max - min >= keep * (axis->max() - min)) {
+        // What a resize thins the ticks for: today's data, not the data the range was made for
+        // (a smaller ask then would cut today's bars).
+        axis->setProperty("scalelab_niceRange", QVariant::fromValue(QLineF(min, max, whole, -1)));
         return;
-    setNiceRange(axis, min, max);
+    }
+    setNiceRange(axis, min, max, whole);
 }
 
 void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool whole)

@@ -68,7 +68,17 @@ void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool w
 /// moves the bars and curves against a still scale (the change is what a student should see),
 /// and the chart is not laid out again on every step. Only a larger or much smaller span, or a
 /// new `min`, gives a new nice range.
-void setStickyRange(QValueAxis* axis, double min, double max, double keep = 0.5);
+void setStickyRange(QValueAxis* axis, double min, double max, bool whole = false,
+                    double keep = 0.5);
+
+/// `text` broken at spaces into lines of at most `width` pixels in `font`, joined by <br> (Qt
+/// Charts shows its texts as rich text). A word longer than the width keeps a line of its own;
+/// rich text (a text with a tag) is left as it is.
+QString wrapWords(const QString& text, const QFont& font, double width);
+/// Fits the chart's title and legend entries to its present size by wrapping them onto more
+/// lines, where Qt Charts would cut them short ("Checkpointed a..."). Done on every resize of
+/// a styled chart, after every refresh of a tab and before every export.
+void fitChartTexts(QChart* chart);
 
 /// Line width in pixels for data lines (3 px or more reads on a projector).
 inline constexpr int kLineWidth = 3;

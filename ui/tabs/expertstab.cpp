@@ -115,7 +115,7 @@ QString bytesText(double bytes)
 void setNiceRangeSafely(QValueAxis* axis, double min, double max)
 {
     axis->setTickInterval(std::max(axis->tickInterval(), (max - min) / 8));
-    setNiceRange(axis, min, max, true); // slots are whole: no 0.5 ticks
+    setStickyRange(axis, min, max, true); // slots are whole: no 0.5 ticks
 }
 
 /// Lines and hatching drawn in the text colour, so they read on a dark background as well as on

@@ -316,9 +316,11 @@ void MemoryTab::showBudget(const core::MemoryResult& r)
         QList<qreal>{0.0}
             + QList<qreal>(bars - 1, in(static_cast<double>(r.checkpointedActivationBytes))));
     QStringList categories = {tr("All saved<br>%1").arg(formatBytes(all, byteUnit()))};
+    // A line each for the count and its noun: a bar's category is only half the plot wide.
     if (checkpointing())
         categories << countText(tr("%1 segment(s)", nullptr, pluralChoice(inputs().segments)),
                                 inputs().segments)
+                          .replace(QLatin1Char(' '), QStringLiteral("<br>"))
                 + "<br>" + formatBytes(ckpt, byteUnit());
     if (m_budgetCategories->categories() != categories) {
         m_budgetCategories->clear();

@@ -294,9 +294,9 @@ void PipelineTab::showBubbleCurves(const PipelineComparison& c, const PipelineFi
     }
     m_current->replace(QList<QPointF>{{static_cast<double>(m), 100.0 * figures.measured}});
     setName(m_current, tr("Yours (simulated)"));
-    setNiceRange(m_bubbleAxis, 0,
-                 std::max(kBubbleAxisMinimum,
-                          kBubbleHeadroomPercent * std::max(figures.measured, figures.closed)));
+    setStickyRange(m_bubbleAxis, 0,
+                   std::max(kBubbleAxisMinimum,
+                            kBubbleHeadroomPercent * std::max(figures.measured, figures.closed)));
 }
 
 void PipelineTab::showActivationBars(const PipelineComparison& c)
@@ -317,7 +317,7 @@ void PipelineTab::showActivationBars(const PipelineComparison& c)
         // axis: at 32 stages it thins its labels out instead of eliding every one of them.)
         setPaddedRange(m_stageAxis, 0, static_cast<double>(p - 1), kStagePad);
     }
-    setNiceRange(m_heldAxis, 0, chart.most * kHeldHeadroom);
+    setStickyRange(m_heldAxis, 0, chart.most * kHeldHeadroom);
 }
 
 } // namespace scalelab::ui

@@ -84,6 +84,13 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
     layout->addWidget(m_scroll);
     layout->addLayout(m_right, 1);
     connect(this, &Tab::refreshed, this, &Tab::scheduleExplanation);
+    // A refresh may rename a series (its legend entry shows the whole name again) or retitle
+    // a chart: wrapped again to the chart's width.
+    connect(this, &Tab::refreshed, this, [this] {
+        for (ChartPanel* chart : charts())
+            if (auto* view = qobject_cast<ChartViewPanel*>(chart))
+                fitChartTexts(view->chart());
+    });
     connect(m_document, &document::ScenarioDocument::sectionChanged, this,
             [this](core::Section changed) {
                 if (changed == m_section)

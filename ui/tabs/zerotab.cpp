@@ -51,6 +51,8 @@ constexpr double kHatchTint = 0.3;
 constexpr int kTableRowPadding = 8;
 constexpr int kTableHeaderPadding = 10;
 constexpr int kTableBottomPadding = 2;
+/// How far the traffic chart's rank axis runs past its last rank count (a factor on a log axis).
+constexpr double kTrafficAxisRoom = 1.6;
 /// The notes in the plots: gap to the legend or the plot edge, gap below the plot's top, and
 /// gap between an "n = 64" label and its vertical line.
 constexpr double kNoteInset = 4;
@@ -586,7 +588,9 @@ void ZeroTab::showMemory(const ZeroFigures& f)
 void ZeroTab::showRankAxes(const ZeroFigures& f)
 {
     m_memoryX->setRange(1, f.axisEnd);
-    m_trafficX->setRange(1, f.axisEnd);
+    // Past the last rank count by a third of a decade of 4: its label then sits inside the
+    // plot's width, clear of the right axis' lowest label.
+    m_trafficX->setRange(1, f.axisEnd * kTrafficAxisRoom);
     fitRankAxes();
 }
 
