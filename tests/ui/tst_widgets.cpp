@@ -70,6 +70,31 @@ protected:
 class TstWidgets : public QObject {
     Q_OBJECT
 
+    /// A styled chart with one line from x = 0 to `end` on a value axis along the bottom.
+    static QChart* lineChart(double end)
+    {
+        auto* chart = new QChart;
+        styleChart(chart);
+        auto* series = new QLineSeries;
+        series->append(0, 0);
+        series->append(end, 1);
+        chart->addSeries(series);
+        auto* x = new QValueAxis;
+        chart->addAxis(x, Qt::AlignBottom);
+        series->attachAxis(x);
+        return chart;
+    }
+
+    /// `view` 1200 x 400 on screen; its chart's bottom axis, or null if it never showed.
+    static QValueAxis* shownWithBottomAxis(QChartView& view)
+    {
+        view.resize(1200, 400);
+        view.show();
+        if (!QTest::qWaitForWindowExposed(&view))
+            return nullptr;
+        return qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).first());
+    }
+
 private slots:
     void aFailedRefreshIsKnownNotLost()
     {
@@ -277,19 +302,9 @@ private slots:
 
     void ticksThinOutOnANarrowChart()
     {
-        auto* chart = new QChart;
-        styleChart(chart);
-        auto* series = new QLineSeries;
-        series->append(0, 0);
-        series->append(140, 1);
-        chart->addSeries(series);
-        auto* x = new QValueAxis;
-        chart->addAxis(x, Qt::AlignBottom);
-        series->attachAxis(x);
-        QChartView view(chart);
-        view.resize(1200, 400);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QChartView view(lineChart(140));
+        QValueAxis* x = shownWithBottomAxis(view);
+        QVERIFY(x);
         setNiceRange(x, 0, 140);
         // Wide: the usual eight intervals at most, at a round step.
         QCOMPARE(x->tickInterval(), 20.0);
@@ -304,7 +319,7 @@ private slots:
         QTRY_VERIFY(x->tickInterval() > 20.0);
         const QFontMetricsF fm(x->labelsFont());
         const double spacing =
-            chart->plotArea().width() * x->tickInterval() / (x->max() - x->min());
+            view.chart()->plotArea().width() * x->tickInterval() / (x->max() - x->min());
         QVERIFY2(spacing > fm.horizontalAdvance(QString::number(x->max())),
                  qPrintable(QString::number(spacing)));
         // Wide again: the finer ticks come back.
@@ -340,19 +355,9 @@ private slots:
 
     void aPaddedRangeKeepsItsEndsWhenTheTicksThinOut()
     {
-        auto* chart = new QChart;
-        styleChart(chart);
-        auto* series = new QLineSeries;
-        series->append(1, 0);
-        series->append(1333, 1);
-        chart->addSeries(series);
-        auto* x = new QValueAxis;
-        chart->addAxis(x, Qt::AlignBottom);
-        series->attachAxis(x);
-        QChartView view(chart);
-        view.resize(1200, 400);
-        view.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QChartView view(lineChart(1333));
+        QValueAxis* x = shownWithBottomAxis(view);
+        QVERIFY(x);
         // 1333 layers: ticks at round counts from 0, and the axis ends at 1333, not at 1400.
         setPaddedRange(x, 0, 1333, 0);
         QCOMPARE(x->min(), 0.0);
