@@ -94,6 +94,27 @@ class TstReadable : public QObject {
 private slots:
     void initTestCase() { test::useOwnSettings("tst_readable"); }
 
+    void theShownTabAloneSetsTheWindowsMinimum()
+    {
+        app::MainWindow w{core::Scenario{}};
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        // Every tab laid out once, the widest (the pipeline's) last.
+        for (const QString& tab : ui::tabNames())
+            w.showTab(tab);
+        w.showTab("pipeline");
+        QApplication::processEvents();
+        const int widest = w.minimumSizeHint().width();
+        // The memory tab needs less, and so does the window while it shows it: on a 1024 x 768
+        // screen in desk mode, with its explanation beside the charts.
+        w.showTab("memory");
+        QApplication::processEvents();
+        QVERIFY2(w.minimumSizeHint().width() < widest,
+                 qPrintable(QString("%1 against %2").arg(w.minimumSizeHint().width()).arg(widest)));
+        QVERIFY(w.minimumSizeHint().width() <= 1024);
+        QVERIFY(w.minimumSizeHint().height() <= 700);
+    }
+
     void everyTextWholeAtClassroomSizes_data()
     {
         QTest::addColumn<QString>("tab");

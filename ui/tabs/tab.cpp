@@ -367,6 +367,12 @@ void Tab::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
     fitControlsColumn();
+    updateGeometry(); // its minimum counts again
+}
+
+QSize Tab::minimumSizeHint() const
+{
+    return isVisible() ? QWidget::minimumSizeHint() : QSize(0, 0);
 }
 
 void Tab::addDisclosure(QVBoxLayout* group, const QString& text, QWidget* content,

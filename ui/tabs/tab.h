@@ -132,6 +132,10 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    /// A tab behind another asks for no room: QTabWidget's minimum is the largest of its
+    /// pages', so the widest tab would keep the window wider than a small screen while a
+    /// narrow one is on show.
+    QSize minimumSizeHint() const override;
     /// The right-hand column, for a tab's extra widgets (a step slider, a table).
     QVBoxLayout* chartsColumn() const { return m_right; }
 
