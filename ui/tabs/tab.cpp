@@ -72,7 +72,7 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
     // The area is sized here (arrangeCharts), not by the scroll area: it would give the grid
     // only its preferred height whenever a chart holds word-wrapped text.
     m_chartScroll->setWidgetResizable(false);
-    m_chartScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_chartScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_chartScroll->setFrameShape(QFrame::NoFrame);
     m_chartScroll->viewport()->installEventFilter(this);
     m_chartScroll->hide(); // until setCharts: a tab may lay its charts out itself
@@ -323,10 +323,13 @@ void Tab::arrangeCharts(bool force)
             m_grid->setRowStretch(r, 1);
         m_columns = columns;
     }
-    // As large as the room, and never below the readable size: then the area scrolls.
+    // As large as the room, and never below the readable size, across or down: then the area
+    // scrolls (a single column narrower than one readable chart scrolls sideways rather than
+    // squeezing the chart or cutting it off).
     const int rows = (static_cast<int>(m_charts.size()) + columns - 1) / columns;
     const int height = rows * minHeight + (rows - 1) * m_grid->verticalSpacing();
-    const QSize size(m_chartScroll->viewport()->width(),
+    const int width = columns * minWidth + (columns - 1) * m_grid->horizontalSpacing();
+    const QSize size(std::max({room, width, m_grid->minimumSize().width()}),
                      std::max(m_chartScroll->viewport()->height(), height));
     if (m_chartArea->size() != size)
         m_chartArea->resize(size);
