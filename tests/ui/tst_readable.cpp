@@ -16,6 +16,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QDeadlineTimer>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
@@ -146,17 +147,27 @@ private slots:
         w.showTab(tab);
         ui::Tab* shown = w.currentTab();
         shown->waitForIdle();
-        QTest::qWait(50); // the charts' own deferred layout (ticks thinned to the width)
-        shown->waitForIdle();
+        // The charts settle over a few turns of the event loop after a resize (ticks thinned
+        // to the width, a long legend moved beside the plot, texts wrapped): judged once they
+        // have, up to a few seconds on a slow build (sanitizers).
+        const auto problemsNow = [shown] {
+            QStringList found;
+            for (ui::ChartPanel* panel : shown->charts())
+                if (auto* view = qobject_cast<ui::ChartViewPanel*>(panel))
+                    found << problemsOf(view);
+            return found;
+        };
+        QStringList problems = problemsNow();
+        for (QDeadlineTimer settle(5000); !problems.isEmpty() && !settle.hasExpired();) {
+            QTest::qWait(50);
+            shown->waitForIdle();
+            problems = problemsNow();
+        }
 
         if (!qEnvironmentVariableIsEmpty("SCALELAB_READABLE_SHOTS"))
             w.grab().save(QString("%1/%2.png")
                               .arg(qEnvironmentVariable("SCALELAB_READABLE_SHOTS"),
                                    QString::fromLatin1(QTest::currentDataTag()).replace(' ', '-')));
-        QStringList problems;
-        for (ui::ChartPanel* panel : shown->charts())
-            if (auto* view = qobject_cast<ui::ChartViewPanel*>(panel))
-                problems << problemsOf(view);
         for (const QString& p : problems)
             qInfo("%s", qPrintable(p));
         QVERIFY2(problems.isEmpty(), qPrintable(QString("%1 problem(s)").arg(problems.size())));
