@@ -137,9 +137,6 @@ ChartFonts chartFonts()
 
 namespace {
 
-/// A legend under the chart is one row, and Qt Charts cuts every name short when the row is
-/// wider than the chart ("Param...", "Activa..."): such a legend moves to the right, one name a
-/// line, and comes back under the chart when the chart is wide enough again.
 /// A legend entry's whole text: its series' name or bar set's label, not the lines it is
 /// shown in.
 QString fullLabel(QLegendMarker* marker)
@@ -152,6 +149,22 @@ QString fullLabel(QLegendMarker* marker)
 /// The share of a chart's width Qt Charts gives a legend beside the plot, at most.
 constexpr double kSideLegendShare = 0.4;
 
+/// Runs `work` on `chart` once the event loop turns, however often it is asked before then:
+/// `pending` names the chart property that remembers a run is on its way.
+void deferOnce(QChart* chart, const char* pending, void (*work)(QChart*))
+{
+    if (chart->property(pending).toBool())
+        return;
+    chart->setProperty(pending, true);
+    QTimer::singleShot(0, chart, [chart, pending, work] {
+        chart->setProperty(pending, false);
+        work(chart);
+    });
+}
+
+/// A legend under the chart is one row, and Qt Charts cuts every name short when the row is
+/// wider than the chart ("Param...", "Activa..."): such a legend moves to the right, one name a
+/// line, and comes back under the chart when the chart is wide enough again.
 void keepLegendWhole(QChart* chart)
 {
     QLegend* legend = chart->legend();
@@ -256,6 +269,36 @@ void fitChartTexts(QChart* chart)
     fitLegend(chart);
 }
 
+namespace {
+
+/// After a real change of the plot's size (a tenth or more: new ticks move the plot's edges by
+/// a few pixels, which must not start another round): ticks thinned or thickened for the new
+/// length, the legend beside or under the plot, and the texts wrapped again.
+void followPlotSize(QChart* chart)
+{
+    const QSizeF size = chart->plotArea().size();
+    const QSizeF last = chart->property("scalelab_tickedSize").toSizeF();
+    if (std::abs(size.width() - last.width()) < 0.1 * size.width()
+        && std::abs(size.height() - last.height()) < 0.1 * size.height())
+        return;
+    chart->setProperty("scalelab_tickedSize", size);
+    for (QAbstractAxis* a : chart->axes()) {
+        auto* axis = qobject_cast<QValueAxis*>(a);
+        const QVariant asked = axis ? axis->property("scalelab_niceRange") : QVariant();
+        if (asked.isValid()) {
+            const QLineF r = asked.toLineF();
+            if (r.y2() >= 0) // a pad, even 0: the range ends where it was asked
+                setPaddedRange(axis, r.x1(), r.y1(), r.y2(), r.x2() != 0);
+            else
+                setNiceRange(axis, r.x1(), r.y1(), r.x2() != 0);
+        }
+    }
+    keepLegendWhole(chart);
+    fitChartTexts(chart);
+}
+
+} // namespace
+
 void styleChart(QChart* chart)
 {
     const ChartFonts f = chartFonts();
@@ -276,42 +319,10 @@ void styleChart(QChart* chart)
     if (!chart->property("scalelab_ticksFollowWidth").toBool()) {
         chart->setProperty("scalelab_ticksFollowWidth", true);
         // Titles and legend entries wrap to the new size, once the resize has settled.
-        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart, [chart] {
-            if (chart->property("scalelab_fitPending").toBool())
-                return;
-            chart->setProperty("scalelab_fitPending", true);
-            QTimer::singleShot(0, chart, [chart] {
-                chart->setProperty("scalelab_fitPending", false);
-                fitChartTexts(chart);
-            });
-        });
-        QObject::connect(chart, &QChart::plotAreaChanged, chart, [chart] {
-            if (chart->property("scalelab_tickPending").toBool())
-                return;
-            chart->setProperty("scalelab_tickPending", true);
-            QTimer::singleShot(0, chart, [chart] {
-                chart->setProperty("scalelab_tickPending", false);
-                const QSizeF size = chart->plotArea().size();
-                const QSizeF last = chart->property("scalelab_tickedSize").toSizeF();
-                if (std::abs(size.width() - last.width()) < 0.1 * size.width()
-                    && std::abs(size.height() - last.height()) < 0.1 * size.height())
-                    return;
-                chart->setProperty("scalelab_tickedSize", size);
-                for (QAbstractAxis* a : chart->axes()) {
-                    auto* axis = qobject_cast<QValueAxis*>(a);
-                    const QVariant asked = axis ? axis->property("scalelab_niceRange") : QVariant();
-                    if (asked.isValid()) {
-                        const QLineF r = asked.toLineF();
-                        if (r.y2() >= 0) // a pad, even 0: the range ends where it was asked
-                            setPaddedRange(axis, r.x1(), r.y1(), r.y2(), r.x2() != 0);
-                        else
-                            setNiceRange(axis, r.x1(), r.y1(), r.x2() != 0);
-                    }
-                }
-                keepLegendWhole(chart);
-                fitChartTexts(chart);
-            });
-        });
+        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart,
+                         [chart] { deferOnce(chart, "scalelab_fitPending", fitChartTexts); });
+        QObject::connect(chart, &QChart::plotAreaChanged, chart,
+                         [chart] { deferOnce(chart, "scalelab_tickPending", followPlotSize); });
     }
 }
 
