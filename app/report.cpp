@@ -1,9 +1,11 @@
 #include "report.h"
 
+#include "scalelab/core/fp8_training.h"
 #include "scalelab/core/fp8_view.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -184,6 +186,86 @@ QJsonObject expertsSection(const core::ExpertsInputs& in)
     };
 }
 
+const char* roundingName(core::AccumulatorRounding r)
+{
+    switch (r) {
+    case core::AccumulatorRounding::AlignedBlock:
+        return "aligned_block";
+    case core::AccumulatorRounding::Truncate:
+        return "truncate";
+    case core::AccumulatorRounding::Nearest:
+        break;
+    }
+    return "nearest";
+}
+
+/// fp8.accumulation: the inputs, and per K the output's error for each way of adding.
+QJsonObject accumulationSection(const core::Fp8Inputs& in)
+{
+    const core::Fp8AccumulationInputs& a = in.accumulation;
+    const core::Fp8AccumulationResult r =
+        core::fp8Accumulation(a, in.format, in.blockSize, in.overflow);
+    QJsonArray ks;
+    std::array<QJsonArray, core::kAccumulationModes> maxErr, rmsErr;
+    for (const core::Fp8AccumulationPoint& p : r.points) {
+        ks.append(whole(p.k));
+        for (int m = 0; m < core::kAccumulationModes; ++m) {
+            maxErr[m].append(real(p.maxRelativeError[m]));
+            rmsErr[m].append(real(p.rmsRelativeError[m]));
+        }
+    }
+    const char* modes[] = {"float32", "limited", "promoted"};
+    QJsonObject max, rms;
+    for (int m = 0; m < core::kAccumulationModes; ++m) {
+        max.insert(modes[m], maxErr[m]);
+        rms.insert(modes[m], rmsErr[m]);
+    }
+    return {
+        {"k_values", ks},
+        {"accumulator_bits", whole(a.accumulatorBits)},
+        {"promotion_interval", whole(a.promotionInterval)},
+        {"rounding", roundingName(a.rounding)},
+        {"outputs", whole(a.outputs)},
+        {"seed", whole(a.seed)},
+        {"max_relative_error", max},
+        {"rms_relative_error", rms},
+    };
+}
+
+/// fp8.policy: the inputs, and per step each policy's saturated and flushed counts and error.
+QJsonObject policySection(const core::Fp8Inputs& in)
+{
+    const core::Fp8PolicyInputs& p = in.policy;
+    const core::Fp8PolicyResult r = core::fp8Policy(p, in.format, in.blockSize, in.overflow);
+    QJsonArray amax;
+    for (float v : r.amax)
+        amax.append(real(static_cast<double>(v)));
+    const char* names[] = {"delayed", "per_tensor", "fine"};
+    QJsonObject policies;
+    for (int k = 0; k < core::kScalingPolicies; ++k) {
+        QJsonArray saturated, flushed, error, scale;
+        for (const core::Fp8PolicyStep& st : r.steps[static_cast<std::size_t>(k)]) {
+            saturated.append(whole(st.saturated));
+            flushed.append(whole(st.flushed));
+            error.append(real(st.relativeError));
+            scale.append(real(static_cast<double>(st.scale)));
+        }
+        policies.insert(names[k], QJsonObject{{"saturated", saturated},
+                                              {"flushed", flushed},
+                                              {"relative_error", error},
+                                              {"scale", scale}});
+    }
+    return {
+        {"steps", whole(p.steps)},
+        {"spike", real(p.spike)},
+        {"spike_step", whole(p.spikeStep)},
+        {"drift", real(p.drift)},
+        {"history", whole(p.history)},
+        {"amax", amax},
+        {"policies", policies},
+    };
+}
+
 /// What stands in the report object for fp8.scales when reportJson prints them itself.
 constexpr char kScalesMarker[] = "@scalelab:fp8.scales@";
 
@@ -216,6 +298,8 @@ QJsonObject fp8Section(const core::Fp8Inputs& in, core::MatrixF* scalesOut)
     }
     if (in.values)
         out.insert("dequantized", floatMatrix(v.blockDequantized));
+    out.insert("accumulation", accumulationSection(in));
+    out.insert("policy", policySection(in));
     return out;
 }
 

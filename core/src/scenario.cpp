@@ -7,6 +7,11 @@ namespace scalelab::core {
 
 bool operator==(const Fp8Inputs& a, const Fp8Inputs& b)
 {
+    return sameBlockInputs(a, b) && a.accumulation == b.accumulation && a.policy == b.policy;
+}
+
+bool sameBlockInputs(const Fp8Inputs& a, const Fp8Inputs& b)
+{
     const bool sameValues = a.values.has_value() == b.values.has_value()
         && (!a.values
             || (a.values->rows() == b.values->rows() && a.values->cols() == b.values->cols()
@@ -24,6 +29,8 @@ void validate(const Scenario& scenario)
     validate(scenario.pipeline);
     validate(scenario.experts);
     validate(scenario.fp8);
+    validate(scenario.fp8.accumulation);
+    validate(scenario.fp8.policy);
     validate(scenario.plan);
     validateDisplay(scenario);
 }

@@ -22,6 +22,7 @@ std::vector<Field> makeFields()
     detail::addPipelineFields(out);
     detail::addExpertsFields(out);
     detail::addFp8Fields(out);
+    detail::addFp8TrainingFields(out);
     detail::addPlanFields(out);
     return out;
 }

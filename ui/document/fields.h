@@ -92,6 +92,7 @@ void addTensorParallelFields(std::vector<Field>& out);
 void addPipelineFields(std::vector<Field>& out);
 void addExpertsFields(std::vector<Field>& out);
 void addFp8Fields(std::vector<Field>& out);
+void addFp8TrainingFields(std::vector<Field>& out);
 void addPlanFields(std::vector<Field>& out);
 
 // Each section's consistency rules after an edit of `field` (null: any change), beside its

@@ -49,6 +49,60 @@ float fp8Decode(std::uint8_t code, Fp8Format format);
 /// fp8Decode(fp8Encode(value)): the chapter's FP8 emulator, exact.
 float fp8Quantize(float value, Fp8Format format, Fp8Overflow overflow = Fp8Overflow::Saturate);
 
+/// How the limited accumulator rounds the exact sum of its value and the next product.
+enum class AccumulatorRounding {
+    Nearest, ///< to the nearest value with the kept bits, ties to even (IEEE's default)
+    Truncate, ///< toward zero: the bits below the kept ones are dropped
+    /// A model of Hopper's FP8 tensor cores (Khattak and Mikaitis 2025): every
+    /// kAlignedBlockProducts products and the accumulator are aligned to the largest exponent
+    /// among them, each cut toward zero to the kept bits below it, added exactly, and the sum
+    /// cut toward zero to the kept bits.
+    AlignedBlock,
+};
+
+/// Products an AlignedBlock accumulator adds in one step (an H100 FP8 wgmma's 32).
+inline constexpr int kAlignedBlockProducts = 32;
+
+/// Inputs of the accumulation experiment (scenario object `fp8.accumulation`). The format,
+/// block size and overflow rule are the FP8 section's own.
+struct Fp8AccumulationInputs {
+    std::int64_t kMin = 256; ///< the smallest inner dimension K; then 2 kMin, 4 kMin, ... <= kMax
+    std::int64_t kMax = 16384;
+    /// Fraction (mantissa) bits the accumulator keeps after every addition; 23 is float32.
+    std::int64_t accumulatorBits = 13;
+    /// N_C: the limited accumulator is added into a float32 sum, and starts again from zero,
+    /// after every this many products.
+    std::int64_t promotionInterval = 128;
+    AccumulatorRounding rounding = AccumulatorRounding::AlignedBlock;
+    std::int64_t outputs = 16; ///< the product is outputs x outputs: A is outputs x K, B is K x outputs
+    std::int64_t seed = 1;
+    bool operator==(const Fp8AccumulationInputs&) const = default;
+};
+
+/// Throws InputError naming `fp8.accumulation.<key>` (limits in fp8_training.h).
+void validate(const Fp8AccumulationInputs& in);
+
+/// Inputs of the scaling-policy experiment (scenario object `fp8.policy`).
+struct Fp8PolicyInputs {
+    std::int64_t steps = 64; ///< training steps simulated
+    /// At spikeStep the first kPolicySpikeValues values of row 0 are this many times larger
+    /// (1: no spike).
+    double spike = 10000.0;
+    std::int64_t spikeStep = 32;
+    /// Every step the whole tensor grows by this fraction: step s is scaled by (1 + drift)^s.
+    double drift = 0.0;
+    /// Delayed scaling's window: the scale of step s comes from the largest amax of steps
+    /// s - history ... s - 1.
+    std::int64_t history = 16;
+    std::int64_t rows = 16; ///< the tensor of every step is rows x cols
+    std::int64_t cols = 256;
+    std::int64_t seed = 1;
+    bool operator==(const Fp8PolicyInputs&) const = default;
+};
+
+/// Throws InputError naming `fp8.policy.<key>` (limits in fp8_training.h).
+void validate(const Fp8PolicyInputs& in);
+
 /// Inputs of the block-scaling calculator (scenario section `fp8`).
 struct Fp8Inputs {
     Fp8Format format = Fp8Format::E4M3;
@@ -60,7 +114,12 @@ struct Fp8Inputs {
     double outlierScale = 100.0;
     std::int64_t seed = 1;
     Fp8Overflow overflow = Fp8Overflow::Saturate;
+    Fp8AccumulationInputs accumulation; ///< the accumulation experiment (fp8_training.h)
+    Fp8PolicyInputs policy; ///< the scaling-policy experiment (fp8_training.h)
 };
+
+/// Whether a and b hold the same block-scaling inputs (all but accumulation and policy).
+bool sameBlockInputs(const Fp8Inputs& a, const Fp8Inputs& b);
 
 /// Largest rows * cols accepted: a 4096 x 4096 matrix, the largest the tab redraws live.
 inline constexpr std::int64_t kMaxFp8Elements = 4096LL * 4096LL;

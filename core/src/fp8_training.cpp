@@ -1,0 +1,410 @@
+#include "scalelab/core/fp8_training.h"
+
+#include "scalelab/core/error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace scalelab::core {
+
+namespace {
+
+constexpr int kFloatFractionBits = 23;
+constexpr int kFloatMinExponent = -149; ///< the exponent of float32's smallest subnormal step
+constexpr int kFloatMaxExponent = 127;
+
+/// The exact sum a + b as hi + lo (Knuth's TwoSum): hi is the rounded sum, lo its error.
+struct TwoSum {
+    double hi;
+    double lo;
+};
+
+TwoSum twoSum(double a, double b)
+{
+    const double hi = a + b;
+    const double bVirtual = hi - a;
+    const double aVirtual = hi - bVirtual;
+    return {hi, (a - aVirtual) + (b - bVirtual)};
+}
+
+/// The quantized operand: outputs x k values, float32, with power-of-two scales along k.
+MatrixF quantizedOperand(std::int64_t outputs, std::int64_t k, std::int64_t seed,
+                         Fp8Format format, std::int64_t blockSize, Fp8Overflow overflow)
+{
+    Fp8Inputs gen;
+    gen.rows = outputs;
+    gen.cols = k;
+    gen.seed = seed;
+    gen.blockSize = 1;
+    const MatrixF normals = fp8NormalMatrix(gen);
+    Fp8Scaling scaling;
+    scaling.blockRows = 1;
+    scaling.blockCols = std::min(blockSize, k);
+    scaling.powerOfTwoScale = true;
+    return fp8BlockQuantize(normals, format, scaling, overflow).dequantized;
+}
+
+/// x cut toward zero to a multiple of 2^stepExponent (exact: a scaling by a power of two and a
+/// truncation).
+double cutToStep(double x, int stepExponent)
+{
+    return std::ldexp(std::trunc(std::ldexp(x, -stepExponent)), stepExponent);
+}
+
+/// The AlignedBlock step: the accumulator and `count` products aligned to the largest exponent
+/// among them, each cut to `bits` fraction bits of that exponent, added exactly (at most 33
+/// terms of bits + 1 bits: well inside a double), the sum cut to `bits` fraction bits.
+double foldAligned(double accumulator, const double* products, int count, int bits)
+{
+    double largest = std::abs(accumulator);
+    for (int i = 0; i < count; ++i)
+        largest = std::max(largest, std::abs(products[i]));
+    if (largest == 0.0)
+        return 0.0;
+    const int step = std::max(std::ilogb(largest) - bits, kFloatMinExponent);
+    double sum = cutToStep(accumulator, step);
+    for (int i = 0; i < count; ++i)
+        sum += cutToStep(products[i], step);
+    return roundToAccumulator(sum, 0.0, bits, AccumulatorRounding::Truncate);
+}
+
+/// A limited accumulator of either kind: one rounding per product, or one aligned block of
+/// products at a time.
+class LimitedAccumulator {
+public:
+    LimitedAccumulator(int bits, AccumulatorRounding rounding)
+        : m_bits(bits)
+        , m_rounding(rounding)
+    {
+    }
+
+    void add(double product)
+    {
+        if (m_rounding == AccumulatorRounding::AlignedBlock) {
+            m_pending[m_count++] = product;
+            if (m_count == kAlignedBlockProducts)
+                flush();
+            return;
+        }
+        const TwoSum s = twoSum(m_value, product);
+        m_value = roundToAccumulator(s.hi, s.lo, m_bits, m_rounding);
+    }
+
+    /// The value, once every product added has been taken in.
+    double value()
+    {
+        flush();
+        return m_value;
+    }
+
+    void reset()
+    {
+        m_value = 0.0;
+        m_count = 0;
+    }
+
+private:
+    void flush()
+    {
+        if (m_count > 0)
+            m_value = foldAligned(m_value, m_pending.data(), m_count, m_bits);
+        m_count = 0;
+    }
+
+    int m_bits;
+    AccumulatorRounding m_rounding;
+    double m_value = 0.0;
+    std::array<double, kAlignedBlockProducts> m_pending {};
+    int m_count = 0;
+};
+
+/// One output of the experiment at every mode, and its float64 reference.
+struct OutputSums {
+    std::array<double, kAccumulationModes> value {};
+    double reference = 0.0;
+};
+
+OutputSums accumulateOutput(const float* a, const float* b, std::int64_t k, int bits,
+                            std::int64_t interval, AccumulatorRounding rounding)
+{
+    float plain = 0.0f;
+    LimitedAccumulator limited(bits, rounding);
+    LimitedAccumulator block(bits, rounding);
+    float promoted = 0.0f;
+    double refHi = 0.0;
+    double refLo = 0.0;
+    std::int64_t inBlock = 0;
+    for (std::int64_t i = 0; i < k; ++i) {
+        plain = std::fma(a[i], b[i], plain);
+        // Exact: two float32 significands of at most 24 bits each fit in a double's 53.
+        const double product = static_cast<double>(a[i]) * static_cast<double>(b[i]);
+        limited.add(product);
+        block.add(product);
+        if (++inBlock == interval) {
+            // One float32 addition; the block's value has at most 23 fraction bits and lies in
+            // float32's range, so the conversion itself is exact.
+            promoted += static_cast<float>(block.value());
+            block.reset();
+            inBlock = 0;
+        }
+        const TwoSum r = twoSum(refHi, product);
+        refHi = r.hi;
+        refLo += r.lo;
+    }
+    if (inBlock > 0)
+        promoted += static_cast<float>(block.value());
+    OutputSums out;
+    out.value[static_cast<int>(AccumulationMode::Float32)] = plain;
+    out.value[static_cast<int>(AccumulationMode::Limited)] = limited.value();
+    out.value[static_cast<int>(AccumulationMode::Promoted)] = promoted;
+    out.reference = refHi + refLo;
+    return out;
+}
+
+Fp8AccumulationPoint accumulationPoint(const Fp8AccumulationInputs& in, std::int64_t k,
+                                       Fp8Format format, std::int64_t blockSize,
+                                       Fp8Overflow overflow)
+{
+    const MatrixF a = quantizedOperand(in.outputs, k, in.seed, format, blockSize, overflow);
+    // B's columns, stored as rows (B transposed), so that both walk along K in memory.
+    const MatrixF bt = quantizedOperand(in.outputs, k, in.seed + 1, format, blockSize, overflow);
+    const int bits = static_cast<int>(in.accumulatorBits);
+    std::array<double, kAccumulationModes> maxError {};
+    std::array<double, kAccumulationModes> sumSquares {};
+    double maxReference = 0.0;
+    double referenceSquares = 0.0;
+    for (std::int64_t i = 0; i < in.outputs; ++i)
+        for (std::int64_t j = 0; j < in.outputs; ++j) {
+            const OutputSums s = accumulateOutput(a.row(i).data(), bt.row(j).data(), k, bits,
+                                                  in.promotionInterval, in.rounding);
+            maxReference = std::max(maxReference, std::abs(s.reference));
+            referenceSquares += s.reference * s.reference;
+            for (int m = 0; m < kAccumulationModes; ++m) {
+                const double e = s.value[m] - s.reference;
+                maxError[m] = std::max(maxError[m], std::abs(e));
+                sumSquares[m] += e * e;
+            }
+        }
+    Fp8AccumulationPoint p;
+    p.k = k;
+    for (int m = 0; m < kAccumulationModes; ++m) {
+        p.maxRelativeError[m] = maxReference > 0 ? maxError[m] / maxReference : 0.0;
+        p.rmsRelativeError[m] =
+            referenceSquares > 0 ? std::sqrt(sumSquares[m] / referenceSquares) : 0.0;
+    }
+    return p;
+}
+
+} // namespace
+
+void validate(const Fp8AccumulationInputs& in)
+{
+    const std::string at = "fp8.accumulation.";
+    require(in.kMin >= 1 && in.kMin <= kMaxAccumulationK, at + "k_min",
+            "a whole number in 1.." + std::to_string(kMaxAccumulationK));
+    require(in.kMax >= in.kMin && in.kMax <= kMaxAccumulationK, at + "k_max",
+            "a whole number in k_min.." + std::to_string(kMaxAccumulationK));
+    require(in.accumulatorBits >= 1 && in.accumulatorBits <= kFloatFractionBits,
+            at + "accumulator_bits", "a whole number of fraction bits in 1..23 (23: float32)");
+    require(in.promotionInterval >= 1 && in.promotionInterval <= kMaxAccumulationK,
+            at + "promotion_interval",
+            "a whole number of products in 1.." + std::to_string(kMaxAccumulationK));
+    require(in.outputs >= 1 && in.outputs <= kMaxAccumulationOutputs, at + "outputs",
+            "a whole number in 1.." + std::to_string(kMaxAccumulationOutputs));
+    require(in.seed >= 0 && in.seed < (std::int64_t(1) << 53), at + "seed",
+            "a whole number >= 0");
+    std::int64_t sumK = 0;
+    for (std::int64_t k : accumulationKValues(in))
+        sumK += k;
+    require(sumK <= kMaxAccumulationProducts / (in.outputs * in.outputs), at + "outputs",
+            "at most " + std::to_string(kMaxAccumulationProducts)
+                + " products in all (outputs^2 x the sum of the K values); fewer outputs or a "
+                  "smaller k_max");
+}
+
+std::vector<std::int64_t> accumulationKValues(const Fp8AccumulationInputs& in)
+{
+    std::vector<std::int64_t> ks;
+    if (in.kMin < 1)
+        return ks;
+    for (std::int64_t k = in.kMin; k <= in.kMax; k *= 2)
+        ks.push_back(k);
+    return ks;
+}
+
+double roundToAccumulator(double hi, double lo, int bits, AccumulatorRounding rounding)
+{
+    if (hi == 0.0 || !std::isfinite(hi))
+        return hi + lo; // lo is 0 when hi is: a zero sum is exact
+    const bool negative = hi < 0;
+    const double mag = std::abs(hi);
+    const double low = negative ? -lo : lo; // the error, for the magnitude
+    int e = std::ilogb(mag);
+    // hi may have rounded up onto a power of two that the exact value stays below.
+    if (low < 0 && mag == std::ldexp(1.0, e))
+        --e;
+    const int stepExponent = std::max(e - bits, kFloatMinExponent);
+    const double scaled = std::ldexp(mag, -stepExponent); // exact: a power-of-two scaling
+    const double whole = std::floor(scaled);
+    const double fraction = scaled - whole; // exact
+    double n = whole;
+    if (rounding == AccumulatorRounding::Truncate) {
+        // Below a whole step the exact value drops to the step under it.
+        if (fraction == 0.0 && low < 0)
+            n = whole - 1;
+    } else {
+        // |lo| is far below a step (bits <= 52 - 2), so only an exact half leaves it to lo.
+        if (fraction > 0.5 || (fraction == 0.5 && (low > 0 || (low == 0 && std::fmod(whole, 2.0) != 0))))
+            n = whole + 1;
+    }
+    double result = std::ldexp(n, stepExponent);
+    const double largest = std::ldexp(std::ldexp(1.0, bits + 1) - 1.0, kFloatMaxExponent - bits);
+    if (result > largest)
+        result = rounding == AccumulatorRounding::Nearest ? std::numeric_limits<double>::infinity()
+                                                          : largest;
+    return negative ? -result : result;
+}
+
+Fp8AccumulationResult fp8Accumulation(const Fp8AccumulationInputs& in, Fp8Format format,
+                                      std::int64_t blockSize, Fp8Overflow overflow)
+{
+    validate(in);
+    require(blockSize >= 1, "fp8.block_size", "a whole number >= 1");
+    Fp8AccumulationResult result;
+    for (std::int64_t k : accumulationKValues(in))
+        result.points.push_back(accumulationPoint(in, k, format, blockSize, overflow));
+    return result;
+}
+
+void validate(const Fp8PolicyInputs& in)
+{
+    const std::string at = "fp8.policy.";
+    require(in.steps >= 1 && in.steps <= 4096, at + "steps", "a whole number in 1..4096");
+    require(std::isfinite(in.spike) && in.spike >= 1 && in.spike <= 1e12, at + "spike",
+            "a factor in 1..1e12 (1: no spike)");
+    require(in.spikeStep >= 0 && in.spikeStep <= 4095, at + "spike_step",
+            "a step in 0..4095 (from steps on: no spike)");
+    require(std::isfinite(in.drift) && in.drift >= -0.5 && in.drift <= 1, at + "drift",
+            "a growth per step in -0.5..1 (0.02: 2 % larger every step)");
+    require(in.history >= 1 && in.history <= 4096, at + "history", "a whole number of steps in 1..4096");
+    require(in.rows >= 1 && in.rows <= 4096, at + "rows", "a whole number in 1..4096");
+    require(in.cols >= 1 && in.cols <= 4096, at + "cols", "a whole number in 1..4096");
+    require(in.rows * in.cols <= kMaxPolicyValues / in.steps, at + "steps",
+            "at most " + std::to_string(kMaxPolicyValues)
+                + " values in all (steps x rows x cols)");
+    require(in.seed >= 0 && in.seed < (std::int64_t(1) << 53) - 4096, at + "seed",
+            "a whole number >= 0");
+}
+
+namespace {
+
+/// The tensor of step s, in float32.
+MatrixF policyTensor(const Fp8PolicyInputs& in, std::int64_t step)
+{
+    Fp8Inputs gen;
+    gen.rows = in.rows;
+    gen.cols = in.cols;
+    gen.seed = in.seed + step;
+    gen.blockSize = 1;
+    MatrixF x = fp8NormalMatrix(gen);
+    // Capped so that a zero stays zero (0 x infinity would be NaN); anything this large is
+    // past float32's range anyway and is clamped to it below.
+    const double growth = std::min(std::pow(1.0 + in.drift, static_cast<double>(step)), 1e300);
+    const double spike = step == in.spikeStep ? in.spike : 1.0;
+    const float max = std::numeric_limits<float>::max();
+    for (Eigen::Index i = 0; i < x.rows(); ++i)
+        for (Eigen::Index j = 0; j < x.cols(); ++j) {
+            const double f =
+                (i == 0 && j < kPolicySpikeValues) ? std::min(growth * spike, 1e300) : growth;
+            const double v = static_cast<double>(x(i, j)) * f;
+            x(i, j) = static_cast<float>(std::clamp(v, -static_cast<double>(max),
+                                                    static_cast<double>(max)));
+        }
+    return x;
+}
+
+float amaxOf(const MatrixF& x)
+{
+    return x.size() ? x.cwiseAbs().maxCoeff() : 0.0f;
+}
+
+/// The step's figures for values x rounded with one float32 scale per 1 x tileCols tile
+/// (scales(i, t) for row i, tile t).
+Fp8PolicyStep measure(const MatrixF& x, const MatrixF& scales, std::int64_t tileCols,
+                      Fp8Format format, Fp8Overflow overflow)
+{
+    Fp8PolicyStep out;
+    double errorSquares = 0.0;
+    double valueSquares = 0.0;
+    bool broken = false;
+    for (Eigen::Index i = 0; i < x.rows(); ++i)
+        for (Eigen::Index j = 0; j < x.cols(); ++j) {
+            const float v = x(i, j);
+            const float scale = scales(i, j / tileCols);
+            const float scaled = v / scale;
+            const float q = fp8Quantize(scaled, format, overflow);
+            const float back = q * scale;
+            // Past the largest finite value: what a non-saturating cast turns into NaN or
+            // infinity (a value just above max_value that rounds back to it is not).
+            if (!std::isnan(scaled)
+                && !std::isfinite(fp8Quantize(scaled, format, Fp8Overflow::NaN)))
+                ++out.saturated;
+            if (v != 0.0f && q == 0.0f)
+                ++out.flushed;
+            if (!std::isfinite(back))
+                broken = true;
+            const double e = static_cast<double>(back) - static_cast<double>(v);
+            errorSquares += e * e;
+            valueSquares += static_cast<double>(v) * static_cast<double>(v);
+        }
+    out.relativeError = broken ? std::numeric_limits<double>::quiet_NaN()
+                               : (valueSquares > 0 ? std::sqrt(errorSquares / valueSquares) : 0.0);
+    out.scale = scales.maxCoeff();
+    return out;
+}
+
+float scaleFor(float amax, Fp8Format format)
+{
+    const float s = amax / fp8MaxValue(format);
+    return s == 0.0f ? 1.0f : s;
+}
+
+} // namespace
+
+Fp8PolicyResult fp8Policy(const Fp8PolicyInputs& in, Fp8Format format, std::int64_t blockSize,
+                          Fp8Overflow overflow)
+{
+    validate(in);
+    require(blockSize >= 1, "fp8.block_size", "a whole number >= 1");
+    Fp8PolicyResult result;
+    const std::int64_t tile = std::min(blockSize, in.cols);
+    const std::int64_t tiles = (in.cols + tile - 1) / tile;
+    for (std::int64_t s = 0; s < in.steps; ++s) {
+        const MatrixF x = policyTensor(in, s);
+        const float amax = amaxOf(x);
+        float history = 0.0f;
+        for (std::int64_t h = std::max<std::int64_t>(0, s - in.history); h < s; ++h)
+            history = std::max(history, result.amax[static_cast<std::size_t>(h)]);
+        result.amax.push_back(amax);
+        const float delayedAmax = s == 0 ? amax : history;
+        const MatrixF delayed = MatrixF::Constant(x.rows(), 1, scaleFor(delayedAmax, format));
+        const MatrixF current = MatrixF::Constant(x.rows(), 1, scaleFor(amax, format));
+        MatrixF fine(x.rows(), tiles);
+        for (Eigen::Index i = 0; i < x.rows(); ++i)
+            for (std::int64_t t = 0; t < tiles; ++t) {
+                const std::int64_t width = std::min(tile, in.cols - t * tile);
+                fine(i, t) = scaleFor(amaxOf(x.block(i, t * tile, 1, width)), format);
+            }
+        const auto at = [](ScalingPolicy p) { return static_cast<std::size_t>(p); };
+        result.steps[at(ScalingPolicy::Delayed)].push_back(
+            measure(x, delayed, in.cols, format, overflow));
+        result.steps[at(ScalingPolicy::PerTensor)].push_back(
+            measure(x, current, in.cols, format, overflow));
+        result.steps[at(ScalingPolicy::Fine)].push_back(measure(x, fine, tile, format, overflow));
+    }
+    return result;
+}
+
+} // namespace scalelab::core
