@@ -250,10 +250,11 @@ QJsonObject policySection(const core::Fp8Inputs& in)
             error.append(real(st.relativeError));
             scale.append(real(static_cast<double>(st.scale)));
         }
-        policies.insert(names[k], QJsonObject{{"saturated", saturated},
-                                              {"flushed", flushed},
-                                              {"relative_error", error},
-                                              {"scale", scale}});
+        policies.insert(names[k],
+                        QJsonObject{{"saturated", saturated},
+                                    {"flushed", flushed},
+                                    {"relative_error", error},
+                                    {"scale", scale}});
     }
     return {
         {"steps", whole(p.steps)},

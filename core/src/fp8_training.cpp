@@ -30,8 +30,8 @@ TwoSum twoSum(double a, double b)
 }
 
 /// The quantized operand: outputs x k values, float32, with power-of-two scales along k.
-MatrixF quantizedOperand(std::int64_t outputs, std::int64_t k, std::int64_t seed,
-                         Fp8Format format, std::int64_t blockSize, Fp8Overflow overflow)
+MatrixF quantizedOperand(std::int64_t outputs, std::int64_t k, std::int64_t seed, Fp8Format format,
+                         std::int64_t blockSize, Fp8Overflow overflow)
 {
     Fp8Inputs gen;
     gen.rows = outputs;
@@ -116,13 +116,13 @@ private:
     int m_bits;
     AccumulatorRounding m_rounding;
     double m_value = 0.0;
-    std::array<double, kAlignedBlockProducts> m_pending {};
+    std::array<double, kAlignedBlockProducts> m_pending{};
     int m_count = 0;
 };
 
 /// One output of the experiment at every mode, and its float64 reference.
 struct OutputSums {
-    std::array<double, kAccumulationModes> value {};
+    std::array<double, kAccumulationModes> value{};
     double reference = 0.0;
 };
 
@@ -171,8 +171,8 @@ Fp8AccumulationPoint accumulationPoint(const Fp8AccumulationInputs& in, std::int
     // B's columns, stored as rows (B transposed), so that both walk along K in memory.
     const MatrixF bt = quantizedOperand(in.outputs, k, in.seed + 1, format, blockSize, overflow);
     const int bits = static_cast<int>(in.accumulatorBits);
-    std::array<double, kAccumulationModes> maxError {};
-    std::array<double, kAccumulationModes> sumSquares {};
+    std::array<double, kAccumulationModes> maxError{};
+    std::array<double, kAccumulationModes> sumSquares{};
     double maxReference = 0.0;
     double referenceSquares = 0.0;
     for (std::int64_t i = 0; i < in.outputs; ++i)
@@ -213,8 +213,7 @@ void validate(const Fp8AccumulationInputs& in)
             "a whole number of products in 1.." + std::to_string(kMaxAccumulationK));
     require(in.outputs >= 1 && in.outputs <= kMaxAccumulationOutputs, at + "outputs",
             "a whole number in 1.." + std::to_string(kMaxAccumulationOutputs));
-    require(in.seed >= 0 && in.seed < (std::int64_t(1) << 53), at + "seed",
-            "a whole number >= 0");
+    require(in.seed >= 0 && in.seed < (std::int64_t(1) << 53), at + "seed", "a whole number >= 0");
     std::int64_t sumK = 0;
     for (std::int64_t k : accumulationKValues(in))
         sumK += k;
@@ -256,7 +255,8 @@ double roundToAccumulator(double hi, double lo, int bits, AccumulatorRounding ro
             n = whole - 1;
     } else {
         // |lo| is far below a step (bits <= 52 - 2), so only an exact half leaves it to lo.
-        if (fraction > 0.5 || (fraction == 0.5 && (low > 0 || (low == 0 && std::fmod(whole, 2.0) != 0))))
+        if (fraction > 0.5
+            || (fraction == 0.5 && (low > 0 || (low == 0 && std::fmod(whole, 2.0) != 0))))
             n = whole + 1;
     }
     double result = std::ldexp(n, stepExponent);
@@ -288,12 +288,12 @@ void validate(const Fp8PolicyInputs& in)
             "a step in 0..4095 (from steps on: no spike)");
     require(std::isfinite(in.drift) && in.drift >= -0.5 && in.drift <= 1, at + "drift",
             "a growth per step in -0.5..1 (0.02: 2 % larger every step)");
-    require(in.history >= 1 && in.history <= 4096, at + "history", "a whole number of steps in 1..4096");
+    require(in.history >= 1 && in.history <= 4096, at + "history",
+            "a whole number of steps in 1..4096");
     require(in.rows >= 1 && in.rows <= 4096, at + "rows", "a whole number in 1..4096");
     require(in.cols >= 1 && in.cols <= 4096, at + "cols", "a whole number in 1..4096");
     require(in.rows * in.cols <= kMaxPolicyValues / in.steps, at + "steps",
-            "at most " + std::to_string(kMaxPolicyValues)
-                + " values in all (steps x rows x cols)");
+            "at most " + std::to_string(kMaxPolicyValues) + " values in all (steps x rows x cols)");
     require(in.seed >= 0 && in.seed < (std::int64_t(1) << 53) - 4096, at + "seed",
             "a whole number >= 0");
 }
@@ -319,8 +319,8 @@ MatrixF policyTensor(const Fp8PolicyInputs& in, std::int64_t step)
             const double f =
                 (i == 0 && j < kPolicySpikeValues) ? std::min(growth * spike, 1e300) : growth;
             const double v = static_cast<double>(x(i, j)) * f;
-            x(i, j) = static_cast<float>(std::clamp(v, -static_cast<double>(max),
-                                                    static_cast<double>(max)));
+            x(i, j) = static_cast<float>(
+                std::clamp(v, -static_cast<double>(max), static_cast<double>(max)));
         }
     return x;
 }
@@ -397,7 +397,9 @@ Fp8PolicyResult fp8Policy(const Fp8PolicyInputs& in, Fp8Format format, std::int6
                 const std::int64_t width = std::min(tile, in.cols - t * tile);
                 fine(i, t) = scaleFor(amaxOf(x.block(i, t * tile, 1, width)), format);
             }
-        const auto at = [](ScalingPolicy p) { return static_cast<std::size_t>(p); };
+        const auto at = [](ScalingPolicy p) {
+            return static_cast<std::size_t>(p);
+        };
         result.steps[at(ScalingPolicy::Delayed)].push_back(
             measure(x, delayed, in.cols, format, overflow));
         result.steps[at(ScalingPolicy::PerTensor)].push_back(

@@ -74,7 +74,8 @@ struct Fp8AccumulationInputs {
     /// after every this many products.
     std::int64_t promotionInterval = 128;
     AccumulatorRounding rounding = AccumulatorRounding::AlignedBlock;
-    std::int64_t outputs = 16; ///< the product is outputs x outputs: A is outputs x K, B is K x outputs
+    std::int64_t outputs =
+        16; ///< the product is outputs x outputs: A is outputs x K, B is K x outputs
     std::int64_t seed = 1;
     bool operator==(const Fp8AccumulationInputs&) const = default;
 };

@@ -26,9 +26,9 @@ inline constexpr int kAccumulationModes = 3;
 struct Fp8AccumulationPoint {
     std::int64_t k = 0;
     /// max |C - R| over the outputs, over max |R|, per AccumulationMode.
-    std::array<double, kAccumulationModes> maxRelativeError {};
+    std::array<double, kAccumulationModes> maxRelativeError{};
     /// sqrt(sum (C - R)^2 / sum R^2) over the outputs, per AccumulationMode.
-    std::array<double, kAccumulationModes> rmsRelativeError {};
+    std::array<double, kAccumulationModes> rmsRelativeError{};
 };
 
 struct Fp8AccumulationResult {
