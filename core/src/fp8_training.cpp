@@ -3,9 +3,11 @@
 #include "scalelab/core/error.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <string>
+#include <thread>
 
 namespace scalelab::core {
 
@@ -14,6 +16,16 @@ namespace {
 constexpr int kFloatFractionBits = 23;
 constexpr int kFloatMinExponent = -149; ///< the exponent of float32's smallest subnormal step
 constexpr int kFloatMaxExponent = 127;
+constexpr int kDoubleFractionBits = 52;
+constexpr int kDoubleBias = 1023;
+constexpr std::uint64_t kDoubleFractionMask = (std::uint64_t(1) << kDoubleFractionBits) - 1;
+
+/// 2^k, exactly, for k in -1022..1023, from its bits (std::ldexp is a library call).
+double powerOfTwo(int k)
+{
+    return std::bit_cast<double>(static_cast<std::uint64_t>(k + kDoubleBias)
+                                 << kDoubleFractionBits);
+}
 
 /// The exact sum a + b as hi + lo (Knuth's TwoSum): hi is the rounded sum, lo its error.
 struct TwoSum {
@@ -50,7 +62,9 @@ MatrixF quantizedOperand(std::int64_t outputs, std::int64_t k, std::int64_t seed
 /// truncation).
 double cutToStep(double x, int stepExponent)
 {
-    return std::ldexp(std::trunc(std::ldexp(x, -stepExponent)), stepExponent);
+    // |x| / 2^stepExponent < 2^(bits + 1): the conversion to an integer truncates exactly.
+    const auto steps = static_cast<std::int64_t>(x * powerOfTwo(-stepExponent));
+    return static_cast<double>(steps) * powerOfTwo(stepExponent);
 }
 
 /// The AlignedBlock step: the accumulator and `count` products aligned to the largest exponent
@@ -171,22 +185,36 @@ Fp8AccumulationPoint accumulationPoint(const Fp8AccumulationInputs& in, std::int
     // B's columns, stored as rows (B transposed), so that both walk along K in memory.
     const MatrixF bt = quantizedOperand(in.outputs, k, in.seed + 1, format, blockSize, overflow);
     const int bits = static_cast<int>(in.accumulatorBits);
+    // Every output on its own; rows of outputs spread over the cores, then gathered in order,
+    // so the figures do not depend on the number of threads.
+    std::vector<OutputSums> sums(static_cast<std::size_t>(in.outputs * in.outputs));
+    const auto rowsOf = [&](std::int64_t first, std::int64_t step) {
+        for (std::int64_t i = first; i < in.outputs; i += step)
+            for (std::int64_t j = 0; j < in.outputs; ++j)
+                sums[static_cast<std::size_t>(i * in.outputs + j)] = accumulateOutput(
+                    a.row(i).data(), bt.row(j).data(), k, bits, in.promotionInterval, in.rounding);
+    };
+    const auto threads = static_cast<std::int64_t>(std::min<unsigned>(
+        std::max(1u, std::thread::hardware_concurrency()), static_cast<unsigned>(in.outputs)));
+    std::vector<std::thread> pool;
+    for (std::int64_t t = 1; t < threads; ++t)
+        pool.emplace_back(rowsOf, t, threads);
+    rowsOf(0, threads);
+    for (std::thread& th : pool)
+        th.join();
     std::array<double, kAccumulationModes> maxError{};
     std::array<double, kAccumulationModes> sumSquares{};
     double maxReference = 0.0;
     double referenceSquares = 0.0;
-    for (std::int64_t i = 0; i < in.outputs; ++i)
-        for (std::int64_t j = 0; j < in.outputs; ++j) {
-            const OutputSums s = accumulateOutput(a.row(i).data(), bt.row(j).data(), k, bits,
-                                                  in.promotionInterval, in.rounding);
-            maxReference = std::max(maxReference, std::abs(s.reference));
-            referenceSquares += s.reference * s.reference;
-            for (int m = 0; m < kAccumulationModes; ++m) {
-                const double e = s.value[m] - s.reference;
-                maxError[m] = std::max(maxError[m], std::abs(e));
-                sumSquares[m] += e * e;
-            }
+    for (const OutputSums& s : sums) {
+        maxReference = std::max(maxReference, std::abs(s.reference));
+        referenceSquares += s.reference * s.reference;
+        for (int m = 0; m < kAccumulationModes; ++m) {
+            const double e = s.value[m] - s.reference;
+            maxError[m] = std::max(maxError[m], std::abs(e));
+            sumSquares[m] += e * e;
         }
+    }
     Fp8AccumulationPoint p;
     p.k = k;
     for (int m = 0; m < kAccumulationModes; ++m) {
@@ -240,27 +268,28 @@ double roundToAccumulator(double hi, double lo, int bits, AccumulatorRounding ro
     const bool negative = hi < 0;
     const double mag = std::abs(hi);
     const double low = negative ? -lo : lo; // the error, for the magnitude
-    int e = std::ilogb(mag);
+    const auto word = std::bit_cast<std::uint64_t>(mag);
+    const auto field = static_cast<int>(word >> kDoubleFractionBits);
+    int e = field != 0 ? field - kDoubleBias : std::ilogb(mag);
     // hi may have rounded up onto a power of two that the exact value stays below.
-    if (low < 0 && mag == std::ldexp(1.0, e))
+    if (low < 0 && field != 0 && (word & kDoubleFractionMask) == 0)
         --e;
     const int stepExponent = std::max(e - bits, kFloatMinExponent);
-    const double scaled = std::ldexp(mag, -stepExponent); // exact: a power-of-two scaling
-    const double whole = std::floor(scaled);
-    const double fraction = scaled - whole; // exact
-    double n = whole;
+    // Exact: a power-of-two scaling, to below 2^(bits + 2): well inside an int64.
+    const double scaled = mag * powerOfTwo(-stepExponent);
+    const auto whole = static_cast<std::int64_t>(scaled); // floor: scaled > 0
+    const double fraction = scaled - static_cast<double>(whole); // exact
+    std::int64_t n = whole;
     if (rounding == AccumulatorRounding::Truncate) {
         // Below a whole step the exact value drops to the step under it.
         if (fraction == 0.0 && low < 0)
             n = whole - 1;
-    } else {
-        // |lo| is far below a step (bits <= 52 - 2), so only an exact half leaves it to lo.
-        if (fraction > 0.5
-            || (fraction == 0.5 && (low > 0 || (low == 0 && std::fmod(whole, 2.0) != 0))))
-            n = whole + 1;
+    } else if (fraction > 0.5 || (fraction == 0.5 && (low > 0 || (low == 0 && (whole & 1))))) {
+        // |lo| is far below a step (bits <= 50), so only an exact half leaves it to lo.
+        n = whole + 1;
     }
-    double result = std::ldexp(n, stepExponent);
-    const double largest = std::ldexp(std::ldexp(1.0, bits + 1) - 1.0, kFloatMaxExponent - bits);
+    double result = static_cast<double>(n) * powerOfTwo(stepExponent);
+    const double largest = (powerOfTwo(bits + 1) - 1.0) * powerOfTwo(kFloatMaxExponent - bits);
     if (result > largest)
         result = rounding == AccumulatorRounding::Nearest ? std::numeric_limits<double>::infinity()
                                                           : largest;
