@@ -84,7 +84,8 @@ private slots:
             {"tensor_parallel", {"max_abs_difference", "shard_widths", "allreduce_bytes_per_rank"}},
             {"pipeline", {"bubble_fraction", "simulated_bubble_fraction", "makespan"}},
             {"experts", {"counts", "expert_load", "received_per_rank", "imbalance", "dropped"}},
-            {"fp8", {"scales", "max_abs_error", "rmse", "per_tensor_rmse"}},
+            {"fp8",
+             {"scales", "max_abs_error", "rmse", "per_tensor_rmse", "accumulation", "policy"}},
             {"plan",
              {"parameters", "active_parameters", "data_parallel", "microbatches", "stages",
               "peak_bytes_per_gpu", "fits", "bubble_fraction", "communication_bytes_per_gpu"}},
@@ -247,6 +248,36 @@ private slots:
         QCOMPARE(r["zero"]["zero2_bytes"].toDouble(), 2000.0 + 14000.0 / 3.0);
     }
 
+    void reportOfTheFp8Experiments()
+    {
+        // With 23 bits rounded to nearest, the limited accumulator is float32: the same arrays.
+        QTemporaryDir dir;
+        const QString file = writeFile(dir, "a.json", R"({"fp8": {
+            "accumulation": {"k_min": 256, "k_max": 1024, "accumulator_bits": 23,
+                             "rounding": "nearest", "outputs": 4, "promotion_interval": 64},
+            "policy": {"steps": 8, "spike_step": 3, "history": 2}}})");
+        const Run run = runScalelab({"report", "--scenario", file});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject r = reportOf(run);
+        const QJsonObject a = r["fp8"]["accumulation"].toObject();
+        QCOMPARE(a["k_values"].toArray(), (QJsonArray{256, 512, 1024}));
+        QCOMPARE(a["rounding"].toString(), QString("nearest"));
+        for (const char* table : {"max_relative_error", "rms_relative_error"}) {
+            const QJsonObject t = a[table].toObject();
+            QCOMPARE(t["limited"].toArray(), t["float32"].toArray());
+            QCOMPARE(t["promoted"].toArray().size(), 3);
+        }
+        const QJsonObject p = r["fp8"]["policy"].toObject();
+        QCOMPARE(p["amax"].toArray().size(), 8);
+        for (const char* policy : {"delayed", "per_tensor", "fine"})
+            for (const char* key : {"saturated", "flushed", "relative_error", "scale"})
+                QCOMPARE(p["policies"][policy][key].toArray().size(), 8);
+        // The spike of 10000 at step 3 saturates under delayed scaling only.
+        QVERIFY(p["policies"]["delayed"]["saturated"][3].toInt() > 0);
+        QCOMPARE(p["policies"]["per_tensor"]["saturated"][3].toInt(), 0);
+        QCOMPARE(p["policies"]["fine"]["saturated"][3].toInt(), 0);
+    }
+
     void badInput_data()
     {
         QTest::addColumn<QByteArray>("scenario");
@@ -316,6 +347,20 @@ private slots:
             << "plan.global_batch";
         QTest::newRow("plan heads")
             << QByteArray(R"({"plan": {"model": {"heads": 33}}})") << "plan.model.heads";
+        QTest::newRow("accumulation too large")
+            << QByteArray(R"({"fp8": {"accumulation": {"outputs": 64, "k_max": 65536}}})")
+            << "fp8.accumulation.outputs";
+        QTest::newRow("accumulation rounding")
+            << QByteArray(R"({"fp8": {"accumulation": {"rounding": "stochastic"}}})")
+            << "fp8.accumulation.rounding";
+        QTest::newRow("accumulation K range")
+            << QByteArray(R"({"fp8": {"accumulation": {"k_min": 512, "k_max": 256}}})")
+            << "fp8.accumulation.k_max";
+        QTest::newRow("policy spike")
+            << QByteArray(R"({"fp8": {"policy": {"spike": 0}}})") << "fp8.policy.spike";
+        QTest::newRow("policy too large")
+            << QByteArray(R"({"fp8": {"policy": {"steps": 4096, "rows": 4096}}})")
+            << "fp8.policy.steps";
         QTest::newRow("value past float32")
             << QByteArray(R"({"fp8": {"block_size": 2, "values": [[1, 1e39]]}})")
             << "fp8.values[0][1]";
