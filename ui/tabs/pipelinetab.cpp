@@ -156,6 +156,10 @@ void PipelineTab::buildBubbleChart()
     chart->addAxis(m_bubbleAxis, Qt::AlignLeft);
     styleAxis(m_microbatchAxis, tr("Microbatches m"));
     styleAxis(m_bubbleAxis, tr("Bubble (%)"));
+    // Each legend entry drawn as its series is: a piece of the curve with its dashes, and the
+    // simulated point as a dot. Colour alone would leave DualPipeV's black dashes and the black
+    // point the same square (and several curves differ by dash pattern more than by hue).
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
 
     // GPipe and 1F1B share one curve: GPipe wide underneath, 1F1B dashed on top, so both show.
     const std::array<QPen, kPipelineSchedules> pens = {
