@@ -16,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
@@ -156,10 +157,6 @@ void PipelineTab::buildBubbleChart()
     chart->addAxis(m_bubbleAxis, Qt::AlignLeft);
     styleAxis(m_microbatchAxis, tr("Microbatches m"));
     styleAxis(m_bubbleAxis, tr("Bubble (%)"));
-    // Each legend entry drawn as its series is: a piece of the curve with its dashes, and the
-    // simulated point as a dot. Colour alone would leave DualPipeV's black dashes and the black
-    // point the same square (and several curves differ by dash pattern more than by hue).
-    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
 
     // GPipe and 1F1B share one curve: GPipe wide underneath, 1F1B dashed on top, so both show.
     const std::array<QPen, kPipelineSchedules> pens = {
@@ -190,6 +187,10 @@ void PipelineTab::buildBubbleChart()
     chart->addSeries(m_current);
     m_current->attachAxis(m_microbatchAxis);
     m_current->attachAxis(m_bubbleAxis);
+    // The simulated point's legend entry is a dot like the point: as a square it would be
+    // DualPipeV's, whose curve is black too.
+    for (QLegendMarker* marker : chart->legend()->markers(m_current))
+        marker->setShape(QLegend::MarkerShapeCircle);
 }
 
 void PipelineTab::buildMemoryChart()
