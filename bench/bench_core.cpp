@@ -6,6 +6,7 @@
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/experts.h"
 #include "scalelab/core/fp8.h"
+#include "scalelab/core/fp8_training.h"
 #include "scalelab/core/memory.h"
 #include "scalelab/core/pipeline.h"
 #include "scalelab/core/random.h"
@@ -247,5 +248,28 @@ static void BM_Fp8Memcpy(benchmark::State& state)
                             * static_cast<std::int64_t>(sizeof(float)));
 }
 BENCHMARK(BM_Fp8Memcpy)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+static void BM_Fp8Accumulation(benchmark::State& state)
+{
+    // The FP8 tab's accumulation sweep (K = 256 ... 16384, 16 x 16 outputs, three ways of
+    // adding) with each rounding: 0 aligned blocks (the default), 1 truncate, 2 nearest.
+    Fp8AccumulationInputs in;
+    constexpr AccumulatorRounding roundings[] = {AccumulatorRounding::AlignedBlock,
+                                                 AccumulatorRounding::Truncate,
+                                                 AccumulatorRounding::Nearest};
+    in.rounding = roundings[state.range(0)];
+    for (auto _ : state)
+        benchmark::DoNotOptimize(fp8Accumulation(in, Fp8Format::E4M3, 16, Fp8Overflow::Saturate));
+}
+BENCHMARK(BM_Fp8Accumulation)->DenseRange(0, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+static void BM_Fp8Policy(benchmark::State& state)
+{
+    // The scaling-policy experiment at its defaults: 64 steps of a 16 x 256 tensor.
+    const Fp8PolicyInputs in;
+    for (auto _ : state)
+        benchmark::DoNotOptimize(fp8Policy(in, Fp8Format::E4M3, 16, Fp8Overflow::Saturate));
+}
+BENCHMARK(BM_Fp8Policy)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();
