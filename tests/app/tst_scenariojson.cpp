@@ -47,6 +47,7 @@ private slots:
                       "hidden": 4096, "bytes_per_value": 2},
           "fp8": {"format": "e4m3", "block_size": 16, "rows": 64, "cols": 256,
                   "outlier_scale": 100.0, "seed": 1, "overflow": "saturate", "shown_block": 50,
+                  "part": "blocks",
                   "accumulation": {"k_min": 256, "k_max": 16384, "accumulator_bits": 13,
                                    "promotion_interval": 128, "rounding": "aligned_block",
                                    "outputs": 16, "seed": 1},

@@ -95,6 +95,19 @@ Field overflowField()
                      QT_TRANSLATE_NOOP("Field", "NaN (non-saturating)")}));
 }
 
+/// Which experiment the tab shows (display only).
+Field partField()
+{
+    return bound<&Scenario::fp8Display, &core::Fp8Display::part>(choiceField(
+        S, "fp8.part", QT_TRANSLATE_NOOP("Field", "Sho&w"),
+        QT_TRANSLATE_NOOP("Field",
+                          "Which part of FP8 training the charts show: the granularity of the "
+                          "scales, how the products are added up, or when the scales are chosen."),
+        {"blocks", "accumulation", "policy"},
+        {QT_TRANSLATE_NOOP("Field", "Block scaling"), QT_TRANSLATE_NOOP("Field", "Accumulation"),
+         QT_TRANSLATE_NOOP("Field", "Scaling over time")}));
+}
+
 /// The block the grid chart shows (display only).
 Field shownBlockField()
 {
@@ -120,6 +133,7 @@ void addFp8Fields(std::vector<Field>& out)
     out.push_back(seedField());
     out.push_back(overflowField());
     out.push_back(shownBlockField());
+    out.push_back(partField());
 }
 
 namespace {

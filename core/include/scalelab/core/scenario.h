@@ -21,7 +21,8 @@ bool operator==(const Fp8Inputs& a, const Fp8Inputs& b);
 /// what they are drawn against. No computation reads them; they are saved, opened and undone
 /// like every other input (scenario keys in docs/CLI.md).
 struct MemoryDisplay {
-    std::int64_t batch = 1; ///< B, sequences; divides memory.tokens (sequence length T = tokens / B)
+    std::int64_t batch =
+        1; ///< B, sequences; divides memory.tokens (sequence length T = tokens / B)
     bool checkpointing = true; ///< whether the budget counts checkpointed activations
     bool gib = false; ///< figures in GiB (2^30 bytes) rather than GB (10^9)
     double acceleratorGb = 80; ///< the accelerator's memory the budget is drawn against
@@ -56,7 +57,15 @@ struct ExpertsDisplay {
     bool operator==(const ExpertsDisplay&) const = default;
 };
 
+/// Which experiment the FP8 tab shows.
+enum class Fp8Part {
+    Blocks, ///< block scaling: the granularity of the scales
+    Accumulation, ///< how the products of a matrix multiply are added up
+    Policy, ///< when each scale is chosen, over training steps
+};
+
 struct Fp8Display {
+    Fp8Part part = Fp8Part::Blocks;
     double shownBlock = 50; ///< the block drawn: this percentage of blocks have a smaller max
     /// The block size chosen last while fp8.block_size is held below it because the columns
     /// do not allow it (0: none, fp8.block_size is the choice). Not saved: it only lets a
