@@ -39,11 +39,10 @@ void addAccumulationFields(std::vector<Field>& out)
     out.push_back(accumulation<&Fp8AccumulationInputs::kMax>(numberField(
         S, "fp8.accumulation.k_max", W, QT_TRANSLATE_NOOP("Field", "Largest K"), "K",
         QT_TRANSLATE_NOOP("Field", "products"),
-        QT_TRANSLATE_NOOP("Field", "The longest inner dimension of the sweep."), 16, 65536,
-        true)));
+        QT_TRANSLATE_NOOP("Field", "The longest inner dimension of the sweep."), 16, 65536, true)));
     out.push_back(accumulation<&Fp8AccumulationInputs::accumulatorBits>(numberField(
-        S, "fp8.accumulation.accumulator_bits", W,
-        QT_TRANSLATE_NOOP("Field", "Accu&mulator bits"), {}, QT_TRANSLATE_NOOP("Field", "bits"),
+        S, "fp8.accumulation.accumulator_bits", W, QT_TRANSLATE_NOOP("Field", "Accu&mulator bits"),
+        {}, QT_TRANSLATE_NOOP("Field", "bits"),
         QT_TRANSLATE_NOOP("Field",
                           "Fraction bits the tensor core's accumulator keeps. 23 is float32; "
                           "H100's FP8 tensor cores keep about 13 (DeepSeek-V3: 'around 14 "
@@ -93,9 +92,9 @@ void addAccumulationFields(std::vector<Field>& out)
                           "The product is outputs x outputs: more outputs, a surer maximum, a "
                           "slower sweep."),
         1, 64)));
-    out.push_back(accumulation<&Fp8AccumulationInputs::seed>(numberField(
-        S, "fp8.accumulation.seed", W, QT_TRANSLATE_NOOP("Field", "Seed"), {}, "",
-        QT_TRANSLATE_NOOP("Field", "Seed of the two random matrices."), 0, 1000)));
+    out.push_back(accumulation<&Fp8AccumulationInputs::seed>(
+        numberField(S, "fp8.accumulation.seed", W, QT_TRANSLATE_NOOP("Field", "Seed"), {}, "",
+                    QT_TRANSLATE_NOOP("Field", "Seed of the two random matrices."), 0, 1000)));
 }
 
 void addPolicyFields(std::vector<Field>& out)
@@ -123,6 +122,8 @@ void addPolicyFields(std::vector<Field>& out)
                           "A slow drift: every step the whole tensor grows by this fraction "
                           "(0.05: 5 % larger each step; negative: it shrinks)."),
         -0.2, 0.2)));
+    out.back().decimals = 2; // a fraction: 0.05 is 5 % a step
+    out.back().step = 0.01;
     out.push_back(policy<&Fp8PolicyInputs::history>(numberField(
         S, "fp8.policy.history", W, QT_TRANSLATE_NOOP("Field", "&History"), {},
         QT_TRANSLATE_NOOP("Field", "steps"),
@@ -140,9 +141,9 @@ void addPolicyFields(std::vector<Field>& out)
                           ? policy<&Fp8PolicyInputs::rows>(std::move(f))
                           : policy<&Fp8PolicyInputs::cols>(std::move(f)));
     }
-    out.push_back(policy<&Fp8PolicyInputs::seed>(numberField(
-        S, "fp8.policy.seed", W, QT_TRANSLATE_NOOP("Field", "Seed"), {}, "",
-        QT_TRANSLATE_NOOP("Field", "Seed of the tensors."), 0, 1000)));
+    out.push_back(policy<&Fp8PolicyInputs::seed>(
+        numberField(S, "fp8.policy.seed", W, QT_TRANSLATE_NOOP("Field", "Seed"), {}, "",
+                    QT_TRANSLATE_NOOP("Field", "Seed of the tensors."), 0, 1000)));
 }
 
 } // namespace

@@ -300,9 +300,11 @@ void Tab::setCharts(const QList<ChartPanel*>& charts, int columns, int minChars)
     m_minChartChars = std::max(minChars, 1);
     m_chartScroll->show();
     arrangeCharts(true);
-    // Shown once in the grid (a chart shown before it has a parent would open a window).
+    // Charts hidden by a setCharts before (or by the tab) come back once in the grid (shown
+    // before it has a parent, a chart would open a window of its own); the others show with
+    // the tab, as before.
     for (ChartPanel* chart : charts)
-        if (chart->isHidden())
+        if (chart->isHidden() && chart->testAttribute(Qt::WA_WState_ExplicitShowHide))
             chart->show();
 }
 
