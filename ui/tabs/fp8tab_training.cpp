@@ -14,11 +14,14 @@
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QSignalBlocker>
 #include <QTabBar>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
@@ -62,6 +65,21 @@ QString pct(double fraction)
     if (!std::isfinite(fraction))
         return QStringLiteral("NaN");
     return formatNumber(100.0 * fraction) + QStringLiteral(" %");
+}
+
+/// A K on the axis: "512", "4K" (1K = 1,024), short enough for a projector's type.
+QString kLabel(std::int64_t k)
+{
+    constexpr std::int64_t kKilo = 1024;
+    if (k >= kKilo && k % kKilo == 0)
+        return Fp8Tab::tr("%1K").arg(k / kKilo);
+    return QString::number(k);
+}
+
+void hideLegendEntry(QChart* chart, QAbstractSeries* s)
+{
+    for (QLegendMarker* m : chart->legend()->markers(s))
+        m->setVisible(false);
 }
 
 /// A difference in percentage points with its sign: "+0.4", "-1.1".
@@ -191,6 +209,18 @@ void Fp8Tab::showPart(Part part)
     m_policyGroup->setVisible(part == Part::Policy);
     setCharts(partCharts(part), part == Part::Accumulation ? 1 : 2);
     showPartFigures();
+    // Charts that were hidden were fitted (ticks, legend, wrapped texts) to a size they no
+    // longer have: fitted again at their first layout in the grid, and once it is done.
+    QList<QChart*> shown;
+    for (ChartPanel* chart : partCharts(part))
+        if (auto* view = qobject_cast<ChartViewPanel*>(chart)) {
+            view->chart()->setProperty("scalelab_tickedSize", QVariant());
+            shown << view->chart();
+        }
+    QTimer::singleShot(0, this, [shown] {
+        for (QChart* chart : shown)
+            fitChartTexts(chart);
+    });
 }
 
 void Fp8Tab::reveal(QWidget* widget)
@@ -332,7 +362,7 @@ void Fp8Tab::buildAccumulationChart()
     m_accChart = new ChartViewPanel("fp8-accumulation", this);
     m_accChart->hide();
     QChart* chart = m_accChart->chart();
-    chart->setTitle(tr("Error of a matrix product's outputs, by inner dimension K"));
+    chart->setTitle(tr("Output error: largest (solid), RMS (dashed)"));
     m_kAxis = new QCategoryAxis;
     m_kAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     m_accErrorAxis = new QLogValueAxis;
@@ -340,19 +370,24 @@ void Fp8Tab::buildAccumulationChart()
     m_accErrorAxis->setLabelFormat("%g");
     chart->addAxis(m_kAxis, Qt::AlignBottom);
     chart->addAxis(m_accErrorAxis, Qt::AlignLeft);
-    styleAxis(m_kAxis, tr("K, products added per output (log scale)"));
-    styleAxis(m_accErrorAxis, tr("Relative error of the output (%, log scale)"));
-    const QStringList names = {tr("float32"), tr("limited, no promotion"), tr("promoted")};
+    styleAxis(m_kAxis, tr("K (products per output)"));
+    styleAxis(m_accErrorAxis, tr("Relative error (%)"));
+    const QStringList names = {tr("float32"), tr("Limited"), tr("Promoted")};
     for (int m = 0; m < core::kAccumulationModes; ++m) {
-        m_accMax[m] = makeLine(tr("Max, %1").arg(names[m]), modeColour(m), Qt::SolidLine, true);
+        m_accMax[m] = makeLine(names[m], modeColour(m), Qt::SolidLine, true);
         attachTo(chart, m_accMax[m], m_kAxis, m_accErrorAxis);
     }
+    // The RMS lines wear the colours of their max lines: the title says which is which, and the
+    // legend stays one short row.
     for (int m = 0; m < core::kAccumulationModes; ++m) {
         m_accRms[m] = makeLine(tr("RMS, %1").arg(names[m]), modeColour(m), Qt::DashLine, false);
         attachTo(chart, m_accRms[m], m_kAxis, m_accErrorAxis);
+        hideLegendEntry(chart, m_accRms[m]);
     }
     m_published = new QScatterSeries;
-    m_published->setName(tr("DeepSeek-V3, published: ~2 % at K = 4096"));
+    // The star: the published figure, told whole in the figures line; the legend names it.
+    m_published->setName(tr("DeepSeek-V3"));
+    m_published->setObjectName("fp8.published");
     m_published->setMarkerShape(QScatterSeries::MarkerShapeStar);
     m_published->setMarkerSize(kPublishedSize);
     m_published->setColor(palette::kBlack);
@@ -373,9 +408,8 @@ void Fp8Tab::buildPolicyErrorChart()
     chart->addAxis(m_stepAxis, Qt::AlignBottom);
     chart->addAxis(m_policyErrorAxis, Qt::AlignLeft);
     styleAxis(m_stepAxis, tr("Training step"));
-    styleAxis(m_policyErrorAxis, tr("Relative RMS error (%, log scale)"));
-    const QStringList names = {tr("Delayed"), tr("Current, per tensor"),
-                               tr("Fine-grained (1 x block)")};
+    styleAxis(m_policyErrorAxis, tr("Error (%)"));
+    const QStringList names = {tr("Delayed"), tr("Current"), tr("Fine")};
     for (int p = 0; p < core::kScalingPolicies; ++p) {
         m_policyError[p] = makeLine(names[p], policyColour(p), Qt::SolidLine, false);
         attachTo(chart, m_policyError[p], m_stepAxis, m_policyErrorAxis);
@@ -389,23 +423,24 @@ void Fp8Tab::buildPolicyLostChart()
     m_policyLostChart = new ChartViewPanel("fp8-policy-lost", this);
     m_policyLostChart->hide();
     QChart* chart = m_policyLostChart->chart();
-    chart->setTitle(tr("Values lost each step: saturated (solid), flushed to zero (dashed)"));
+    chart->setTitle(tr("Values lost: saturated (solid), flushed to 0 (dashed)"));
     m_lostStepAxis = new QValueAxis;
     m_lostAxis = new QValueAxis;
     chart->addAxis(m_lostStepAxis, Qt::AlignBottom);
     chart->addAxis(m_lostAxis, Qt::AlignLeft);
     styleAxis(m_lostStepAxis, tr("Training step"));
     styleAxis(m_lostAxis, tr("Values (count)"));
-    const QStringList names = {tr("delayed"), tr("per tensor"), tr("fine")};
+    const QStringList names = {tr("Delayed"), tr("Current"), tr("Fine")};
     for (int p = 0; p < core::kScalingPolicies; ++p) {
-        m_saturated[p] =
-            makeLine(tr("Saturated, %1").arg(names[p]), policyColour(p), Qt::SolidLine, false);
+        m_saturated[p] = makeLine(names[p], policyColour(p), Qt::SolidLine, false);
         attachTo(chart, m_saturated[p], m_lostStepAxis, m_lostAxis);
     }
+    // Flushed lines in the same colours, dashed (the title says so): one short legend row.
     for (int p = 0; p < core::kScalingPolicies; ++p) {
         m_flushed[p] =
             makeLine(tr("Flushed, %1").arg(names[p]), policyColour(p), Qt::DashLine, false);
         attachTo(chart, m_flushed[p], m_lostStepAxis, m_lostAxis);
+        hideLegendEntry(chart, m_flushed[p]);
     }
     m_spikeOnLost = makeLine(tr("Spike"), palette::kBlack, Qt::DotLine, false);
     attachTo(chart, m_spikeOnLost, m_lostStepAxis, m_lostAxis);
@@ -434,8 +469,9 @@ void Fp8Tab::showAccumulation(const std::shared_ptr<const core::Fp8AccumulationR
     }
     const double x = std::log2(static_cast<double>(kPublishedK));
     replaceIfChanged(m_published, QList<QPointF>{{x, 100.0 * kPublishedError}});
-    m_accMax[static_cast<int>(AccumulationMode::Promoted)]->setName(
-        tr("Max, promoted every %1").arg(formatWhole(key.inputs.promotionInterval)));
+    const QString promoted = tr("Promoted /%1").arg(formatWhole(key.inputs.promotionInterval));
+    if (m_accMax[static_cast<int>(AccumulationMode::Promoted)]->name() != promoted)
+        m_accMax[static_cast<int>(AccumulationMode::Promoted)]->setName(promoted);
     lo = std::min(lo, 100.0 * kPublishedError);
     hi = std::max(hi, 100.0 * kPublishedError);
     showAccumulationAxes(lo, hi);
@@ -456,14 +492,14 @@ void Fp8Tab::showAccumulationAxes(double lo, double hi)
     QStringList labels;
     for (std::size_t i = 0; i < ks.size(); ++i)
         if (static_cast<int>(i) % every == 0 || ks[i] == kPublishedK)
-            labels << formatWhole(ks[i]);
+            labels << kLabel(ks[i]);
     if (labels == m_kAxis->categoriesLabels())
         return;
     for (const QString& old : m_kAxis->categoriesLabels())
         m_kAxis->remove(old);
     for (std::size_t i = 0; i < ks.size(); ++i)
         if (static_cast<int>(i) % every == 0 || ks[i] == kPublishedK)
-            m_kAxis->append(formatWhole(ks[i]), std::log2(static_cast<double>(ks[i])));
+            m_kAxis->append(kLabel(ks[i]), std::log2(static_cast<double>(ks[i])));
     const double a = std::log2(static_cast<double>(ks.front())) - 0.5;
     m_kAxis->setStartValue(a);
     m_kAxis->setRange(a, std::log2(static_cast<double>(ks.back())) + 0.5);
@@ -512,7 +548,7 @@ void Fp8Tab::showSpikeLines()
     if (!spike)
         return;
     const double x = static_cast<double>(in.spikeStep);
-    const QString name = tr("Spike (step %1)").arg(in.spikeStep);
+    const QString name = tr("Spike");
     for (auto [line, axis] :
          {std::pair<QLineSeries*, QAbstractAxis*>{m_spikeOnError, m_policyErrorAxis},
           std::pair<QLineSeries*, QAbstractAxis*>{m_spikeOnLost, m_lostAxis}}) {
@@ -595,7 +631,7 @@ void Fp8Tab::showAccumulationFigures()
            "accumulator, no promotion · <b>ScaleLab: %2</b> (difference %3 points).")
             .arg(where, pct(limited), signedPoints(100.0 * (limited - kPublishedError)));
     const QString others =
-        tr("Promoted into float32 every %1 products: <b>%2</b>. float32 all along: <b>%3</b>. "
+        tr("Promoted into float32 every %1 products: <b>%2</b> · float32 all along: <b>%3</b> · "
            "RMS error, limited: %4.")
             .arg(formatWhole(m_accumulationKey->inputs.promotionInterval),
                  pct(mode(AccumulationMode::Promoted)), pct(mode(AccumulationMode::Float32)),
@@ -610,7 +646,7 @@ void Fp8Tab::showPolicyFigures()
         return;
     }
     const core::Fp8PolicyInputs& in = m_policyKey->inputs;
-    const QStringList names = {tr("delayed"), tr("current per-tensor"), tr("fine-grained")};
+    const QStringList names = {tr("delayed"), tr("current"), tr("fine")};
     if (in.spike == 1.0 || in.spikeStep >= in.steps) {
         QStringList parts;
         for (int p = 0; p < core::kScalingPolicies; ++p) {
@@ -631,15 +667,15 @@ void Fp8Tab::showPolicyFigures()
     QStringList parts;
     for (int p = 0; p < core::kScalingPolicies; ++p) {
         const core::Fp8PolicyStep& s = m_policy->steps[p][at];
-        parts << tr("%1 <b>%2</b> saturated, %3 flushed")
+        parts << tr("%1 <b>%2</b> / %3")
                      .arg(names[p], formatWhole(s.saturated), formatWhole(s.flushed));
     }
-    const QString head =
-        tr("At the spike (step %1): %2.").arg(in.spikeStep).arg(parts.join(QStringLiteral("; ")));
+    const QString head = tr("At the spike (step %1), values saturated / flushed to 0: %2.")
+                             .arg(in.spikeStep)
+                             .arg(parts.join(QStringLiteral(", ")));
     const QString after =
-        tr("After it, delayed scaling stays worse than current per-tensor scaling (more values "
-           "flushed, or over %1x its error) for <b>%2</b> steps: the spike stays in its amax "
-           "history of %3 steps.")
+        tr("Delayed scaling then stays worse than current scaling (more values flushed, or over "
+           "%1x its error) for <b>%2</b> steps; its amax history is %3 steps.")
             .arg(formatNumber(kWorseFactor))
             .arg(stepsWorseAfterSpike())
             .arg(in.history);
