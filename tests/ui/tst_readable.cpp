@@ -177,6 +177,10 @@ private slots:
             problems = problemsNow();
         }
 
+        // The picture once the explanation has come too (a tab computing in the background
+        // makes it a little after its charts) and has been laid out.
+        if (!qEnvironmentVariableIsEmpty("SCALELAB_READABLE_SHOTS"))
+            QTest::qWait(500);
         if (!qEnvironmentVariableIsEmpty("SCALELAB_READABLE_SHOTS"))
             w.grab().save(QString("%1/%2.png")
                               .arg(qEnvironmentVariable("SCALELAB_READABLE_SHOTS"),

@@ -194,6 +194,7 @@ void Fp8Tab::buildPartBar()
 
 void Fp8Tab::showPart(Part part)
 {
+    const bool changed = part != m_part;
     m_part = part;
     if (m_partBar->currentIndex() != static_cast<int>(part)) {
         const QSignalBlocker quiet(m_partBar);
@@ -209,6 +210,8 @@ void Fp8Tab::showPart(Part part)
     m_policyGroup->setVisible(part == Part::Policy);
     setCharts(partCharts(part), part == Part::Accumulation ? 1 : 2);
     showPartFigures();
+    if (!changed)
+        return;
     // Charts that were hidden were fitted (ticks, legend, wrapped texts) to a size they no
     // longer have: fitted again at their first layout in the grid, and once it is done.
     QList<QChart*> shown;
