@@ -321,6 +321,15 @@ private slots:
         QCOMPARE(tab.part(), Part::Accumulation);
         QVERIFY(tab.accumulationChart()->isVisible());
         QVERIFY(!tab.blockErrorChart()->isVisible());
+        // A lesson step outlining a chart or control of another part brings that part.
+        tab.reveal(tab.policyLostChart());
+        QCOMPARE(tab.part(), Part::Policy);
+        tab.reveal(tab.control("fp8.accumulation.k_min"));
+        QCOMPARE(tab.part(), Part::Accumulation);
+        tab.reveal(tab.heatmap());
+        QCOMPARE(tab.part(), Part::BlockScaling);
+        tab.reveal(combo(tab, "fp8.block_size")); // in every part: nothing changes
+        QCOMPARE(tab.part(), Part::BlockScaling);
     }
 
     void anAccumulationChangeLeavesTheBlockViewAlone()
