@@ -13,6 +13,7 @@
 #include <QChart>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -376,6 +377,7 @@ QList<ChartPanel*> Fp8Tab::partCharts(Part part) const
 void Fp8Tab::buildControls()
 {
     QVBoxLayout* box = addGroup(tr("FP8 block scaling"));
+    m_blockGroup = qobject_cast<QGroupBox*>(box->parentWidget());
     buildSituation(box);
     addControl(box, "fp8.outlier_scale");
     addControl(box, "fp8.shown_block");

@@ -20,6 +20,7 @@ class QAreaSeries;
 class QCategoryAxis;
 class QComboBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineSeries;
 class QLogValueAxis;
@@ -64,7 +65,7 @@ public:
 
     explicit Fp8Tab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString title() const override { return tr("FP8 block scaling"); }
+    QString title() const override { return tr("FP8 training"); }
     QList<ChartPanel*> charts() const override;
     QHash<QString, QString> explanationValues() const override;
 
@@ -195,6 +196,7 @@ private:
 
     QTabBar* m_partBar = nullptr;
     QWidget* m_blockRow = nullptr; ///< the heatmap and the table under the block charts
+    QGroupBox* m_blockGroup = nullptr;
     QFormLayout* m_situationForm = nullptr;
     QWidget* m_accGroup = nullptr;
     QWidget* m_policyGroup = nullptr;

@@ -203,6 +203,7 @@ void Fp8Tab::showPart(Part part)
     const bool block = part == Part::BlockScaling;
     // Format, block size and overflow serve all three parts; the rest of the group only the first.
     m_situationForm->setRowVisible(m_preset, block);
+    m_blockGroup->setTitle(block ? tr("FP8 block scaling") : tr("FP8 format and blocks"));
     control("fp8.outlier_scale")->setVisible(block);
     control("fp8.shown_block")->setVisible(block);
     m_blockRow->setVisible(block);
