@@ -563,6 +563,9 @@ void LessonBar::placeHighlight()
                     seriesChart = qobject_cast<ui::ChartViewPanel*>(chart);
             }
     }
+    for (ui::Tab* tab : m_window->tabs())
+        if (target && tab->name() == step.tab)
+            tab->reveal(target);
     emphasiseSeries(seriesChart, series);
     m_overlay->setTarget(target);
     if (!target)

@@ -12,12 +12,14 @@
 #include "heatmappanel.h"
 #include "parametercontrol.h"
 #include "scalelab/core/fp8.h"
+#include "scalelab/core/fp8_training.h"
 #include "scalelab/core/fp8_view.h"
 #include "scenariodocument.h"
 #include "scenariojson.h"
 #include "testhelpers.h"
 
 #include <QAbstractButton>
+#include <QApplication>
 #include <QAreaSeries>
 #include <QChart>
 #include <QComboBox>
@@ -27,6 +29,7 @@
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSlider>
+#include <QTabBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -272,11 +275,194 @@ private slots:
         QCOMPARE(tab.inputs().seed, d.seed);
         QVERIFY(!tab.inputs().values);
         QCOMPARE(combo(tab, "fp8.preset")->currentIndex(), 0);
-        QCOMPARE(tab.charts().size(), 3);
+        QCOMPARE(tab.charts().size(), 6);
         QCOMPARE(tab.charts()[0]->name(), QString("fp8-block-error"));
         QCOMPARE(tab.charts()[1]->name(), QString("fp8-heatmap"));
         QCOMPARE(tab.charts()[2]->name(), QString("fp8-grid"));
+        QCOMPARE(tab.charts()[3]->name(), QString("fp8-accumulation"));
+        QCOMPARE(tab.charts()[4]->name(), QString("fp8-policy-error"));
+        QCOMPARE(tab.charts()[5]->name(), QString("fp8-policy-lost"));
+        QCOMPARE(tab.part(), Fp8Tab::Part::BlockScaling);
         checkAgainstCore(tab);
+    }
+
+    void eachPartShowsItsOwnChartsAndControls()
+    {
+        Fp8Tab tab;
+        tab.resize(1600, 1000);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        settle(tab, kWorkerTimeoutMs);
+        using Part = Fp8Tab::Part;
+        // Walked there and back: a second setCharts forgets the charts of the part before.
+        for (const Part part : {Part::Accumulation, Part::Policy, Part::BlockScaling, Part::Policy,
+                                Part::Accumulation, Part::BlockScaling}) {
+            tab.partBar()->setCurrentIndex(static_cast<int>(part));
+            QCOMPARE(tab.part(), part);
+            QApplication::processEvents();
+            QList<ChartPanel*> shown = tab.partCharts(part);
+            if (part == Part::BlockScaling)
+                shown << tab.heatmap(); // the maps and the table stay with block scaling
+            for (ChartPanel* chart : tab.charts())
+                QVERIFY2(chart->isVisible() == shown.contains(chart),
+                         qPrintable(chart->name() + " in part "
+                                    + QString::number(static_cast<int>(part))));
+            QCOMPARE(tab.granularityTable()->isVisible(), part == Part::BlockScaling);
+            QCOMPARE(tab.control("fp8.accumulation.accumulator_bits")->isVisible(),
+                     part == Part::Accumulation);
+            QCOMPARE(tab.control("fp8.policy.spike")->isVisible(), part == Part::Policy);
+            QCOMPARE(tab.control("fp8.outlier_scale")->isVisible(), part == Part::BlockScaling);
+            // Format and block size serve every part.
+            QVERIFY(combo(tab, "fp8.block_size")->isVisible());
+        }
+        // The selector takes the keyboard: Right goes to the next part.
+        tab.partBar()->setFocus(Qt::TabFocusReason);
+        QTest::keyClick(tab.partBar(), Qt::Key_Right);
+        QCOMPARE(tab.part(), Part::Accumulation);
+        QVERIFY(tab.accumulationChart()->isVisible());
+        QVERIFY(!tab.blockErrorChart()->isVisible());
+        // A lesson step outlining a chart or control of another part brings that part.
+        tab.reveal(tab.policyLostChart());
+        QCOMPARE(tab.part(), Part::Policy);
+        tab.reveal(tab.control("fp8.accumulation.k_min"));
+        QCOMPARE(tab.part(), Part::Accumulation);
+        tab.reveal(tab.heatmap());
+        QCOMPARE(tab.part(), Part::BlockScaling);
+        tab.reveal(combo(tab, "fp8.block_size")); // in every part: nothing changes
+        QCOMPARE(tab.part(), Part::BlockScaling);
+    }
+
+    void anAccumulationChangeLeavesTheBlockViewAlone()
+    {
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        const auto view = tab.view();
+        const auto accumulation = tab.accumulation();
+        const auto policy = tab.policy();
+        QVERIFY(view && accumulation && policy);
+        tab.document()->setValue("fp8.accumulation.accumulator_bits", 10);
+        settle(tab, kWorkerTimeoutMs);
+        QCOMPARE(tab.view().get(), view.get());
+        QCOMPARE(tab.policy().get(), policy.get());
+        QVERIFY(tab.accumulation().get() != accumulation.get());
+        // The chart shows core's sweep for the new accumulator.
+        core::Fp8Inputs in = tab.inputs();
+        QCOMPARE(in.accumulation.accumulatorBits, std::int64_t(10));
+        const core::Fp8AccumulationResult expected =
+            core::fp8Accumulation(in.accumulation, in.format, in.blockSize, in.overflow);
+        for (int m = 0; m < core::kAccumulationModes; ++m) {
+            const QList<QPointF> points = tab.accumulationMaxSeries(m)->points();
+            QCOMPARE(points.size(), qsizetype(expected.points.size()));
+            for (qsizetype i = 0; i < points.size(); ++i) {
+                const auto& p = expected.points[static_cast<std::size_t>(i)];
+                QCOMPARE(points[i].x(), std::log2(static_cast<double>(p.k)));
+                QCOMPARE(points[i].y(), 100.0 * p.maxRelativeError[static_cast<std::size_t>(m)]);
+            }
+        }
+        // A block-scaling input leaves the sweep and the policy run alone.
+        const auto sweep = tab.accumulation();
+        tab.document()->setValue("fp8.outlier_scale", 1000);
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(tab.view().get() != view.get());
+        QCOMPARE(tab.accumulation().get(), sweep.get());
+        QCOMPARE(tab.policy().get(), policy.get());
+        // The block size serves all three.
+        tab.document()->setValue("fp8.block_size", 32);
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(tab.accumulation().get() != sweep.get());
+        QVERIFY(tab.policy().get() != policy.get());
+    }
+
+    void thePublishedFigureIsInTheAccumulationFigures()
+    {
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        tab.showPart(Fp8Tab::Part::Accumulation);
+        const QString figures = tab.figuresLabel()->text();
+        QVERIFY2(figures.contains("Published (DeepSeek-V3)"), qPrintable(figures));
+        QVERIFY(figures.contains("nearly 2 % max relative error"));
+        const core::Fp8AccumulationPoint* p = tab.publishedPoint();
+        QVERIFY(p);
+        QCOMPARE(p->k, Fp8Tab::kPublishedK);
+        const auto limited = static_cast<std::size_t>(core::AccumulationMode::Limited);
+        QVERIFY2(figures.contains("ScaleLab: " + percent(p->maxRelativeError[limited])),
+                 qPrintable(figures));
+        QVERIFY(tab.explanationValues().contains("acc_limited"));
+        // Back to block scaling: its own figures again.
+        tab.showPart(Fp8Tab::Part::BlockScaling);
+        QVERIFY(!tab.figuresLabel()->text().contains("Published"));
+    }
+
+    void onlyDelayedScalingSaturatesAtTheSpike()
+    {
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        QComboBox* preset = combo(tab, "fp8.policy.preset");
+        const int i = preset->findText("A loss spike", Qt::MatchStartsWith);
+        QVERIFY(i >= 0);
+        preset->setCurrentIndex(i);
+        emit preset->activated(i);
+        settle(tab, kWorkerTimeoutMs);
+        const core::Fp8PolicyInputs& in = tab.inputs().policy;
+        QVERIFY(in.spike > 1 && in.spikeStep < in.steps);
+        const auto at = static_cast<double>(in.spikeStep);
+        const auto saturatedAt = [&](int policy) {
+            for (const QPointF& p : tab.saturatedSeries(policy)->points())
+                if (p.x() == at)
+                    return p.y();
+            return -1.0;
+        };
+        QVERIFY(saturatedAt(static_cast<int>(core::ScalingPolicy::Delayed)) > 0);
+        for (const auto policy : {core::ScalingPolicy::PerTensor, core::ScalingPolicy::Fine})
+            for (const QPointF& p : tab.saturatedSeries(static_cast<int>(policy))->points())
+                QCOMPARE(p.y(), 0.0);
+        // The same as core's run, and the figures say so at the spike step.
+        const core::Fp8Inputs f = tab.inputs();
+        const core::Fp8PolicyResult r = core::fp8Policy(in, f.format, f.blockSize, f.overflow);
+        const auto d = static_cast<std::size_t>(core::ScalingPolicy::Delayed);
+        QCOMPARE(saturatedAt(static_cast<int>(d)),
+                 static_cast<double>(r.steps[d][static_cast<std::size_t>(in.spikeStep)].saturated));
+        tab.showPart(Fp8Tab::Part::Policy);
+        const QString figures = tab.figuresLabel()->text();
+        QVERIFY2(figures.contains(QString("At the spike (step %1)").arg(in.spikeStep)),
+                 qPrintable(figures));
+        QVERIFY(tab.stepsWorseAfterSpike() > 0);
+        QVERIFY(tab.stepsWorseAfterSpike() <= in.history);
+    }
+
+    void badTrainingInputIsNamed()
+    {
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        const auto sweep = tab.accumulation();
+        core::Scenario s = tab.document()->scenario();
+        s.fp8.accumulation.kMin = 4096;
+        s.fp8.accumulation.kMax = 1024;
+        tab.setScenario(s);
+        settle(tab, kWorkerTimeoutMs);
+        QCOMPARE(tab.failure(), Tab::Failure::BadInput);
+        QVERIFY2(tab.failureMessage().contains("fp8.accumulation.k_max"),
+                 qPrintable(tab.failureMessage()));
+        QCOMPARE(tab.accumulation().get(), sweep.get());
+    }
+
+    void accumulatorPresetsSetTheAccumulator()
+    {
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        QComboBox* preset = combo(tab, "fp8.accumulation.preset");
+        QVERIFY(preset->currentText().startsWith("DeepSeek-V3 on H800")); // the defaults
+        const int i = preset->findText("float32 accumulation", Qt::MatchStartsWith);
+        preset->setCurrentIndex(i);
+        emit preset->activated(i);
+        settle(tab, kWorkerTimeoutMs);
+        QCOMPARE(tab.inputs().accumulation.accumulatorBits, std::int64_t(23));
+        QCOMPARE(preset->currentIndex(), i);
+        tab.document()->setValue("fp8.accumulation.accumulator_bits", 12);
+        QCOMPARE(preset->currentText(), QString("Custom"));
+        tab.document()->undoStack()->undo();
+        tab.document()->undoStack()->undo();
+        QCOMPARE(tab.inputs().accumulation.accumulatorBits, std::int64_t(13));
     }
 
     void keyPressesOnASliderChangeTheChartsToo_data()

@@ -6,6 +6,7 @@
 #include "explanationpanel.h"
 #include "fields.h"
 #include "focusring.h"
+#include "fp8tab.h"
 #include "mainwindow.h"
 #include "memorytab.h"
 #include "parametercontrol.h"
@@ -35,6 +36,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <QUndoStack>
 #include <algorithm>
 #include <cmath>
@@ -365,14 +367,20 @@ private slots:
     void tabReachesEveryControlAndLeavesEveryTable_data()
     {
         QTest::addColumn<QString>("name");
+        QTest::addColumn<int>("part"); ///< the FP8 tab's part (Fp8Tab::Part), -1 for the rest
         for (const char* name :
              {"memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8", "plan"})
-            QTest::newRow(name) << QString(name);
+            QTest::newRow(name) << QString(name) << -1;
+        QTest::newRow("fp8 accumulation")
+            << QString("fp8") << static_cast<int>(ui::Fp8Tab::Part::Accumulation);
+        QTest::newRow("fp8 scaling over time")
+            << QString("fp8") << static_cast<int>(ui::Fp8Tab::Part::Policy);
     }
 
     void tabReachesEveryControlAndLeavesEveryTable()
     {
         QFETCH(QString, name);
+        QFETCH(int, part);
         app::MainWindow w{core::Scenario{}};
         w.resize(1280, 800);
         w.show();
@@ -382,6 +390,15 @@ private slots:
         w.showTab(name);
         ui::Tab* tab = w.currentTab();
         QCOMPARE(tab->name(), name);
+        if (part >= 0) {
+            auto* fp8 = qobject_cast<ui::Fp8Tab*>(tab);
+            QVERIFY(fp8);
+            fp8->showPart(static_cast<ui::Fp8Tab::Part>(part));
+            // Its disclosures open, so the controls behind them are walked too.
+            for (QToolButton* button : tab->findChildren<QToolButton*>())
+                if (button->isCheckable() && button->isVisibleTo(&w))
+                    button->setChecked(true);
+        }
         QTRY_VERIFY(tab->explanation() && tab->explanation()->isVisible());
         // The first control on show (the plan's model shape waits behind a disclosure).
         QWidget* first = nullptr;

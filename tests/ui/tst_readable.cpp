@@ -8,6 +8,7 @@
 // screenshot of each case.
 
 #include "chartpanel.h"
+#include "fp8tab.h"
 #include "mainwindow.h"
 #include "tab.h"
 #include "tabs.h"
@@ -119,6 +120,7 @@ private slots:
     void everyTextWholeAtClassroomSizes_data()
     {
         QTest::addColumn<QString>("tab");
+        QTest::addColumn<int>("part"); ///< the FP8 tab's part (Fp8Tab::Part), -1 for the rest
         QTest::addColumn<QSize>("size");
         QTest::addColumn<bool>("projector");
         const bool all = !qEnvironmentVariableIsEmpty("SCALELAB_READABLE_ALL");
@@ -126,17 +128,25 @@ private slots:
             ? QList<QSize>{QSize(1024, 768), QSize(1280, 800), QSize(1920, 1080)}
             : QList<QSize>{QSize(1920, 1080)};
         const QList<bool> modes = all ? QList<bool>{false, true} : QList<bool>{false};
+        // The FP8 tab's other parts show other charts: each is a case of its own.
+        QList<std::pair<QString, int>> cases;
         for (const QString& tab : ui::tabNames())
+            cases.append({tab, -1});
+        cases.append({"fp8", static_cast<int>(ui::Fp8Tab::Part::Accumulation)});
+        cases.append({"fp8", static_cast<int>(ui::Fp8Tab::Part::Policy)});
+        for (const auto& [tab, part] : cases)
             for (const QSize size : sizes)
                 for (const bool projector : modes)
-                    QTest::addRow("%s %dx%d %s", qPrintable(tab), size.width(), size.height(),
-                                  projector ? "projector" : "desk")
-                        << tab << size << projector;
+                    QTest::addRow("%s%s %dx%d %s", qPrintable(tab),
+                                  part < 0 ? "" : (part == 1 ? "-accumulation" : "-policy"),
+                                  size.width(), size.height(), projector ? "projector" : "desk")
+                        << tab << part << size << projector;
     }
 
     void everyTextWholeAtClassroomSizes()
     {
         QFETCH(QString, tab);
+        QFETCH(int, part);
         QFETCH(QSize, size);
         QFETCH(bool, projector);
         app::MainWindow w{core::Scenario{}};
@@ -146,6 +156,8 @@ private slots:
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.showTab(tab);
         ui::Tab* shown = w.currentTab();
+        if (part >= 0)
+            qobject_cast<ui::Fp8Tab*>(shown)->showPart(static_cast<ui::Fp8Tab::Part>(part));
         shown->waitForIdle();
         // The charts settle over a few turns of the event loop after a resize (ticks thinned
         // to the width, a long legend moved beside the plot, texts wrapped): judged once they
@@ -153,7 +165,8 @@ private slots:
         const auto problemsNow = [shown] {
             QStringList found;
             for (ui::ChartPanel* panel : shown->charts())
-                if (auto* view = qobject_cast<ui::ChartViewPanel*>(panel))
+                if (auto* view = qobject_cast<ui::ChartViewPanel*>(panel);
+                    view && view->isVisible())
                     found << problemsOf(view);
             return found;
         };
@@ -164,6 +177,10 @@ private slots:
             problems = problemsNow();
         }
 
+        // The picture once the explanation has come too (a tab computing in the background
+        // makes it a little after its charts) and has been laid out.
+        if (!qEnvironmentVariableIsEmpty("SCALELAB_READABLE_SHOTS"))
+            QTest::qWait(500);
         if (!qEnvironmentVariableIsEmpty("SCALELAB_READABLE_SHOTS"))
             w.grab().save(QString("%1/%2.png")
                               .arg(qEnvironmentVariable("SCALELAB_READABLE_SHOTS"),

@@ -122,6 +122,8 @@ void addPolicyFields(std::vector<Field>& out)
                           "A slow drift: every step the whole tensor grows by this fraction "
                           "(0.05: 5 % larger each step; negative: it shrinks)."),
         -0.2, 0.2)));
+    out.back().decimals = 2; // a fraction: 0.05 is 5 % a step
+    out.back().step = 0.01;
     out.push_back(policy<&Fp8PolicyInputs::history>(numberField(
         S, "fp8.policy.history", W, QT_TRANSLATE_NOOP("Field", "&History"), {},
         QT_TRANSLATE_NOOP("Field", "steps"),

@@ -13,6 +13,7 @@
 #include <QChart>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -333,32 +334,58 @@ Fp8Tab::Fp8Tab(document::ScenarioDocument* document, QWidget* parent)
     buildGridChart();
     buildHeatmap();
     buildTable();
+    buildAccumulationChart();
+    buildPolicyErrorChart();
+    buildPolicyLostChart();
     setCharts({m_errorChart, m_gridChart});
     // The second row: the error maps, which need the width, beside the granularity table.
-    auto* second = new QHBoxLayout;
+    m_blockRow = new QWidget;
+    m_blockRow->setObjectName("fp8.block_row");
+    auto* second = new QHBoxLayout(m_blockRow);
+    second->setContentsMargins(0, 0, 0, 0);
     second->addWidget(m_heatmap, 1);
     auto* tableBox = new QVBoxLayout;
     tableBox->addWidget(m_table, 1);
     tableBox->addWidget(m_tableNote);
     second->addLayout(tableBox, 1);
-    chartsColumn()->insertLayout(kSecondRowPosition, second, 1);
+    chartsColumn()->insertWidget(kSecondRowPosition, m_blockRow, 1);
+    buildPartBar();
+    showPart(Part::BlockScaling);
     sectionShown();
     refreshNow();
 }
 
 QList<ChartPanel*> Fp8Tab::charts() const
 {
-    return {m_errorChart, m_heatmap, m_gridChart};
+    return {m_errorChart, m_heatmap,          m_gridChart,
+            m_accChart,   m_policyErrorChart, m_policyLostChart};
+}
+
+QList<ChartPanel*> Fp8Tab::partCharts(Part part) const
+{
+    switch (part) {
+    case Part::Accumulation:
+        return {m_accChart};
+    case Part::Policy:
+        return {m_policyErrorChart, m_policyLostChart};
+    case Part::BlockScaling:
+        break;
+    }
+    return {m_errorChart, m_gridChart};
 }
 
 void Fp8Tab::buildControls()
 {
     QVBoxLayout* box = addGroup(tr("FP8 block scaling"));
+    m_blockGroup = qobject_cast<QGroupBox*>(box->parentWidget());
     buildSituation(box);
     addControl(box, "fp8.outlier_scale");
     addControl(box, "fp8.shown_block");
     buildMatrixControls(box);
-    for (QComboBox* c : {m_preset, m_format, m_blockSize, m_overflow}) {
+    buildAccumulationControls();
+    buildPolicyControls();
+    for (QComboBox* c :
+         {m_preset, m_format, m_blockSize, m_overflow, m_accPreset, m_policyPreset}) {
         // Long entries must not widen the controls column past its sliders.
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         c->setMinimumContentsLength(kComboChars);
@@ -368,6 +395,7 @@ void Fp8Tab::buildControls()
 void Fp8Tab::buildSituation(QVBoxLayout* box)
 {
     auto* form = new QFormLayout;
+    m_situationForm = form;
     m_preset = new QComboBox;
     m_preset->setObjectName("fp8.preset");
     m_preset->setAccessibleName(tr("Situation"));
@@ -559,6 +587,7 @@ void Fp8Tab::sectionShown()
     fillBlockSizes();
     showExplicitValues();
     syncPreset();
+    syncTrainingPresets();
 }
 
 void Fp8Tab::fillBlockSizes()
@@ -659,6 +688,18 @@ void Fp8Tab::syncPreset()
     m_preset->setCurrentIndex(match);
 }
 
+Fp8Tab::AccumulationKey Fp8Tab::accumulationKey() const
+{
+    const core::Fp8Inputs& in = inputs();
+    return {in.accumulation, in.format, in.blockSize, in.overflow};
+}
+
+Fp8Tab::PolicyKey Fp8Tab::policyKey() const
+{
+    const core::Fp8Inputs& in = inputs();
+    return {in.policy, in.format, in.blockSize, in.overflow};
+}
+
 void Fp8Tab::recompute()
 {
     core::Fp8ViewOptions options;
@@ -669,13 +710,40 @@ void Fp8Tab::recompute()
     if (!in.values && m_normals && m_normals->rows() == in.rows && m_normals->cols() == in.cols
         && m_normalsSeed == in.seed)
         options.normals = m_normals;
-    // Even a 4096 x 4096 matrix is generated and quantized off the GUI thread; only the newest
-    // result is shown. Bad input is refused there too (computeFp8View validates first), so a
-    // refusal also supersedes any result still on its way.
-    computeInBackground([this, in, options]() -> std::function<void()> {
-        auto view = std::make_shared<const core::Fp8View>(core::computeFp8View(in, options));
-        return [this, view] {
-            showView(view);
+    // Only what differs from what is shown is computed again: a slider of one part leaves the
+    // other parts' results alone (the accumulation sweep alone takes a good part of a second).
+    const bool block = !m_view || !core::sameBlockInputs(in, m_view->inputs)
+        || m_viewPercentile != options.shownPercentile;
+    const AccumulationKey accKey = accumulationKey();
+    const bool sweep = m_accumulationKey != accKey;
+    const PolicyKey polKey = policyKey();
+    const bool run = m_policyKey != polKey;
+    // One job for all three (the runner keeps only the newest request), off the GUI thread;
+    // only the newest result is shown. Bad input is refused there too (core validates first),
+    // so a refusal also supersedes any result still on its way.
+    computeInBackground([this, in, options, block, sweep, run, accKey,
+                         polKey]() -> std::function<void()> {
+        std::shared_ptr<const core::Fp8View> view;
+        if (block)
+            view = std::make_shared<const core::Fp8View>(core::computeFp8View(in, options));
+        std::shared_ptr<const core::Fp8AccumulationResult> acc;
+        if (sweep)
+            acc = std::make_shared<const core::Fp8AccumulationResult>(core::fp8Accumulation(
+                accKey.inputs, accKey.format, accKey.blockSize, accKey.overflow));
+        std::shared_ptr<const core::Fp8PolicyResult> policy;
+        if (run)
+            policy = std::make_shared<const core::Fp8PolicyResult>(
+                core::fp8Policy(polKey.inputs, polKey.format, polKey.blockSize, polKey.overflow));
+        return [this, view, percentile = options.shownPercentile, acc, accKey, policy, polKey] {
+            if (view) {
+                m_viewPercentile = percentile;
+                showView(view);
+            }
+            if (acc)
+                showAccumulation(acc, accKey);
+            if (policy)
+                showPolicy(policy, polKey);
+            showPartFigures();
         };
     });
 }
@@ -691,7 +759,6 @@ void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)
     showGridChart(*view);
     showHeatmap(*view);
     showTable(*view);
-    showFigures(*view);
 }
 
 void Fp8Tab::showErrorChart(const core::Fp8View& v)
@@ -881,14 +948,16 @@ void Fp8Tab::showTable(const core::Fp8View& v)
 
 QHash<QString, QString> Fp8Tab::explanationValues() const
 {
+    QHash<QString, QString> values;
+    addTrainingValues(values);
     if (!m_view)
-        return {};
+        return values;
     const core::Fp8View& v = *m_view;
     const core::Fp8Granularity& t = v.table[kTensorRow];
     const core::Fp8Granularity& c = v.table[kChapterRow];
     // The whole-matrix figures are dominated by the outlier blocks; the small blocks' relative
     // errors are where the scaling policy shows.
-    return {
+    values.insert({
         {"format", formatName(v.inputs.format)},
         {"max_value", figure(core::fp8MaxValue(v.inputs.format))},
         {"block_size", formatWhole(v.inputs.blockSize)},
@@ -899,7 +968,8 @@ QHash<QString, QString> Fp8Tab::explanationValues() const
         {"tensor_scale", figure(v.tensorScale)},
         {"small_block_error", percent(c.small.relativeError)},
         {"small_tensor_error", percent(t.small.relativeError)},
-    };
+    });
+    return values;
 }
 
 void Fp8Tab::showFigures(const core::Fp8View& v)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "scalelab/core/fp8.h"
+#include "scalelab/core/fp8_training.h"
 #include "scalelab/core/fp8_view.h"
 #include "tab.h"
 
@@ -8,18 +9,24 @@
 #include <QList>
 #include <QPointF>
 #include <QString>
+#include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
 class QAreaSeries;
 class QCategoryAxis;
 class QComboBox;
+class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineSeries;
+class QLogValueAxis;
 class QPushButton;
 class QScatterSeries;
+class QTabBar;
 class QTableWidget;
 class QValueAxis;
 class QVBoxLayout;
@@ -30,8 +37,12 @@ namespace scalelab::ui {
 class ChartViewPanel;
 class HeatmapPairPanel;
 
-/// FP8 block scaling: why one scale per tensor can cost the small blocks their precision, when
-/// it does (only once they fall into the format's subnormals), and how much finer scales help.
+/// FP8 in three parts. Block scaling: why one scale per tensor can cost the small blocks their
+/// precision, when it does (only once they fall into the format's subnormals), and how much
+/// finer scales help. Accumulation: how the error of a matrix product grows with its inner
+/// dimension K when the tensor core's sum keeps few bits, and what promoting it into float32
+/// every N_C products buys. Scaling over time: when each scale is chosen (delayed, current per
+/// tensor, per tile) and what a spike or a slow growth of the values costs each policy.
 class Fp8Tab : public Tab {
     Q_OBJECT
 
@@ -44,9 +55,17 @@ public:
     static constexpr int kTensorRow = core::kFp8TensorRow;
     static constexpr int kChapterRow = core::kFp8ChapterRow;
 
+    /// DeepSeek-V3's published figure for a limited accumulator without promotion: a maximum
+    /// relative error of nearly 2 % at K = 4096 (DeepSeek-V3 technical report, section 3.3.2).
+    static constexpr double kPublishedError = 0.02;
+    static constexpr std::int64_t kPublishedK = 4096;
+
+    /// The three parts of the tab, in the order of the part selector.
+    enum class Part { BlockScaling, Accumulation, Policy };
+
     explicit Fp8Tab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString title() const override { return tr("FP8 block scaling"); }
+    QString title() const override { return tr("FP8 training"); }
     QList<ChartPanel*> charts() const override;
     QHash<QString, QString> explanationValues() const override;
 
@@ -56,6 +75,40 @@ public:
     double shownPercentile() const { return scenario().fp8Display.shownBlock; }
     /// What the charts, figures and table show now (null before the first result).
     std::shared_ptr<const core::Fp8View> view() const { return m_view; }
+
+    /// The part on show; showPart() shows another (its charts, controls and figures).
+    Part part() const { return m_part; }
+    void showPart(Part part);
+    /// Shows the part that holds `widget` (a chart or a control of one part only).
+    void reveal(QWidget* widget) override;
+    /// The part selector above the figures.
+    QTabBar* partBar() const { return m_partBar; }
+    /// The charts of one part, in the order they are laid out.
+    QList<ChartPanel*> partCharts(Part part) const;
+
+    /// The accumulation sweep and the scaling-policy run the charts show (null before the first).
+    std::shared_ptr<const core::Fp8AccumulationResult> accumulation() const
+    {
+        return m_accumulation;
+    }
+    std::shared_ptr<const core::Fp8PolicyResult> policy() const { return m_policy; }
+    /// The point of the sweep nearest to K = kPublishedK (on a log scale), or null.
+    const core::Fp8AccumulationPoint* publishedPoint() const;
+    /// Steps after the spike (up to the last one) in which delayed scaling flushes more values
+    /// than current per-tensor scaling or errs more than 10 % above it; 0 without a spike
+    /// inside the run.
+    int stepsWorseAfterSpike() const;
+
+    ChartViewPanel* accumulationChart() const { return m_accChart; }
+    ChartViewPanel* policyErrorChart() const { return m_policyErrorChart; }
+    ChartViewPanel* policyLostChart() const { return m_policyLostChart; }
+    /// The series of a policy (ScalingPolicy order): error per step, saturated and flushed counts.
+    QLineSeries* policyErrorSeries(int policy) const { return m_policyError[policy]; }
+    QLineSeries* saturatedSeries(int policy) const { return m_saturated[policy]; }
+    QLineSeries* flushedSeries(int policy) const { return m_flushed[policy]; }
+    /// The max and RMS relative error series of an AccumulationMode.
+    QLineSeries* accumulationMaxSeries(int mode) const { return m_accMax[mode]; }
+    QLineSeries* accumulationRmsSeries(int mode) const { return m_accRms[mode]; }
 
     ChartViewPanel* blockErrorChart() const { return m_errorChart; }
     ChartViewPanel* gridChart() const { return m_gridChart; }
@@ -74,7 +127,40 @@ protected:
     void recompute() override;
 
 private:
+    /// What an accumulation sweep or a policy run was computed for: its own inputs and the
+    /// FP8 section's format, block size and overflow rule.
+    template <typename Inputs> struct TrainingKey {
+        Inputs inputs;
+        core::Fp8Format format;
+        std::int64_t blockSize;
+        core::Fp8Overflow overflow;
+        bool operator==(const TrainingKey&) const = default;
+    };
+    using AccumulationKey = TrainingKey<core::Fp8AccumulationInputs>;
+    using PolicyKey = TrainingKey<core::Fp8PolicyInputs>;
+    AccumulationKey accumulationKey() const;
+    PolicyKey policyKey() const;
+
     void buildControls();
+    void buildPartBar();
+    void buildAccumulationControls();
+    void buildPolicyControls();
+    void buildAccumulationChart();
+    void buildPolicyErrorChart();
+    void buildPolicyLostChart();
+    void applyAccumulationPreset(int index);
+    void applyPolicyPreset(int index);
+    void syncTrainingPresets();
+    void showAccumulation(const std::shared_ptr<const core::Fp8AccumulationResult>& result,
+                          const AccumulationKey& key);
+    void showAccumulationAxes(double lo, double hi);
+    void showPolicy(const std::shared_ptr<const core::Fp8PolicyResult>& result,
+                    const PolicyKey& key);
+    void showSpikeLines();
+    void showPartFigures();
+    void showAccumulationFigures();
+    void showPolicyFigures();
+    void addTrainingValues(QHash<QString, QString>& values) const;
     void buildSituation(QVBoxLayout* box);
     void buildMatrixControls(QVBoxLayout* box);
     void buildErrorChart();
@@ -96,11 +182,45 @@ private:
     void showFigures(const core::Fp8View& v);
 
     std::shared_ptr<const core::Fp8View> m_view;
+    double m_viewPercentile = 0; ///< the shown block of m_view
+    std::shared_ptr<const core::Fp8AccumulationResult> m_accumulation;
+    std::optional<AccumulationKey> m_accumulationKey;
+    std::shared_ptr<const core::Fp8PolicyResult> m_policy;
+    std::optional<PolicyKey> m_policyKey;
+    Part m_part = Part::BlockScaling;
     std::shared_ptr<const core::MatrixF> m_normals;
     std::int64_t m_normalsSeed = -1;
     /// The recomputes' cached matrices and reused buffers (used by one recompute at a time: the
     /// tab's background runner runs them one after the other).
     std::shared_ptr<core::Fp8Workspace> m_workspace = std::make_shared<core::Fp8Workspace>();
+
+    QTabBar* m_partBar = nullptr;
+    QWidget* m_blockRow = nullptr; ///< the heatmap and the table under the block charts
+    QGroupBox* m_blockGroup = nullptr;
+    QFormLayout* m_situationForm = nullptr;
+    QWidget* m_accGroup = nullptr;
+    QWidget* m_policyGroup = nullptr;
+    QComboBox* m_accPreset = nullptr;
+    QComboBox* m_policyPreset = nullptr;
+
+    ChartViewPanel* m_accChart = nullptr;
+    QCategoryAxis* m_kAxis = nullptr;
+    QLogValueAxis* m_accErrorAxis = nullptr;
+    std::array<QLineSeries*, core::kAccumulationModes> m_accMax{};
+    std::array<QLineSeries*, core::kAccumulationModes> m_accRms{};
+    QScatterSeries* m_published = nullptr;
+
+    ChartViewPanel* m_policyErrorChart = nullptr;
+    QValueAxis* m_stepAxis = nullptr;
+    QLogValueAxis* m_policyErrorAxis = nullptr;
+    std::array<QLineSeries*, core::kScalingPolicies> m_policyError{};
+    QLineSeries* m_spikeOnError = nullptr;
+    ChartViewPanel* m_policyLostChart = nullptr;
+    QValueAxis* m_lostStepAxis = nullptr;
+    QValueAxis* m_lostAxis = nullptr;
+    std::array<QLineSeries*, core::kScalingPolicies> m_saturated{};
+    std::array<QLineSeries*, core::kScalingPolicies> m_flushed{};
+    QLineSeries* m_spikeOnLost = nullptr;
 
     QComboBox* m_preset = nullptr;
     QComboBox* m_format = nullptr;

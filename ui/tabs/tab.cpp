@@ -288,11 +288,24 @@ ParameterControl* Tab::addViewControl(QVBoxLayout* group, const ParameterSpec& s
 
 void Tab::setCharts(const QList<ChartPanel*>& charts, int columns, int minChars)
 {
+    // A tab that shows one part of its charts at a time: the charts of the part before leave
+    // the grid and hide (arrangeCharts only moves the charts of the list it is given).
+    for (ChartPanel* chart : std::as_const(m_charts))
+        if (!charts.contains(chart)) {
+            m_grid->removeWidget(chart);
+            chart->hide();
+        }
     m_charts = charts;
     m_maxColumns = std::max(columns, 1);
     m_minChartChars = std::max(minChars, 1);
     m_chartScroll->show();
     arrangeCharts(true);
+    // Charts hidden by a setCharts before (or by the tab) come back once in the grid (shown
+    // before it has a parent, a chart would open a window of its own); the others show with
+    // the tab, as before.
+    for (ChartPanel* chart : charts)
+        if (chart->isHidden() && chart->testAttribute(Qt::WA_WState_ExplicitShowHide))
+            chart->show();
 }
 
 void Tab::arrangeCharts(bool force)

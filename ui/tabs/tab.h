@@ -86,6 +86,10 @@ public:
     /// Applies the current chart style (fonts, line widths, background) to every chart again.
     void restyleCharts();
 
+    /// Brings `widget`, one of this tab's charts or controls, on show: a tab that shows its
+    /// charts in parts shows the part that holds it (a lesson step outlining it).
+    virtual void reveal(QWidget* widget) { Q_UNUSED(widget); }
+
     /// The live values the explanation text substitutes for its {{name}} placeholders
     /// (resources/explanations/<name>.html); called after every refresh.
     virtual QHash<QString, QString> explanationValues() const { return {}; }
