@@ -4,6 +4,7 @@
 
 #include "exercises.h"
 #include "exercisesdialog.h"
+#include "fields.h"
 #include "mainwindow.h"
 #include "parametercontrol.h"
 #include "pipelinetab.h"
@@ -142,8 +143,10 @@ QMap<QString, QVariant> shownValues(const app::MainWindow& window)
         for (QComboBox* box : tab->findChildren<QComboBox*>())
             if (!box->objectName().isEmpty())
                 out.insert(box->objectName(), box->currentIndex());
+        // Check boxes of the scenario's flags; not the explanation's show-the-answer button,
+        // which exists once the explanation is first laid out (whenever that is).
         for (QAbstractButton* b : tab->findChildren<QAbstractButton*>())
-            if (b->isCheckable() && !b->objectName().isEmpty())
+            if (b->isCheckable() && document::findField(b->objectName()))
                 out.insert(b->objectName(), b->isChecked());
     }
     return out;

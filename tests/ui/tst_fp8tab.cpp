@@ -373,11 +373,39 @@ private slots:
         QVERIFY(tab.policy().get() != policy.get());
     }
 
+    void thePartShownIsTheScenarios()
+    {
+        // fp8.part: chosen on the bar, it is the document's (saved, undone, opened).
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        QCOMPARE(tab.part(), Fp8Tab::Part::BlockScaling);
+        tab.partBar()->setCurrentIndex(2);
+        QCOMPARE(tab.scenario().fp8Display.part, core::Fp8Part::Policy);
+        QCOMPARE(tab.part(), Fp8Tab::Part::Policy);
+        QVERIFY(tab.partCharts(Fp8Tab::Part::Policy).first()->isVisibleTo(&tab));
+        // Undo takes the choice back.
+        tab.document()->undoStack()->undo();
+        QCOMPARE(tab.part(), Fp8Tab::Part::BlockScaling);
+        QCOMPARE(tab.partBar()->currentIndex(), 0);
+        tab.document()->undoStack()->redo();
+        QCOMPARE(tab.part(), Fp8Tab::Part::Policy);
+        // Another edit keeps the part.
+        tab.document()->setValue("fp8.policy.history", 4);
+        QCOMPARE(tab.part(), Fp8Tab::Part::Policy);
+        // A scenario that asks for the accumulation part opens on it.
+        core::Scenario s;
+        s.fp8Display.part = core::Fp8Part::Accumulation;
+        tab.setScenario(s);
+        QCOMPARE(tab.part(), Fp8Tab::Part::Accumulation);
+        QCOMPARE(tab.partBar()->currentIndex(), 1);
+        QVERIFY(!tab.partCharts(Fp8Tab::Part::BlockScaling).first()->isVisibleTo(&tab));
+    }
+
     void thePublishedFigureIsInTheAccumulationFigures()
     {
         Fp8Tab tab;
         settle(tab, kWorkerTimeoutMs);
-        tab.showPart(Fp8Tab::Part::Accumulation);
+        tab.choosePart(Fp8Tab::Part::Accumulation);
         const QString figures = tab.figuresLabel()->text();
         QVERIFY2(figures.contains("Published (DeepSeek-V3)"), qPrintable(figures));
         QVERIFY(figures.contains("nearly 2 % max relative error"));
@@ -389,7 +417,7 @@ private slots:
                  qPrintable(figures));
         QVERIFY(tab.explanationValues().contains("acc_limited"));
         // Back to block scaling: its own figures again.
-        tab.showPart(Fp8Tab::Part::BlockScaling);
+        tab.choosePart(Fp8Tab::Part::BlockScaling);
         QVERIFY(!tab.figuresLabel()->text().contains("Published"));
     }
 
@@ -422,7 +450,7 @@ private slots:
         const auto d = static_cast<std::size_t>(core::ScalingPolicy::Delayed);
         QCOMPARE(saturatedAt(static_cast<int>(d)),
                  static_cast<double>(r.steps[d][static_cast<std::size_t>(in.spikeStep)].saturated));
-        tab.showPart(Fp8Tab::Part::Policy);
+        tab.choosePart(Fp8Tab::Part::Policy);
         const QString figures = tab.figuresLabel()->text();
         QVERIFY2(figures.contains(QString("At the spike (step %1)").arg(in.spikeStep)),
                  qPrintable(figures));

@@ -33,6 +33,7 @@
 #include <QSettings>
 #include <QSlider>
 #include <QStandardPaths>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -60,6 +61,8 @@ QMap<QString, double> shownValues(const app::MainWindow& w)
                 values.insert(widget->objectName(), box->isChecked() ? 1 : 0);
             else if (auto* combo = qobject_cast<QComboBox*>(widget))
                 values.insert(widget->objectName(), combo->currentIndex());
+            else if (auto* bar = qobject_cast<QTabBar*>(widget))
+                values.insert(widget->objectName(), bar->currentIndex());
         }
     return values;
 }
@@ -101,6 +104,10 @@ bool moveOff(QWidget* widget, const QMap<QString, double>& defaults, const app::
     if (auto* combo = qobject_cast<QComboBox*>(widget)) {
         for (int i = 1; i < combo->count() && !moved(); ++i)
             combo->setCurrentIndex((combo->currentIndex() + 1) % combo->count());
+        return moved();
+    }
+    if (auto* bar = qobject_cast<QTabBar*>(widget)) {
+        bar->setCurrentIndex((bar->currentIndex() + 1) % bar->count());
         return moved();
     }
     return false;
@@ -393,7 +400,7 @@ private slots:
         if (part >= 0) {
             auto* fp8 = qobject_cast<ui::Fp8Tab*>(tab);
             QVERIFY(fp8);
-            fp8->showPart(static_cast<ui::Fp8Tab::Part>(part));
+            fp8->choosePart(static_cast<ui::Fp8Tab::Part>(part));
             // Its disclosures open, so the controls behind them are walked too.
             for (QToolButton* button : tab->findChildren<QToolButton*>())
                 if (button->isCheckable() && button->isVisibleTo(&w))

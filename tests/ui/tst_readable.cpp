@@ -157,7 +157,7 @@ private slots:
         w.showTab(tab);
         ui::Tab* shown = w.currentTab();
         if (part >= 0)
-            qobject_cast<ui::Fp8Tab*>(shown)->showPart(static_cast<ui::Fp8Tab::Part>(part));
+            qobject_cast<ui::Fp8Tab*>(shown)->choosePart(static_cast<ui::Fp8Tab::Part>(part));
         shown->waitForIdle();
         // The charts settle over a few turns of the event loop after a resize (ticks thinned
         // to the width, a long legend moved beside the plot, texts wrapped): judged once they

@@ -350,7 +350,7 @@ Fp8Tab::Fp8Tab(document::ScenarioDocument* document, QWidget* parent)
     second->addLayout(tableBox, 1);
     chartsColumn()->insertWidget(kSecondRowPosition, m_blockRow, 1);
     buildPartBar();
-    showPart(Part::BlockScaling);
+    showPart(static_cast<Part>(scenario().fp8Display.part));
     sectionShown();
     refreshNow();
 }
@@ -588,6 +588,7 @@ void Fp8Tab::sectionShown()
     showExplicitValues();
     syncPreset();
     syncTrainingPresets();
+    showPart(static_cast<Part>(scenario().fp8Display.part));
 }
 
 void Fp8Tab::fillBlockSizes()

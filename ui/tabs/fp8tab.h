@@ -79,6 +79,8 @@ public:
     /// The part on show; showPart() shows another (its charts, controls and figures).
     Part part() const { return m_part; }
     void showPart(Part part);
+    /// The user's choice of part: set in the document (fp8.part), which shows it.
+    void choosePart(Part part);
     /// Shows the part that holds `widget` (a chart or a control of one part only).
     void reveal(QWidget* widget) override;
     /// The part selector above the figures.

@@ -187,8 +187,10 @@ void Fp8Tab::buildPartBar()
     m_partBar->setExpanding(false);
     m_partBar->setDrawBase(false);
     m_partBar->setFocusPolicy(Qt::StrongFocus);
+    // The part is the scenario's (fp8.part): saved with it, undone with it, set by a lesson
+    // step; the document's change shows it (sectionShown).
     connect(m_partBar, &QTabBar::currentChanged, this,
-            [this](int i) { showPart(static_cast<Part>(i)); });
+            [this](int i) { choosePart(static_cast<Part>(i)); });
     chartsColumn()->insertWidget(0, m_partBar, 0, Qt::AlignLeft);
 }
 
@@ -227,6 +229,14 @@ void Fp8Tab::showPart(Part part)
     });
 }
 
+void Fp8Tab::choosePart(Part part)
+{
+    if (part != static_cast<Part>(scenario().fp8Display.part))
+        document()->setValue("fp8.part", static_cast<double>(part));
+    else
+        showPart(part);
+}
+
 void Fp8Tab::reveal(QWidget* widget)
 {
     if (!widget)
@@ -240,12 +250,12 @@ void Fp8Tab::reveal(QWidget* widget)
                                                   : m_policyGroup;
         if (holds || own == widget || own->isAncestorOf(widget)) {
             if (part != m_part)
-                showPart(part);
+                choosePart(part);
             return;
         }
     }
     if (widget == control("fp8.outlier_scale") || widget == control("fp8.shown_block"))
-        showPart(Part::BlockScaling);
+        choosePart(Part::BlockScaling);
 }
 
 void Fp8Tab::buildAccumulationControls()
