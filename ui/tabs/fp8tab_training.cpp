@@ -11,6 +11,7 @@
 #include <QCategoryAxis>
 #include <QChart>
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QLabel>
@@ -18,6 +19,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QPointF>
 #include <QScatterSeries>
 #include <QSignalBlocker>
 #include <QTabBar>
@@ -109,18 +111,49 @@ void attachTo(QChart* chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis
     s->attachAxis(y);
 }
 
-/// A log axis over [lo, hi] widened to whole powers of ten.
+/// Ticks every `base` (10 or 100) over [lo, hi] widened to whole powers of the base.
+void setDecadeRange(QLogValueAxis* axis, double lo, double hi, double base)
+{
+    const double step = std::log10(base);
+    const double low = std::pow(10.0, step * std::floor(std::log10(lo) / step + 1e-9));
+    double high = std::pow(10.0, step * std::ceil(std::log10(hi) / step - 1e-9));
+    if (!(high > low))
+        high = low * base;
+    const double a = low * (1 - 1e-9), z = high * (1 + 1e-9);
+    if (axis->base() != base)
+        axis->setBase(base);
+    if (axis->min() != a || axis->max() != z)
+        axis->setRange(a, z);
+}
+
+/// A log axis over [lo, hi] widened to whole decades, a tick each, or one every other decade
+/// when the plot is too short for a label each: Qt cuts a label that does not fit between its
+/// ticks down to "...". Looked at again whenever the plot changes size.
 void setDecades(QLogValueAxis* axis, double lo, double hi)
 {
     if (!(lo > 0) || !(hi > 0))
         return;
-    const double low = std::pow(10.0, std::floor(std::log10(lo) + 1e-9));
-    double high = std::pow(10.0, std::ceil(std::log10(hi) - 1e-9));
-    if (!(high > low))
-        high = low * 10;
-    const double a = low * (1 - 1e-9), z = high * (1 + 1e-9);
-    if (axis->min() != a || axis->max() != z)
-        axis->setRange(a, z);
+    axis->setProperty("scalelab_decades", QPointF(lo, hi));
+    auto* chart = qobject_cast<QChart*>(axis->parent());
+    double base = 10;
+    if (chart && chart->plotArea().height() > 0) {
+        const double decades =
+            std::max(1.0, std::ceil(std::log10(hi) - 1e-9) - std::floor(std::log10(lo) + 1e-9));
+        const double room = chart->plotArea().height() / decades;
+        if (room < 1.5 * QFontMetricsF(axis->labelsFont()).height())
+            base = 100;
+    }
+    setDecadeRange(axis, lo, hi, base);
+    if (chart && !chart->property("scalelab_followsDecades").toBool()) {
+        chart->setProperty("scalelab_followsDecades", true);
+        // After the layout has settled, not inside it: a new base lays the chart out again.
+        QObject::connect(chart, &QChart::plotAreaChanged, axis, [axis] {
+            QTimer::singleShot(0, axis, [axis] {
+                const QPointF r = axis->property("scalelab_decades").toPointF();
+                setDecades(axis, r.x(), r.y());
+            });
+        });
+    }
 }
 
 /// Ready-made accumulators and policy situations.
@@ -385,7 +418,7 @@ void Fp8Tab::buildAccumulationChart()
     chart->addAxis(m_kAxis, Qt::AlignBottom);
     chart->addAxis(m_accErrorAxis, Qt::AlignLeft);
     styleAxis(m_kAxis, tr("K (products per output)"));
-    styleAxis(m_accErrorAxis, tr("Relative error (%)"));
+    styleAxis(m_accErrorAxis, tr("Error (%)"));
     const QStringList names = {tr("float32"), tr("Limited"), tr("Promoted")};
     for (int m = 0; m < core::kAccumulationModes; ++m) {
         m_accMax[m] = makeLine(names[m], modeColour(m), Qt::SolidLine, true);
