@@ -122,8 +122,13 @@ void setDecadeRange(QLogValueAxis* axis, double lo, double hi, double base)
     const double a = low * (1 - 1e-9), z = high * (1 + 1e-9);
     if (axis->base() != base)
         axis->setBase(base);
-    if (axis->min() != a || axis->max() != z)
+    if (axis->min() != a || axis->max() != z) {
         axis->setRange(a, z);
+        // A new range alone does not make Qt Charts measure the labels again: a wider top
+        // label ("100" after "10") would be cut to "1...". A new label format does; "%g" and
+        // "%.6g" print the same text.
+        axis->setLabelFormat(axis->labelFormat() == QLatin1String("%g") ? "%.6g" : "%g");
+    }
 }
 
 /// A log axis over [lo, hi] widened to whole decades, a tick each, or one every other decade
