@@ -2,6 +2,7 @@
 
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/pipeline.h"
+#include "scalelab/core/steptime.h"
 
 #include <algorithm>
 #include <cmath>
@@ -739,6 +740,9 @@ void validate(const ModelShape& shape)
 void validate(const PlanInputs& in)
 {
     checkRanges(in);
+    validate(in.hardware);
+    require(std::isfinite(in.trainTokens) && in.trainTokens > 0, "plan.train_tokens",
+            "a finite number > 0 (tokens)");
     (void)computeUnchecked(in);
 }
 

@@ -60,7 +60,11 @@ private slots:
                    "tensor_parallel": 8, "pipeline_parallel": 1, "virtual_stages": 1,
                    "expert_parallel": 1, "sequence_parallel": true, "recompute": "selective",
                    "zero_stage": 1, "weight_bytes": 2, "grad_bytes": 2, "optimizer_bytes": 12,
-                   "gpu_memory_gib": 80}
+                   "gpu_memory_gib": 80,
+                   "hardware": {"gpu": "h100_80gb", "precision": "bf16", "gpus_per_node": 8,
+                                "nvlink_bandwidth": 450, "nvlink_latency": 2,
+                                "ib_bandwidth": 50, "ib_latency": 10, "dp_overlap": 0.8},
+                   "train_tokens": 1e12}
         })");
         QCOMPARE(d, expected);
     }

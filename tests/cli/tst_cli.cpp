@@ -10,6 +10,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 #include <csignal>
 #include <functional>
 #include <sys/resource.h>
@@ -104,6 +105,17 @@ private slots:
             QVERIFY2(stage.contains(key), key);
         for (const char* key : {"tensor_parallel", "data_parallel", "pipeline", "expert"})
             QVERIFY2(report["plan"]["communication_bytes_per_gpu"].toObject().contains(key), key);
+        // The step time: its terms add up to the step, and the figures follow from it.
+        const QJsonObject time = report["plan"]["step_time"].toObject();
+        double terms = 0;
+        for (const char* key : {"forward_seconds", "backward_seconds", "recompute_seconds",
+                                "tensor_parallel_seconds", "expert_seconds", "bubble_seconds",
+                                "pipeline_send_seconds", "data_parallel_exposed_seconds"})
+            terms += time.value(key).toDouble();
+        QVERIFY(time.value("step_seconds").toDouble() > 0);
+        QVERIFY(std::abs(terms / time.value("step_seconds").toDouble() - 1) < 1e-9);
+        QCOMPARE(time.value("gpu").toString(), QString("h100_80gb"));
+        QVERIFY(time.value("mfu").toDouble() > 0 && time.value("mfu").toDouble() < 1);
         // 64 GPUs / (8 x 1) = 8 data-parallel ranks; 512 / (1 x 8) = 64 microbatches.
         QCOMPARE(report["plan"]["data_parallel"].toInt(), 8);
         QCOMPARE(report["plan"]["microbatches"].toInt(), 64);

@@ -10,6 +10,7 @@ namespace scalelab::document::detail {
 
 namespace {
 
+using core::HardwareInputs;
 using core::ModelShape;
 using core::PlanInputs;
 using core::Scenario;
@@ -231,6 +232,79 @@ void addMemoryRecipeFields(std::vector<Field>& out)
     out.push_back(std::move(memory));
 }
 
+/// `f` bound to the hardware member `Member` of the plan.
+template <auto Member> Field hardwareField(Field f)
+{
+    return bound<&Scenario::plan, &PlanInputs::hardware, Member>(std::move(f));
+}
+
+void addHardwareChoiceFields(std::vector<Field>& out)
+{
+    out.push_back(hardwareField<&HardwareInputs::gpu>(choiceField(
+        S, "plan.hardware.gpu", QT_TRANSLATE_NOOP("Field", "&GPU"),
+        QT_TRANSLATE_NOOP("Field",
+                          "The GPU type for the step time: its peak dense FLOP/s from NVIDIA's "
+                          "datasheet. The memory check keeps using the capacity above."),
+        {"a100_40gb", "a100_80gb", "h100_80gb", "h200_141gb"},
+        {QT_TRANSLATE_NOOP("Field", "A100 40GB (312 TFLOP/s BF16)"),
+         QT_TRANSLATE_NOOP("Field", "A100 80GB (312 TFLOP/s BF16)"),
+         QT_TRANSLATE_NOOP("Field", "H100 80GB (989 TFLOP/s BF16)"),
+         QT_TRANSLATE_NOOP("Field", "H200 141GB (989 TFLOP/s BF16)")})));
+    out.push_back(hardwareField<&HardwareInputs::precision>(choiceField(
+        S, "plan.hardware.precision", QT_TRANSLATE_NOOP("Field", "Matmul &precision"),
+        QT_TRANSLATE_NOOP("Field",
+                          "The number format of the matrix multiplies, which picks "
+                          "the peak: FP8 doubles it on H100 and H200; an A100 has "
+                          "no FP8."),
+        {"bf16", "fp8"}, {QT_TRANSLATE_NOOP("Field", "BF16"), QT_TRANSLATE_NOOP("Field", "FP8")})));
+    out.push_back(hardwareField<&HardwareInputs::gpusPerNode>(numberField(
+        S, "plan.hardware.gpus_per_node", W, QT_TRANSLATE_NOOP("Field", "GPUs per &node"), {},
+        QT_TRANSLATE_NOOP("Field", "GPUs"),
+        QT_TRANSLATE_NOOP("Field",
+                          "GPUs joined by NVLink in one server; a group spanning more uses "
+                          "InfiniBand."),
+        1, 72)));
+}
+
+void addHardwareLinkFields(std::vector<Field>& out)
+{
+    const char* gbs = QT_TRANSLATE_NOOP("Field", "GB/s");
+    const char* us = QT_TRANSLATE_NOOP("Field", "\u00b5s");
+    const auto number = FieldKind::Number;
+    out.push_back(hardwareField<&HardwareInputs::nvlinkBandwidthGBs>(
+        numberField(S, "plan.hardware.nvlink_bandwidth", number,
+                    QT_TRANSLATE_NOOP("Field", "NVLink bandwidth"), {}, gbs,
+                    QT_TRANSLATE_NOOP("Field",
+                                      "What one GPU sends per second inside a node, one "
+                                      "direction (H100 NVLink 4: 450; A100 NVLink 3: 300)."),
+                    1, 2000, true)));
+    out.push_back(hardwareField<&HardwareInputs::nvlinkLatencyUs>(numberField(
+        S, "plan.hardware.nvlink_latency", number, QT_TRANSLATE_NOOP("Field", "NVLink latency"), {},
+        us, QT_TRANSLATE_NOOP("Field", "Time per message inside a node (alpha)."), 0, 100)));
+    out.push_back(hardwareField<&HardwareInputs::ibBandwidthGBs>(
+        numberField(S, "plan.hardware.ib_bandwidth", number,
+                    QT_TRANSLATE_NOOP("Field", "InfiniBand bandwidth"), {}, gbs,
+                    QT_TRANSLATE_NOOP("Field",
+                                      "What one GPU sends per second to other nodes (a 400 Gb/s "
+                                      "NIC per GPU: 50)."),
+                    1, 1000, true)));
+    out.push_back(hardwareField<&HardwareInputs::ibLatencyUs>(numberField(
+        S, "plan.hardware.ib_latency", number, QT_TRANSLATE_NOOP("Field", "InfiniBand latency"), {},
+        us, QT_TRANSLATE_NOOP("Field", "Time per message between nodes (alpha)."), 0, 1000)));
+    out.push_back(hardwareField<&HardwareInputs::dpOverlap>(numberField(
+        S, "plan.hardware.dp_overlap", number, QT_TRANSLATE_NOOP("Field", "Data-parallel overlap"),
+        {}, "",
+        QT_TRANSLATE_NOOP("Field",
+                          "Fraction of the data-parallel and ZeRO collectives hidden behind "
+                          "the backward pass (at most its length)."),
+        0, 1)));
+    out.push_back(planField<&PlanInputs::trainTokens>(
+        numberField(S, "plan.train_tokens", number, QT_TRANSLATE_NOOP("Field", "Training tokens"),
+                    {}, QT_TRANSLATE_NOOP("Field", "tokens"),
+                    QT_TRANSLATE_NOOP("Field", "Tokens of the whole run, for the days to train."),
+                    1e9, 1e14, true)));
+}
+
 } // namespace
 
 void addPlanFields(std::vector<Field>& out)
@@ -242,6 +316,8 @@ void addPlanFields(std::vector<Field>& out)
     addAxisFields(out);
     addLayoutChoiceFields(out);
     addMemoryRecipeFields(out);
+    addHardwareChoiceFields(out);
+    addHardwareLinkFields(out);
 }
 
 // The plan has no rules between its fields: the two that follow others (kv_heads,

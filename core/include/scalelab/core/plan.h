@@ -38,6 +38,29 @@ struct ModelShape {
     bool operator==(const ModelShape&) const = default;
 };
 
+/// GPU types with a preset of peak throughput and memory (core/steptime.h, gpuSpec).
+enum class GpuType { A100_40GB, A100_80GB, H100_80GB, H200_141GB };
+
+/// The number format the matrix multiplies run in; it picks the preset's peak FLOP/s.
+enum class ComputePrecision { Bf16, Fp8 };
+
+/// The machine the plan runs on, for the step time (scenario keys `plan.hardware.*`). Links
+/// follow the alpha-beta model of the ring tab: a message of m bytes takes latency + m /
+/// bandwidth. Bandwidths are what one GPU sends per second in one direction.
+struct HardwareInputs {
+    GpuType gpu = GpuType::H100_80GB;
+    ComputePrecision precision = ComputePrecision::Bf16;
+    std::int64_t gpusPerNode = 8; ///< GPUs joined by NVLink in one server
+    double nvlinkBandwidthGBs = 450.0; ///< GB/s per GPU per direction (H100 NVLink 4)
+    double nvlinkLatencyUs = 2.0; ///< microseconds per message inside a node
+    double ibBandwidthGBs = 50.0; ///< GB/s per GPU between nodes (one 400 Gb/s NIC per GPU)
+    double ibLatencyUs = 10.0; ///< microseconds per message between nodes
+    /// Fraction of the data-parallel (and ZeRO) collectives hidden behind the backward pass.
+    double dpOverlap = 0.8;
+
+    bool operator==(const HardwareInputs&) const = default;
+};
+
 /// Inputs of the training plan (scenario section `plan`). The defaults describe a
 /// Llama-3-8B-shaped model on 64 GPUs (the table of docs/CLI.md).
 struct PlanInputs {
@@ -57,6 +80,8 @@ struct PlanInputs {
     std::int64_t gradBytes = 2; ///< per parameter
     std::int64_t optimizerBytes = 12; ///< per parameter: master weights and both Adam moments
     double gpuMemoryGib = 80.0; ///< one GPU's memory in GiB (2^30 bytes)
+    HardwareInputs hardware; ///< for the step time only; the memory plan ignores it
+    double trainTokens = 1e12; ///< tokens of the whole training run (days to train)
 
     bool operator==(const PlanInputs&) const = default;
 };
