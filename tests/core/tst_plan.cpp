@@ -1,6 +1,7 @@
 // Training plan: parameter counts against published totals, Korthikanti et al.'s Table 2,
 // ZeRO per stage, pipeline stages, communication per axis and the refused layouts.
 
+#include "korthikanti.h"
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/pipeline.h"
 #include "scalelab/core/plan.h"
@@ -1062,20 +1063,8 @@ private slots:
         QFETCH(qint64, globalBatch);
         QFETCH(qint64, microBatch);
         QFETCH(qint64, v);
-        PlanInputs in;
-        in.model.layers = layers;
-        in.model.hidden = hidden;
-        in.model.heads = heads;
-        in.model.ffnHidden = 4 * hidden;
-        in.model.vocab = 51200;
-        in.model.gatedMlp = false;
-        in.model.tiedEmbeddings = true;
-        in.sequence = 2048;
-        in.microBatch = microBatch;
-        in.globalBatch = globalBatch;
-        in.tensorParallel = t;
-        in.pipelineParallel = p;
-        in.virtualStages = v;
+        PlanInputs in = scalelab::test::korthikantiShape(layers, hidden, heads, t, p, v,
+                                                         globalBatch, microBatch);
         in.gpus = t * p;
         const PlanResult r = computePlan(in);
         QCOMPARE(r.dataParallel, i64(1));

@@ -2,6 +2,7 @@
 // FLOP count against Korthikanti et al.'s closed form, the link each group uses, the refused
 // hardware inputs, and the calibration against published end-to-end runs (docs/STEPTIME.md).
 
+#include "korthikanti.h"
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/plan.h"
 #include "scalelab/core/steptime.h"
@@ -66,21 +67,9 @@ PlanInputs korthikanti(std::int64_t layers, std::int64_t hidden, std::int64_t he
                        std::int64_t gpus, std::int64_t p, std::int64_t v, std::int64_t batch,
                        std::int64_t microBatch)
 {
-    PlanInputs in;
-    in.model.layers = layers;
-    in.model.hidden = hidden;
-    in.model.heads = heads;
-    in.model.ffnHidden = 4 * hidden;
-    in.model.vocab = 51200;
-    in.model.gatedMlp = false;
-    in.model.tiedEmbeddings = true;
-    in.sequence = 2048;
-    in.microBatch = microBatch;
-    in.globalBatch = batch;
+    PlanInputs in =
+        scalelab::test::korthikantiShape(layers, hidden, heads, 8, p, v, batch, microBatch);
     in.gpus = gpus;
-    in.tensorParallel = 8;
-    in.pipelineParallel = p;
-    in.virtualStages = v;
     in.sequenceParallel = true;
     in.recompute = Recompute::Selective;
     in.zeroStage = 0;
