@@ -584,8 +584,11 @@ void Fp8Tab::showPolicy(const std::shared_ptr<const core::Fp8PolicyResult>& resu
         replaceIfChanged(m_flushed[p], flushed);
     }
     const double last = static_cast<double>(std::max<std::int64_t>(key.inputs.steps - 1, 1));
-    setNiceRange(m_stepAxis, 0, last, true);
-    setNiceRange(m_lostStepAxis, 0, last, true);
+    // A little room before step 0: its label clears the value axis's lowest one, which sits at
+    // the same corner (they touched in projector type).
+    const double pad = std::max(0.5, 0.02 * last);
+    setPaddedRange(m_stepAxis, 0, last, pad, true);
+    setPaddedRange(m_lostStepAxis, 0, last, pad, true);
     setDecades(m_policyErrorAxis, std::isfinite(lo) ? lo : 1.0, hi > 0 ? hi : 10.0);
     setNiceRange(m_lostAxis, 0, most > 0 ? most : 1.0, true);
     showSpikeLines();
