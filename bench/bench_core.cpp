@@ -297,13 +297,16 @@ static void BM_LayoutSearch1T(benchmark::State& state)
     options.threads = state.range(0);
     std::int64_t fitting = 0;
     std::int64_t enumerated = 0;
+    std::int64_t pruned = 0;
     for (auto _ : state) {
         const LayoutSearchResult r = searchLayouts(in, options);
         fitting = r.fitting;
         enumerated = r.enumerated;
+        pruned = r.pruned;
         benchmark::DoNotOptimize(r.ranked.data());
     }
     state.counters["enumerated"] = static_cast<double>(enumerated);
+    state.counters["pruned"] = static_cast<double>(pruned);
     state.counters["fitting"] = static_cast<double>(fitting);
 }
 BENCHMARK(BM_LayoutSearch1T)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -280,7 +280,7 @@ constexpr Term kTerms[] = {
 };
 
 /// Names the largest term of each of the first kExplainedLayouts, and the term that differs
-/// most from the next layout's (the first such term on a tie).
+/// most from the next layout's (the first such term on a tie; "none" when all are equal).
 void explain(std::vector<RankedLayout>& ranked)
 {
     const std::size_t n = std::min(ranked.size(), kExplainedLayouts);
@@ -294,9 +294,10 @@ void explain(std::vector<RankedLayout>& ranked)
         if (i + 1 >= ranked.size())
             continue;
         const StepTime& next = ranked[i + 1].time;
+        r.differingTerm = "none"; // every term equal (a ZeRO stage that changes no time)
         for (const Term& term : kTerms) {
             const double diff = r.time.*term.member - next.*term.member;
-            if (r.differingTerm.empty() || std::abs(diff) > std::abs(r.differingSeconds)) {
+            if (std::abs(diff) > std::abs(r.differingSeconds)) {
                 r.differingTerm = term.name;
                 r.differingSeconds = diff;
             }

@@ -57,8 +57,8 @@ struct RankedLayout {
     /// "data_parallel_exposed"); set for the first kExplainedLayouts.
     std::string largestTerm;
     double largestSeconds = 0;
-    /// The term that differs most from the next layout's (this minus next, seconds); empty for
-    /// the last one and past kExplainedLayouts.
+    /// The term that differs most from the next layout's (this minus next, seconds); "none"
+    /// when every term is equal; empty for the last one and past kExplainedLayouts.
     std::string differingTerm;
     double differingSeconds = 0;
 };
