@@ -203,12 +203,12 @@ void evaluateOne(const PlanInputs& plan, const LayoutKey& key, GroupResult& out)
     out.lowerBound.push_back(false);
 }
 
-GroupResult evaluateGroup(const PlanInputs& plan, const Group& g, double capacity)
+GroupResult evaluateGroup(const PlanInputs& plan, const Group& g, double capacity, bool pruning)
 {
     GroupResult out;
     double bound = 0;
     try {
-        bound = modelStateBound(plan, g);
+        bound = pruning ? modelStateBound(plan, g) : 0;
     } catch (const InputError&) {
         bound = 0; // each candidate then reports its own refusal
     }
@@ -237,8 +237,9 @@ GroupResult evaluateGroup(const PlanInputs& plan, const Group& g, double capacit
 /// Evaluates every group on `threads` threads; thread k takes groups k, k + n, ..., each result
 /// lands in its group's slot, so the merged result does not depend on the thread count.
 std::vector<GroupResult> evaluateAll(const PlanInputs& plan, const std::vector<Group>& groups,
-                                     double capacity, std::int64_t threads)
+                                     double capacity, const LayoutSearchOptions& o)
 {
+    const std::int64_t threads = o.threads;
     std::vector<GroupResult> results(groups.size());
     const auto n = static_cast<std::size_t>(
         std::clamp<std::int64_t>(threads, 1, std::max<std::int64_t>(1, std::ssize(groups))));
@@ -246,7 +247,7 @@ std::vector<GroupResult> evaluateAll(const PlanInputs& plan, const std::vector<G
     auto work = [&](std::size_t k) {
         try {
             for (std::size_t i = k; i < groups.size(); i += n)
-                results[i] = evaluateGroup(plan, groups[i], capacity);
+                results[i] = evaluateGroup(plan, groups[i], capacity, o.prune);
         } catch (...) {
             errors[k] = std::current_exception();
         }
@@ -446,7 +447,7 @@ LayoutSearchResult searchLayouts(const PlanInputs& plan, const LayoutSearchOptio
     }
     out.enumerated = e.candidates;
     const double capacity = std::ldexp(plan.gpuMemoryGib, 30);
-    std::vector<GroupResult> results = evaluateAll(plan, e.groups, capacity, options.threads);
+    std::vector<GroupResult> results = evaluateAll(plan, e.groups, capacity, options);
     std::vector<LayoutPoint> points;
     std::vector<bool> lowerBound;
     std::vector<LayoutFailure> refused;

@@ -83,6 +83,45 @@ private slots:
         QVERIFY(r.closest.empty());
     }
 
+    void tinyMoeCandidatesByHand()
+    {
+        // The same tiny model with 4 routed experts: ep divides 4 and d, so d = 4 gives ep in
+        // {1, 2, 4}, d = 2 gives {1, 2} and d = 1 gives {1}. Per (t, p) as above:
+        //   t1 p2 (d 4): 24 x 3 = 72     t1 p4 (d 2): 24 x 2 = 48     t2 p1 (d 4): 24 x 3 = 72
+        //   t2 p2 (d 2): 96 x 2 = 192    t2 p4 (d 1): 18 x 1 = 18     402 in all, every one fits.
+        PlanInputs plan = tiny();
+        plan.model.experts = 4;
+        plan.model.topK = 2;
+        const LayoutSearchResult r = searchLayouts(plan);
+        QCOMPARE(r.enumerated, 402);
+        QCOMPARE(r.fitting, 402);
+        std::int64_t ep4 = 0;
+        for (const RankedLayout& x : r.ranked)
+            ep4 += x.key.ep == 4 ? 1 : 0;
+        QCOMPARE(ep4, 24 + 24); // t1 p2 and t2 p1
+    }
+
+    void pruningKeepsEveryFittingLayout()
+    {
+        // 175B on 64 GPUs of 60 GiB: many groups are pruned by their model state; computing
+        // every candidate's memory instead must find exactly the same fitting layouts.
+        PlanInputs plan = korthikanti175B();
+        plan.gpuMemoryGib = 60;
+        LayoutSearchOptions all;
+        all.prune = false;
+        const LayoutSearchResult pruned = searchLayouts(plan);
+        const LayoutSearchResult full = searchLayouts(plan, all);
+        QVERIFY(pruned.pruned > 0);
+        QCOMPARE(full.pruned, 0);
+        QCOMPARE(pruned.enumerated, full.enumerated);
+        QCOMPARE(pruned.fitting, full.fitting);
+        QVERIFY(pruned.fitting > 0);
+        for (std::size_t i = 0; i < pruned.ranked.size(); ++i) {
+            QVERIFY(pruned.ranked[i].key == full.ranked[i].key);
+            QCOMPARE(pruned.ranked[i].time.total, full.ranked[i].time.total);
+        }
+    }
+
     void rankingAscendingAndDeterministic()
     {
         LayoutSearchOptions one;

@@ -85,6 +85,7 @@ struct LayoutSearchOptions {
     std::int64_t maxDivisorWork = 10'000'000;
     std::int64_t threads = 2; ///< worker threads; results do not depend on it
     std::int64_t scatterNonFitting = 2000; ///< non-fitting points kept in the scatter, at most
+    bool prune = true; ///< false computes every candidate's memory (tests compare the two)
 };
 
 inline constexpr std::size_t kExplainedLayouts = 10;
