@@ -14,6 +14,9 @@ namespace {
 
 constexpr Recompute kRecipes[] = {Recompute::None, Recompute::Selective, Recompute::Full};
 
+/// Divisibility failures kept for a search in which no (t, p) divides the global batch.
+constexpr std::size_t kMaxDivisibilityFailures = 20;
+
 std::string str(std::int64_t v)
 {
     return std::to_string(v);
@@ -108,7 +111,8 @@ bool addGroups(const PlanInputs& plan, const LayoutSearchOptions& o, std::int64_
     const ModelShape& m = plan.model;
     const std::int64_t d = plan.gpus / t / p;
     if (plan.globalBatch % d != 0) {
-        e.divisibility.push_back(batchFailure(plan, t, p, d));
+        if (e.divisibility.size() < kMaxDivisibilityFailures) // the first ones tell the story
+            e.divisibility.push_back(batchFailure(plan, t, p, d));
         return true;
     }
     const std::vector<std::int64_t> mbs = divisors(plan.globalBatch / d, plan.globalBatch, work);

@@ -100,7 +100,7 @@ struct LayoutSearchResult {
     std::vector<LayoutPoint> scatter; ///< every fitting one, then a sample of the others
     std::vector<RankedLayout> ranked; ///< every fitting one, ascending step time
     /// When nothing fits: the kClosestFailures smallest in memory, or, when no layout passes
-    /// the divisibility rules, which rule failed for each (t, p).
+    /// the divisibility rules, which rule failed for each (t, p) (the first 20, by t then p).
     std::vector<LayoutFailure> closest;
 };
 
