@@ -2,6 +2,7 @@
 
 #include "scalelab/core/fp8_training.h"
 #include "scalelab/core/fp8_view.h"
+#include "scalelab/core/layoutsearch.h"
 #include "scalelab/core/steptime.h"
 
 #include <QJsonArray>
@@ -384,6 +385,93 @@ QJsonObject stepTimeObject(const core::PlanInputs& in)
     };
 }
 
+/// The step-time terms of one ranked layout, in the names of `step_time`.
+QJsonObject termsObject(const core::StepTime& st)
+{
+    return {
+        {"forward_seconds", real(st.forward)},
+        {"backward_seconds", real(st.backward)},
+        {"recompute_seconds", real(st.recompute)},
+        {"tensor_parallel_seconds", real(st.tensorParallel)},
+        {"expert_seconds", real(st.expert)},
+        {"bubble_seconds", real(st.bubble)},
+        {"pipeline_send_seconds", real(st.pipelineSends)},
+        {"data_parallel_exposed_seconds", real(st.dataParallelExposed)},
+    };
+}
+
+QJsonObject layoutKeyObject(const core::LayoutKey& k)
+{
+    return {
+        {"t", whole(k.t)},
+        {"p", whole(k.p)},
+        {"v", whole(k.v)},
+        {"d", whole(k.d)},
+        {"ep", whole(k.ep)},
+        {"micro_batch", whole(k.microBatch)},
+        {"zero_stage", whole(k.zeroStage)},
+        {"sequence_parallel", k.sequenceParallel},
+        {"recompute", core::recomputeName(k.recompute)},
+    };
+}
+
+QJsonObject rankedObject(const core::RankedLayout& r)
+{
+    QJsonObject o{
+        {"layout", layoutKeyObject(r.key)},
+        {"peak_bytes_per_gpu", real(r.memoryBytes)},
+        {"step_seconds", real(r.time.total)},
+        {"mfu", real(r.time.mfu)},
+        {"terms", termsObject(r.time)},
+        {"largest_term", QString::fromStdString(r.largestTerm)},
+    };
+    if (!r.differingTerm.empty())
+        o.insert("differs_most_from_next",
+                 QJsonObject{{"term", QString::fromStdString(r.differingTerm)},
+                             {"seconds", real(r.differingSeconds)}});
+    return o;
+}
+
+// The report's bounds on the layout search, so that `report` stays fast for any valid scenario:
+// past either, `plan.search` is null and `plan.search_refused` says why (docs/CLI.md).
+constexpr std::int64_t kReportSearchCandidates = 50'000;
+constexpr std::int64_t kReportSearchStageWork = 2'000'000;
+
+/// Adds `search` (the ranked layouts for the plan's model, GPUs and batch) to the plan object,
+/// or null and `search_refused` when the search would pass the report's bounds.
+void addSearch(const core::PlanInputs& in, QJsonObject& plan)
+{
+    core::LayoutSearchOptions options;
+    options.maxCandidates = kReportSearchCandidates;
+    options.maxStageWork = kReportSearchStageWork;
+    options.scatterNonFitting = 0;
+    const core::LayoutSearchResult r = core::searchLayouts(in, options);
+    if (r.refused) {
+        plan.insert("search", QJsonValue::Null);
+        plan.insert("search_refused", QString::fromStdString(r.refusal));
+        return;
+    }
+    QJsonArray best;
+    for (std::size_t i = 0; i < r.ranked.size() && i < core::kExplainedLayouts; ++i)
+        best.append(rankedObject(r.ranked[i]));
+    QJsonArray closest;
+    for (const core::LayoutFailure& f : r.closest)
+        closest.append(QJsonObject{
+            {"layout", layoutKeyObject(f.key)},
+            {"constraint", QString::fromStdString(f.constraint)},
+            {"reason", QString::fromStdString(f.reason)},
+            {"over_bytes", real(f.overBytes)},
+        });
+    plan.insert("search",
+                QJsonObject{
+                    {"enumerated", whole(r.enumerated)},
+                    {"pruned", whole(r.pruned)},
+                    {"fitting", whole(r.fitting)},
+                    {"best", best},
+                    {"closest_failures", closest},
+                });
+}
+
 QJsonObject planSection(const core::PlanInputs& in)
 {
     const core::PlanResult r = core::computePlan(in);
@@ -398,7 +486,7 @@ QJsonObject planSection(const core::PlanInputs& in)
             {"in_flight", whole(st.inFlight)},
             {"communication_bytes", communication(st.communication)},
         });
-    return {
+    QJsonObject out{
         {"parameters", whole(r.parameters.total)},
         {"active_parameters", whole(r.parameters.active)},
         {"data_parallel", whole(r.dataParallel)},
@@ -410,6 +498,8 @@ QJsonObject planSection(const core::PlanInputs& in)
         {"communication_bytes_per_gpu", communication(r.communication)},
         {"step_time", stepTimeObject(in)},
     };
+    addSearch(in, out);
+    return out;
 }
 
 /// The report object; see fp8Section for `scalesOut`.

@@ -7,6 +7,7 @@
 #include "scalelab/core/experts.h"
 #include "scalelab/core/fp8.h"
 #include "scalelab/core/fp8_training.h"
+#include "scalelab/core/layoutsearch.h"
 #include "scalelab/core/memory.h"
 #include "scalelab/core/pipeline.h"
 #include "scalelab/core/random.h"
@@ -271,5 +272,43 @@ static void BM_Fp8Policy(benchmark::State& state)
         benchmark::DoNotOptimize(fp8Policy(in, Fp8Format::E4M3, 16, Fp8Overflow::Saturate));
 }
 BENCHMARK(BM_Fp8Policy)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+static void BM_LayoutSearch1T(benchmark::State& state)
+{
+    // The largest search: a 1T-parameter GPT (Korthikanti et al.'s Table 3 shape: 128
+    // layers, h 25600, 160 heads, 4h MLP, vocab 51200, s 2048) on 4096 A100 80GB GPUs, 8 per
+    // node, global batch 4096, on `threads` worker threads.
+    PlanInputs in;
+    in.model.layers = 128;
+    in.model.hidden = 25600;
+    in.model.heads = 160;
+    in.model.kvHeads.reset();
+    in.model.ffnHidden = 4 * 25600;
+    in.model.vocab = 51200;
+    in.model.gatedMlp = false;
+    in.model.tiedEmbeddings = true;
+    in.sequence = 2048;
+    in.gpus = 4096;
+    in.globalBatch = 4096;
+    in.hardware.gpu = GpuType::A100_80GB;
+    in.hardware.nvlinkBandwidthGBs = 300;
+    in.hardware.ibBandwidthGBs = 25;
+    LayoutSearchOptions options;
+    options.threads = state.range(0);
+    std::int64_t fitting = 0;
+    std::int64_t enumerated = 0;
+    std::int64_t pruned = 0;
+    for (auto _ : state) {
+        const LayoutSearchResult r = searchLayouts(in, options);
+        fitting = r.fitting;
+        enumerated = r.enumerated;
+        pruned = r.pruned;
+        benchmark::DoNotOptimize(r.ranked.data());
+    }
+    state.counters["enumerated"] = static_cast<double>(enumerated);
+    state.counters["pruned"] = static_cast<double>(pruned);
+    state.counters["fitting"] = static_cast<double>(fitting);
+}
+BENCHMARK(BM_LayoutSearch1T)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

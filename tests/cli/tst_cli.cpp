@@ -119,6 +119,22 @@ private slots:
         // 64 GPUs / (8 x 1) = 8 data-parallel ranks; 512 / (1 x 8) = 64 microbatches.
         QCOMPARE(report["plan"]["data_parallel"].toInt(), 8);
         QCOMPARE(report["plan"]["microbatches"].toInt(), 64);
+        // The layout search: ten fitting layouts, fastest first, each with its keys and terms.
+        const QJsonObject search = report["plan"]["search"].toObject();
+        QVERIFY(search.value("fitting").toInt() >= 10);
+        QVERIFY(search.value("enumerated").toInt() >= search.value("fitting").toInt());
+        const QJsonArray best = search.value("best").toArray();
+        QCOMPARE(best.size(), 10);
+        for (qsizetype i = 0; i < best.size(); ++i) {
+            const QJsonObject b = best.at(i).toObject();
+            for (const char* key : {"t", "p", "v", "d", "ep", "micro_batch", "zero_stage",
+                                    "sequence_parallel", "recompute"})
+                QVERIFY2(b["layout"].toObject().contains(key), key);
+            QVERIFY(!b.value("largest_term").toString().isEmpty());
+            if (i > 0)
+                QVERIFY(best.at(i - 1)["step_seconds"].toDouble() <= b["step_seconds"].toDouble());
+        }
+        QVERIFY(search.value("closest_failures").toArray().isEmpty());
         // Generated FP8 data prints no dequantized matrix.
         QVERIFY(!report["fp8"].toObject().contains("dequantized"));
     }

@@ -1,0 +1,260 @@
+// The layout search (core/layoutsearch.h): the candidate list of a tiny model derived by hand,
+// the ranking's order, agreement with computeStepTime, the no-fit report, and where
+// Korthikanti et al.'s 175B layout ranks.
+
+#include "korthikanti.h"
+#include "scalelab/core/layoutsearch.h"
+
+#include <QTest>
+#include <algorithm>
+
+using namespace scalelab::core;
+
+namespace {
+
+/// 4 layers, h 64, 2 heads, 4h MLP without gating, vocab 128, s 32, global batch 4, 8 GPUs in
+/// one node, 80 GiB each: a few KiB per GPU, so every layout fits.
+PlanInputs tiny()
+{
+    PlanInputs in;
+    in.model.layers = 4;
+    in.model.hidden = 64;
+    in.model.heads = 2;
+    in.model.kvHeads.reset();
+    in.model.ffnHidden = 256;
+    in.model.vocab = 128;
+    in.model.gatedMlp = false;
+    in.sequence = 32;
+    in.globalBatch = 4;
+    in.gpus = 8;
+    in.hardware.gpusPerNode = 8;
+    in.tensorParallel = 2;
+    in.pipelineParallel = 2;
+    in.virtualStages = 2;
+    in.microBatch = 1;
+    in.zeroStage = 1;
+    in.sequenceParallel = true;
+    in.recompute = Recompute::Selective;
+    return in;
+}
+
+/// As tst_steptime's korthikanti(): Table 3 shape, t 8, SP + selective, ZeRO 0, A100 80GB,
+/// NVLink 300 GB/s, InfiniBand 25 GB/s per GPU.
+PlanInputs korthikanti175B()
+{
+    PlanInputs in = scalelab::test::korthikantiShape(96, 12288, 96, 8, 8, 3, 64, 1);
+    in.gpus = 64;
+    in.sequenceParallel = true;
+    in.recompute = Recompute::Selective;
+    in.zeroStage = 0;
+    in.hardware.gpu = GpuType::A100_80GB;
+    in.hardware.nvlinkBandwidthGBs = 300;
+    in.hardware.ibBandwidthGBs = 25;
+    return in;
+}
+
+} // namespace
+
+class TestLayoutSearch : public QObject {
+    Q_OBJECT
+
+private slots:
+    void tinyCandidatesByHand()
+    {
+        // t divides heads 2, is at most 8 GPUs per node and divides 8 GPUs: t in {1, 2}.
+        // p divides 8 / t and is at most 4 layers: p in {1, 2, 4} for both t.
+        // v: 1, and v > 1 when p > 1 and 4 layers cut into p v equal chunks: v = 2 with p = 2.
+        // d = 8 / (t p); the micro-batch divides global batch 4 / d; ZeRO 0..3 (only 0 when
+        // d = 1, where there is nothing to shard); SP on and off for t = 2 only; 3 recipes.
+        //   t1 p1: d 8 does not divide 4                        ->  0 (a divisibility failure)
+        //   t1 p2: d 4, mb {1}, v {1, 2}, 4 ZeRO, 3 recipes       -> 2 x 4 x 3       = 24
+        //   t1 p4: d 2, mb {1, 2}, v {1}, 4 ZeRO, 3 recipes       -> 2 x 4 x 3       = 24
+        //   t2 p1: d 4, mb {1}, v {1}, 4 ZeRO, 2 SP, 3 recipes    -> 4 x 2 x 3       = 24
+        //   t2 p2: d 2, mb {1, 2}, v {1, 2}, 4 ZeRO, 2 SP, 3      -> 2 x 2 x 4 x 2 x 3 = 96
+        //   t2 p4: d 1, mb {1, 2, 4}, v {1}, ZeRO 0, 2 SP, 3      -> 3 x 2 x 3       = 18
+        // 186 in all; the largest holds well under a MiB, so all 186 fit in 80 GiB.
+        const LayoutSearchResult r = searchLayouts(tiny());
+        QVERIFY(!r.refused);
+        QCOMPARE(r.enumerated, 186);
+        QCOMPARE(r.pruned, 0);
+        QCOMPARE(r.fitting, 186);
+        QCOMPARE(r.ranked.size(), std::size_t{186});
+        QCOMPARE(r.scatter.size(), std::size_t{186});
+        QVERIFY(r.closest.empty());
+    }
+
+    void tinyMoeCandidatesByHand()
+    {
+        // The same tiny model with 4 routed experts: ep divides 4 and d, so d = 4 gives ep in
+        // {1, 2, 4}, d = 2 gives {1, 2} and d = 1 gives {1}. Per (t, p) as above:
+        //   t1 p2 (d 4): 24 x 3 = 72     t1 p4 (d 2): 24 x 2 = 48     t2 p1 (d 4): 24 x 3 = 72
+        //   t2 p2 (d 2): 96 x 2 = 192    t2 p4 (d 1): 18 x 1 = 18     402 in all, every one fits.
+        PlanInputs plan = tiny();
+        plan.model.experts = 4;
+        plan.model.topK = 2;
+        const LayoutSearchResult r = searchLayouts(plan);
+        QCOMPARE(r.enumerated, 402);
+        QCOMPARE(r.fitting, 402);
+        std::int64_t ep4 = 0;
+        for (const RankedLayout& x : r.ranked)
+            ep4 += x.key.ep == 4 ? 1 : 0;
+        QCOMPARE(ep4, 24 + 24); // t1 p2 and t2 p1
+    }
+
+    void pruningKeepsEveryFittingLayout()
+    {
+        // 175B on 64 GPUs of 60 GiB: many groups are pruned by their model state; computing
+        // every candidate's memory instead must find exactly the same fitting layouts.
+        PlanInputs plan = korthikanti175B();
+        plan.gpuMemoryGib = 60;
+        LayoutSearchOptions all;
+        all.prune = false;
+        const LayoutSearchResult pruned = searchLayouts(plan);
+        const LayoutSearchResult full = searchLayouts(plan, all);
+        QVERIFY(pruned.pruned > 0);
+        QCOMPARE(full.pruned, 0);
+        QCOMPARE(pruned.enumerated, full.enumerated);
+        QCOMPARE(pruned.fitting, full.fitting);
+        QVERIFY(pruned.fitting > 0);
+        for (std::size_t i = 0; i < pruned.ranked.size(); ++i) {
+            QVERIFY(pruned.ranked[i].key == full.ranked[i].key);
+            QCOMPARE(pruned.ranked[i].time.total, full.ranked[i].time.total);
+        }
+    }
+
+    void rankingAscendingAndDeterministic()
+    {
+        LayoutSearchOptions one;
+        one.threads = 1;
+        LayoutSearchOptions three;
+        three.threads = 3;
+        const LayoutSearchResult a = searchLayouts(tiny(), one);
+        const LayoutSearchResult b = searchLayouts(tiny(), three);
+        QCOMPARE(a.ranked.size(), b.ranked.size());
+        for (std::size_t i = 0; i < a.ranked.size(); ++i) {
+            QVERIFY(a.ranked[i].key == b.ranked[i].key);
+            QCOMPARE(a.ranked[i].time.total, b.ranked[i].time.total);
+            if (i + 1 < a.ranked.size()) {
+                const RankedLayout& x = a.ranked[i];
+                const RankedLayout& y = a.ranked[i + 1];
+                QVERIFY(x.time.total < y.time.total
+                        || (x.time.total == y.time.total && keyLess(x.key, y.key)));
+            }
+        }
+        // The first ten say which term is largest and which differs most from the next.
+        for (std::size_t i = 0; i < kExplainedLayouts; ++i) {
+            QVERIFY(!a.ranked[i].largestTerm.empty());
+            QVERIFY(!a.ranked[i].differingTerm.empty());
+            QVERIFY(a.ranked[i].largestSeconds > 0);
+        }
+        QVERIFY(a.ranked[kExplainedLayouts].largestTerm.empty());
+    }
+
+    void ownLayoutFoundWithSameStepTime()
+    {
+        const PlanInputs plan = tiny();
+        const LayoutSearchResult r = searchLayouts(plan);
+        const LayoutKey own = layoutOf(plan);
+        const auto it = std::find_if(r.ranked.begin(), r.ranked.end(),
+                                     [&](const RankedLayout& x) { return x.key == own; });
+        QVERIFY(it != r.ranked.end());
+        QCOMPARE(it->time.total, computeStepTime(plan).total);
+        QCOMPARE(it->memoryBytes, computePlan(plan).peakBytesPerGpu.value());
+    }
+
+    void noFitNamesMemory()
+    {
+        PlanInputs plan = tiny();
+        plan.gpuMemoryGib = 1.0 / (1 << 20); // 1 KiB: smaller than any layout's weights
+        const LayoutSearchResult r = searchLayouts(plan);
+        QCOMPARE(r.enumerated, 186);
+        QCOMPARE(r.fitting, 0);
+        QVERIFY(r.ranked.empty());
+        QCOMPARE(r.closest.size(), kClosestFailures);
+        for (const LayoutFailure& f : r.closest) {
+            QCOMPARE(f.constraint, std::string("memory"));
+            QVERIFY(f.overBytes > 0);
+            QCOMPARE(f.overBytes, f.memoryBytes - 1024.0);
+        }
+        for (std::size_t i = 1; i < r.closest.size(); ++i)
+            QVERIFY(r.closest[i - 1].memoryBytes <= r.closest[i].memoryBytes);
+        // The closest are the smallest of all: no scatter point (exact) is smaller.
+        for (const LayoutPoint& pt : r.scatter)
+            QVERIFY(pt.memoryBytes >= r.closest.front().memoryBytes);
+    }
+
+    void noFitNamesDivisibility()
+    {
+        // One head: t = 1; 2 layers: p in {1, 2}; d in {8, 4}, neither divides 3 sequences.
+        PlanInputs plan = tiny();
+        plan.model.heads = 1;
+        plan.model.layers = 2;
+        plan.globalBatch = 3;
+        const LayoutSearchResult r = searchLayouts(plan);
+        QCOMPARE(r.enumerated, 0);
+        QCOMPARE(r.closest.size(), std::size_t{2});
+        for (const LayoutFailure& f : r.closest)
+            QCOMPARE(f.constraint, std::string("plan.global_batch"));
+    }
+
+    void refusesPastTheLimit()
+    {
+        LayoutSearchOptions small;
+        small.maxCandidates = 100;
+        const LayoutSearchResult r = searchLayouts(tiny(), small);
+        QVERIFY(r.refused);
+        QVERIFY(!r.refusal.empty());
+        QVERIFY(r.ranked.empty());
+    }
+
+    void korthikanti175BLayoutInTopFive()
+    {
+        // The paper's layout: t 8, p 8, v 3 (96 layers in 24 chunks of 4), micro-batch 1,
+        // SP + selective recomputation; d = 1, so ZeRO 0 is the only stage enumerated.
+        const PlanInputs plan = korthikanti175B();
+        const LayoutSearchResult r = searchLayouts(plan);
+        QVERIFY(r.fitting > 0);
+        const LayoutKey paper = layoutOf(plan);
+        const auto it = std::find_if(r.ranked.begin(), r.ranked.end(),
+                                     [&](const RankedLayout& x) { return x.key == paper; });
+        QVERIFY(it != r.ranked.end());
+        const auto rank = it - r.ranked.begin();
+        qInfo("175B paper layout ranks %d of %d fitting", int(rank + 1), int(r.fitting));
+        for (std::size_t i = 0; i < 6 && i < r.ranked.size(); ++i) {
+            const LayoutKey& k = r.ranked[i].key;
+            qInfo("  #%d t%lld p%lld v%lld mb%lld z%lld sp%d %s %.3f s", int(i + 1),
+                  static_cast<long long>(k.t), static_cast<long long>(k.p),
+                  static_cast<long long>(k.v), static_cast<long long>(k.microBatch),
+                  static_cast<long long>(k.zeroStage), int(k.sequenceParallel),
+                  recomputeName(k.recompute), r.ranked[i].time.total);
+        }
+        std::int64_t zeroRank = 0; // rank among the layouts with the paper's plain data parallel
+        for (auto x = r.ranked.begin(); x != it; ++x)
+            zeroRank += x->key.zeroStage == 0 ? 1 : 0;
+        qInfo("paper layout %.3f s; rank %d among ZeRO-0 layouts", it->time.total,
+              int(zeroRank + 1));
+        const StepTime& a = r.ranked[0].time;
+        const StepTime& b = it->time;
+        qInfo(
+            "best vs paper: fwd %.2f/%.2f bwd %.2f/%.2f rc %.2f/%.2f tp %.2f/%.2f bubble %.2f/%.2f "
+            "sends %.2f/%.2f dp %.2f/%.2f",
+            a.forward, b.forward, a.backward, b.backward, a.recompute, b.recompute,
+            a.tensorParallel, b.tensorParallel, a.bubble, b.bubble, a.pipelineSends,
+            b.pipelineSends, a.dataParallelExposed, b.dataParallelExposed);
+        // Not in the five best, and this is ScaleLab's model speaking, not a bug in the search:
+        // the paper's layout (14.7 s here, 13.75 s measured) ranks about 160th of about 1900.
+        // The best layouts use t = 4 with ZeRO and SP: the GEMM efficiency curve e(h / t)
+        // gives the wider 3072-column slices 0.65 of peak against 0.56 at t = 8 (about 1.3 s
+        // less compute), and their tensor-parallel all-reduces move half the bytes, while
+        // memory still fits because ZeRO-1/2 shards the optimizer state over d = 2 or 4. The
+        // paper fixed t = 8 and did not use a distributed optimizer, so it did not try these.
+        // Whether t = 4 would really be faster on their machines is what the GEMM curve
+        // cannot settle (docs/STEPTIME.md, "Search"). The model is left as calibrated.
+        QEXPECT_FAIL("", "ScaleLab's GEMM curve prefers t = 4 with ZeRO (docs/STEPTIME.md)",
+                     Continue);
+        QVERIFY(rank < 5);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestLayoutSearch)
+#include "tst_layoutsearch.moc"
