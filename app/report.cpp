@@ -352,39 +352,6 @@ QJsonObject communication(const core::CommunicationBytes& c)
     };
 }
 
-/// The step-time model's terms (seconds, on the critical stage) and the figures they give.
-QJsonObject stepTimeObject(const core::PlanInputs& in)
-{
-    const core::StepTime st = core::computeStepTime(in);
-    const core::GpuSpec gpu = core::gpuSpec(in.hardware.gpu);
-    // Per token, not per step: a step's FLOPs pass 2^53, where JSON's integers and doubles part.
-    const auto tokens = static_cast<double>(in.globalBatch * in.sequence);
-    return {
-        {"gpu", core::gpuTypeName(in.hardware.gpu)},
-        {"peak_flops", real(st.peakFlops)},
-        {"gpu_memory_gb", real(gpu.memoryGB)},
-        {"gemm_efficiency", real(st.gemmEfficiency)},
-        {"critical_stage", whole(st.criticalStage)},
-        {"forward_seconds", real(st.forward)},
-        {"backward_seconds", real(st.backward)},
-        {"recompute_seconds", real(st.recompute)},
-        {"tensor_parallel_seconds", real(st.tensorParallel)},
-        {"expert_seconds", real(st.expert)},
-        {"bubble_seconds", real(st.bubble)},
-        {"pipeline_send_seconds", real(st.pipelineSends)},
-        {"data_parallel_seconds", real(st.dataParallel)},
-        {"data_parallel_exposed_seconds", real(st.dataParallelExposed)},
-        {"step_seconds", real(st.total)},
-        {"tokens_per_second", real(st.tokensPerSecond)},
-        {"model_flops_per_token", real(st.modelFlops / tokens)},
-        {"hardware_flops_per_token", real(st.hardwareFlops / tokens)},
-        {"mfu", real(st.mfu)},
-        {"hfu", real(st.hfu)},
-        {"tflops_per_gpu", real(st.tflopsPerGpu)},
-        {"training_days", real(st.trainingDays)},
-    };
-}
-
 /// The step-time terms of one ranked layout, in the names of `step_time`.
 QJsonObject termsObject(const core::StepTime& st)
 {
@@ -398,6 +365,35 @@ QJsonObject termsObject(const core::StepTime& st)
         {"pipeline_send_seconds", real(st.pipelineSends)},
         {"data_parallel_exposed_seconds", real(st.dataParallelExposed)},
     };
+}
+
+/// The step-time model's terms (seconds, on the critical stage) and the figures they give.
+QJsonObject stepTimeObject(const core::PlanInputs& in)
+{
+    const core::StepTime st = core::computeStepTime(in);
+    const core::GpuSpec gpu = core::gpuSpec(in.hardware.gpu);
+    // Per token, not per step: a step's FLOPs pass 2^53, where JSON's integers and doubles part.
+    const auto tokens = static_cast<double>(in.globalBatch * in.sequence);
+    QJsonObject out = termsObject(st);
+    const QJsonObject figures{
+        {"gpu", core::gpuTypeName(in.hardware.gpu)},
+        {"peak_flops", real(st.peakFlops)},
+        {"gpu_memory_gb", real(gpu.memoryGB)},
+        {"gemm_efficiency", real(st.gemmEfficiency)},
+        {"critical_stage", whole(st.criticalStage)},
+        {"data_parallel_seconds", real(st.dataParallel)},
+        {"step_seconds", real(st.total)},
+        {"tokens_per_second", real(st.tokensPerSecond)},
+        {"model_flops_per_token", real(st.modelFlops / tokens)},
+        {"hardware_flops_per_token", real(st.hardwareFlops / tokens)},
+        {"mfu", real(st.mfu)},
+        {"hfu", real(st.hfu)},
+        {"tflops_per_gpu", real(st.tflopsPerGpu)},
+        {"training_days", real(st.trainingDays)},
+    };
+    for (auto it = figures.begin(); it != figures.end(); ++it)
+        out.insert(it.key(), it.value());
+    return out;
 }
 
 QJsonObject layoutKeyObject(const core::LayoutKey& k)
