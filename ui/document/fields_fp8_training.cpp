@@ -131,16 +131,12 @@ void addPolicyFields(std::vector<Field>& out)
                           "Delayed scaling's window: the scale comes from the largest amax of "
                           "this many previous steps (Transformer Engine's amax_history_len)."),
         1, 1024, true)));
-    for (auto [key, label, help] :
-         {std::tuple{"fp8.policy.rows", QT_TRANSLATE_NOOP("Field", "Tensor rows"),
-                     QT_TRANSLATE_NOOP("Field", "Rows of each step's tensor.")},
-          std::tuple{"fp8.policy.cols", QT_TRANSLATE_NOOP("Field", "Tensor columns"),
-                     QT_TRANSLATE_NOOP("Field", "Columns of each step's tensor.")}}) {
-        Field f = numberField(S, key, W, label, {}, "", help, 1, 4096, true);
-        out.push_back(std::string_view(key) == "fp8.policy.rows"
-                          ? policy<&Fp8PolicyInputs::rows>(std::move(f))
-                          : policy<&Fp8PolicyInputs::cols>(std::move(f)));
-    }
+    out.push_back(policy<&Fp8PolicyInputs::rows>(
+        numberField(S, "fp8.policy.rows", W, QT_TRANSLATE_NOOP("Field", "Tensor rows"), {}, "",
+                    QT_TRANSLATE_NOOP("Field", "Rows of each step's tensor."), 1, 4096, true)));
+    out.push_back(policy<&Fp8PolicyInputs::cols>(
+        numberField(S, "fp8.policy.cols", W, QT_TRANSLATE_NOOP("Field", "Tensor columns"), {}, "",
+                    QT_TRANSLATE_NOOP("Field", "Columns of each step's tensor."), 1, 4096, true)));
     out.push_back(policy<&Fp8PolicyInputs::seed>(
         numberField(S, "fp8.policy.seed", W, QT_TRANSLATE_NOOP("Field", "Seed"), {}, "",
                     QT_TRANSLATE_NOOP("Field", "Seed of the tensors."), 0, 1000)));

@@ -5,12 +5,14 @@
 #include "scalelab/core/fp8_view.h"
 #include "tab.h"
 
+#include <QComboBox>
 #include <QHash>
 #include <QList>
 #include <QPointF>
 #include <QString>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -144,6 +146,9 @@ private:
     PolicyKey policyKey() const;
 
     void buildControls();
+    /// The controls of `keys` behind a disclosure button at the foot of `box`.
+    void addDisclosedControls(QVBoxLayout* box, std::initializer_list<const char*> keys,
+                              const QString& text, const QString& accessibleName);
     void buildPartBar();
     void buildAccumulationControls();
     void buildPolicyControls();

@@ -318,12 +318,8 @@ void Fp8Tab::buildAccumulationControls()
          {"fp8.accumulation.accumulator_bits", "fp8.accumulation.promotion_interval",
           "fp8.accumulation.k_min", "fp8.accumulation.k_max"})
         addControl(box, key);
-    auto* advanced = new QWidget;
-    auto* adv = new QVBoxLayout(advanced);
-    adv->setContentsMargins(kDisclosureIndent, 0, 0, 0);
-    for (const char* key : {"fp8.accumulation.outputs", "fp8.accumulation.seed"})
-        addControl(adv, key);
-    addDisclosure(box, tr("Outputs and seed"), advanced, tr("Show outputs and seed"));
+    addDisclosedControls(box, {"fp8.accumulation.outputs", "fp8.accumulation.seed"},
+                         tr("Outputs and seed"), tr("Show outputs and seed"));
 }
 
 void Fp8Tab::buildPolicyControls()
@@ -346,12 +342,19 @@ void Fp8Tab::buildPolicyControls()
     for (const char* key : {"fp8.policy.spike", "fp8.policy.spike_step", "fp8.policy.drift",
                             "fp8.policy.history", "fp8.policy.steps"})
         addControl(box, key);
+    addDisclosedControls(box, {"fp8.policy.rows", "fp8.policy.cols", "fp8.policy.seed"},
+                         tr("Tensor shape and seed"), tr("Show tensor shape and seed"));
+}
+
+void Fp8Tab::addDisclosedControls(QVBoxLayout* box, std::initializer_list<const char*> keys,
+                                  const QString& text, const QString& accessibleName)
+{
     auto* advanced = new QWidget;
     auto* adv = new QVBoxLayout(advanced);
     adv->setContentsMargins(kDisclosureIndent, 0, 0, 0);
-    for (const char* key : {"fp8.policy.rows", "fp8.policy.cols", "fp8.policy.seed"})
+    for (const char* key : keys)
         addControl(adv, key);
-    addDisclosure(box, tr("Tensor shape and seed"), advanced, tr("Show tensor shape and seed"));
+    addDisclosure(box, text, advanced, accessibleName);
 }
 
 void Fp8Tab::applyAccumulationPreset(int index)
