@@ -1,7 +1,6 @@
 #include "scalelab/core/scenario.h"
 
 #include <cmath>
-#include <type_traits>
 
 namespace scalelab::core {
 
@@ -59,8 +58,7 @@ void validateDisplay(const Scenario& s)
 
 namespace {
 
-/// Calls `f` with the members of `section`: its inputs and, where it has them, its display
-/// settings (the plan has none: its inputs are all it shows).
+/// Calls `f` with the members of `section`: its inputs and its display settings.
 template <typename F> decltype(auto) withMembers(Section section, F&& f)
 {
     switch (section) {
@@ -79,7 +77,7 @@ template <typename F> decltype(auto) withMembers(Section section, F&& f)
     case Section::Plan:
         break;
     }
-    return f(&Scenario::plan, nullptr);
+    return f(&Scenario::plan, &Scenario::planDisplay);
 }
 
 } // namespace
@@ -87,10 +85,7 @@ template <typename F> decltype(auto) withMembers(Section section, F&& f)
 bool sameSection(const Scenario& a, const Scenario& b, Section section)
 {
     return withMembers(section, [&](auto inputs, auto display) {
-        if constexpr (std::is_null_pointer_v<decltype(display)>)
-            return a.*inputs == b.*inputs;
-        else
-            return a.*inputs == b.*inputs && a.*display == b.*display;
+        return a.*inputs == b.*inputs && a.*display == b.*display;
     });
 }
 
@@ -98,8 +93,7 @@ void copySection(const Scenario& from, Scenario& into, Section section)
 {
     withMembers(section, [&](auto inputs, auto display) {
         into.*inputs = from.*inputs;
-        if constexpr (!std::is_null_pointer_v<decltype(display)>)
-            into.*display = from.*display;
+        into.*display = from.*display;
     });
 }
 

@@ -64,7 +64,7 @@ private slots:
                    "hardware": {"gpu": "h100_80gb", "precision": "bf16", "gpus_per_node": 8,
                                 "nvlink_bandwidth": 450, "nvlink_latency": 2,
                                 "ib_bandwidth": 50, "ib_latency": 10, "dp_overlap": 0.8},
-                   "train_tokens": 1e12}
+                   "train_tokens": 1e12, "part": "memory"}
         })");
         QCOMPARE(d, expected);
     }

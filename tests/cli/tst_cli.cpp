@@ -521,12 +521,14 @@ private slots:
         QVERIFY(lines.contains(out.filePath("plan-deepspeed.json")));
         QVERIFY(lines.contains(out.filePath("plan-megatron.txt")));
         if (!tabOption.isEmpty()) {
-            // The plan tab alone: its three charts and the two configurations, nothing else.
+            // The plan tab alone: its five charts (memory, recomputation, traffic, the step's
+            // terms, the search's scatter) and the two configurations, nothing else.
             QStringList written = out.entryList(QDir::Files, QDir::Name);
             QCOMPARE(written,
                      (QStringList{"plan-communication.svg", "plan-deepspeed.json",
-                                  "plan-megatron.txt", "plan-memory.svg", "plan-recompute.svg"}));
-            QCOMPARE(lines.size(), 5);
+                                  "plan-megatron.txt", "plan-memory.svg", "plan-recompute.svg",
+                                  "plan-search.svg", "plan-time.svg"}));
+            QCOMPARE(lines.size(), 7);
         }
         QFile json(dir.filePath("out/plan-deepspeed.json"));
         QVERIFY(json.open(QIODevice::ReadOnly));

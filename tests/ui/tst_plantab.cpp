@@ -210,10 +210,12 @@ private slots:
         QVERIFY(samePlan(tab.inputs(), core::PlanInputs{}));
         QVERIFY(!tab.inputs().model.kvHeads); // absent stays absent
         QVERIFY(tab.messageLabel()->isHidden());
-        QCOMPARE(tab.charts().size(), 3);
+        QCOMPARE(tab.charts().size(), 5);
         QCOMPARE(tab.charts()[0]->name(), QString("plan-memory"));
         QCOMPARE(tab.charts()[1]->name(), QString("plan-recompute"));
         QCOMPARE(tab.charts()[2]->name(), QString("plan-communication"));
+        QCOMPARE(tab.charts()[3]->name(), QString("plan-time"));
+        QCOMPARE(tab.charts()[4]->name(), QString("plan-search"));
         QCOMPARE(tab.presetBox()->currentText(), QString("Your own numbers"));
         checkAgainstCore(tab);
     }
@@ -1041,7 +1043,7 @@ private slots:
                               QDir(dir).filePath(chart->name() + '-' + tag + ".png"),
                               ImageFormat::Png,
                               {1600, 1000}};
-        QCOMPARE(jobs.size(), 3);
+        QCOMPARE(jobs.size(), 5);
         QCOMPARE(exportCharts(jobs), QString());
         for (const ExportJob& job : jobs) {
             const QImage image(job.path);

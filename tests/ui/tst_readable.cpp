@@ -10,6 +10,7 @@
 #include "chartpanel.h"
 #include "fp8tab.h"
 #include "mainwindow.h"
+#include "plantab.h"
 #include "tab.h"
 #include "tabs.h"
 #include "testhelpers.h"
@@ -120,7 +121,8 @@ private slots:
     void everyTextWholeAtClassroomSizes_data()
     {
         QTest::addColumn<QString>("tab");
-        QTest::addColumn<int>("part"); ///< the FP8 tab's part (Fp8Tab::Part), -1 for the rest
+        /// The tab's part (the index of its "<tab>.part" choice), -1 for a tab of one part.
+        QTest::addColumn<int>("part");
         QTest::addColumn<QSize>("size");
         QTest::addColumn<bool>("projector");
         const bool all = !qEnvironmentVariableIsEmpty("SCALELAB_READABLE_ALL");
@@ -128,19 +130,24 @@ private slots:
             ? QList<QSize>{QSize(1024, 768), QSize(1280, 800), QSize(1920, 1080)}
             : QList<QSize>{QSize(1920, 1080)};
         const QList<bool> modes = all ? QList<bool>{false, true} : QList<bool>{false};
-        // The FP8 tab's other parts show other charts: each is a case of its own.
-        QList<std::pair<QString, int>> cases;
+        // The other parts of the FP8 and plan tabs show other charts: each is a case of its own.
+        struct Case {
+            QString tab;
+            int part;
+            const char* suffix;
+        };
+        QList<Case> cases;
         for (const QString& tab : ui::tabNames())
-            cases.append({tab, -1});
-        cases.append({"fp8", static_cast<int>(ui::Fp8Tab::Part::Accumulation)});
-        cases.append({"fp8", static_cast<int>(ui::Fp8Tab::Part::Policy)});
-        for (const auto& [tab, part] : cases)
+            cases.append({tab, -1, ""});
+        cases.append({"fp8", static_cast<int>(ui::Fp8Tab::Part::Accumulation), "-accumulation"});
+        cases.append({"fp8", static_cast<int>(ui::Fp8Tab::Part::Policy), "-policy"});
+        cases.append({"plan", static_cast<int>(ui::PlanTab::Part::Time), "-time"});
+        for (const Case& c : cases)
             for (const QSize size : sizes)
                 for (const bool projector : modes)
-                    QTest::addRow("%s%s %dx%d %s", qPrintable(tab),
-                                  part < 0 ? "" : (part == 1 ? "-accumulation" : "-policy"),
-                                  size.width(), size.height(), projector ? "projector" : "desk")
-                        << tab << part << size << projector;
+                    QTest::addRow("%s%s %dx%d %s", qPrintable(c.tab), c.suffix, size.width(),
+                                  size.height(), projector ? "projector" : "desk")
+                        << c.tab << c.part << size << projector;
     }
 
     void everyTextWholeAtClassroomSizes()
@@ -157,7 +164,7 @@ private slots:
         w.showTab(tab);
         ui::Tab* shown = w.currentTab();
         if (part >= 0)
-            qobject_cast<ui::Fp8Tab*>(shown)->choosePart(static_cast<ui::Fp8Tab::Part>(part));
+            shown->document()->setValue(tab + ".part", part);
         shown->waitForIdle();
         // The charts settle over a few turns of the event loop after a resize (ticks thinned
         // to the width, a long legend moved beside the plot, texts wrapped): judged once they

@@ -10,6 +10,7 @@
 #include <QEvent>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
+#include <QLayout>
 #include <QPainter>
 #include <QScatterSeries>
 #include <QVBoxLayout>
@@ -23,6 +24,23 @@ ChartPanel::ChartPanel(const QString& name, QWidget* parent)
     , m_name(name)
 {
     setObjectName(name);
+}
+
+void ChartPanel::renderWidgets(QPainter& painter, const QRectF& target)
+{
+    painter.save();
+    painter.fillRect(target, chartBackgroundColor());
+    // A panel never shown has never been laid out either.
+    ensurePolished();
+    if (layout())
+        layout()->activate();
+    const QSizeF own = size().isEmpty() ? target.size() : QSizeF(size());
+    const double scale = std::min(target.width() / own.width(), target.height() / own.height());
+    painter.translate(target.topLeft());
+    painter.scale(scale, scale);
+    QWidget::render(&painter, QPoint(), QRegion(),
+                    QWidget::DrawChildren | QWidget::DrawWindowBackground);
+    painter.restore();
 }
 
 ChartViewPanel::ChartViewPanel(const QString& name, QWidget* parent)

@@ -30,6 +30,11 @@ public:
     /// Lays the chart out for `target.size()` (logical pixels) and draws it into `target`.
     virtual void render(QPainter& painter, const QRectF& target) = 0;
 
+protected:
+    /// For a panel made of widgets (a table, labels): draws them as they are laid out now,
+    /// scaled to fit `target`, on the chart background.
+    void renderWidgets(QPainter& painter, const QRectF& target);
+
 private:
     QString m_name;
 };

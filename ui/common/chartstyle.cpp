@@ -10,6 +10,8 @@
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineF>
+#include <QLogValueAxis>
+#include <QPointF>
 #include <QScatterSeries>
 #include <QTimer>
 #include <QValueAxis>
@@ -463,6 +465,57 @@ void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool w
     const double span = std::max(max - min, whole ? 1.0 : 1e-9);
     const double step = roundStep(span, intervalsThatFit(axis, min, min + span, whole), whole);
     applyTicks(axis, min, step, min - pad, max + pad);
+}
+
+namespace {
+
+/// Ticks every `base` (10 or 100) over [lo, hi] widened to whole powers of the base.
+void setDecadeRange(QLogValueAxis* axis, double lo, double hi, double base)
+{
+    const double step = std::log10(base);
+    const double low = std::pow(10.0, step * std::floor(std::log10(lo) / step + 1e-9));
+    double high = std::pow(10.0, step * std::ceil(std::log10(hi) / step - 1e-9));
+    if (!(high > low))
+        high = low * base;
+    const double a = low * (1 - 1e-9), z = high * (1 + 1e-9);
+    if (axis->base() != base)
+        axis->setBase(base);
+    if (axis->min() != a || axis->max() != z) {
+        axis->setRange(a, z);
+        // A new range alone does not make Qt Charts measure the labels again: a wider top
+        // label ("100" after "10") would be cut to "1...". A new label format does; "%g" and
+        // "%.6g" print the same text.
+        axis->setLabelFormat(axis->labelFormat() == QLatin1String("%g") ? "%.6g" : "%g");
+    }
+}
+
+} // namespace
+
+void setLogDecades(QLogValueAxis* axis, double lo, double hi)
+{
+    if (!(lo > 0) || !(hi > 0))
+        return;
+    axis->setProperty("scalelab_decades", QPointF(lo, hi));
+    auto* chart = qobject_cast<QChart*>(axis->parent());
+    double base = 10;
+    if (chart && chart->plotArea().height() > 0) {
+        const double decades =
+            std::max(1.0, std::ceil(std::log10(hi) - 1e-9) - std::floor(std::log10(lo) + 1e-9));
+        const double room = chart->plotArea().height() / decades;
+        if (room < 1.5 * QFontMetricsF(axis->labelsFont()).height())
+            base = 100;
+    }
+    setDecadeRange(axis, lo, hi, base);
+    if (chart && !chart->property("scalelab_followsDecades").toBool()) {
+        chart->setProperty("scalelab_followsDecades", true);
+        // After the layout has settled, not inside it: a new base lays the chart out again.
+        QObject::connect(chart, &QChart::plotAreaChanged, axis, [axis] {
+            QTimer::singleShot(0, axis, [axis] {
+                const QPointF r = axis->property("scalelab_decades").toPointF();
+                setLogDecades(axis, r.x(), r.y());
+            });
+        });
+    }
 }
 
 } // namespace scalelab::ui

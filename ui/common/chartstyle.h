@@ -7,6 +7,7 @@
 QT_BEGIN_NAMESPACE
 class QChart;
 class QAbstractAxis;
+class QLogValueAxis;
 class QValueAxis;
 QT_END_NAMESPACE
 
@@ -70,6 +71,11 @@ void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool w
 /// new `min`, gives a new nice range.
 void setStickyRange(QValueAxis* axis, double min, double max, bool whole = false,
                     double keep = 0.5);
+
+/// A log axis over [lo, hi] widened to whole decades, a tick each, or one every other decade
+/// when the plot is too short for a label each: Qt cuts a label that does not fit between its
+/// ticks down to "...". Looked at again whenever the plot changes size.
+void setLogDecades(QLogValueAxis* axis, double lo, double hi);
 
 /// `text` broken at spaces into lines of at most `width` pixels in `font`, joined by <br> (Qt
 /// Charts shows its texts as rich text). A word longer than the width keeps a line of its own;

@@ -12,7 +12,8 @@ namespace scalelab::ui {
 QString fillExplanation(const QString& text, const QHash<QString, QString>& values, bool withAnswer)
 {
     QString out = text;
-    static const QRegularExpression answer("<!--answer-->(.*)<!--/answer-->",
+    // Not greedy: a text may ask more than one question, each with its own answer.
+    static const QRegularExpression answer("<!--answer-->(.*?)<!--/answer-->",
                                            QRegularExpression::DotMatchesEverythingOption);
     if (!withAnswer)
         out.replace(answer, "");

@@ -251,7 +251,7 @@ void addHardwareChoiceFields(std::vector<Field>& out)
          QT_TRANSLATE_NOOP("Field", "H100 80GB (989 TFLOP/s BF16)"),
          QT_TRANSLATE_NOOP("Field", "H200 141GB (989 TFLOP/s BF16)")})));
     out.push_back(hardwareField<&HardwareInputs::precision>(choiceField(
-        S, "plan.hardware.precision", QT_TRANSLATE_NOOP("Field", "Matmul &precision"),
+        S, "plan.hardware.precision", QT_TRANSLATE_NOOP("Field", "Prec&ision"),
         QT_TRANSLATE_NOOP("Field",
                           "The number format of the matrix multiplies, which picks "
                           "the peak: FP8 doubles it on H100 and H200; an A100 has "
@@ -305,6 +305,19 @@ void addHardwareLinkFields(std::vector<Field>& out)
                     1e9, 1e14, true)));
 }
 
+/// Which view the tab shows (display only).
+Field partField()
+{
+    return bound<&Scenario::planDisplay, &core::PlanDisplay::part>(choiceField(
+        S, "plan.part", QT_TRANSLATE_NOOP("Field", "Sho&w"),
+        QT_TRANSLATE_NOOP("Field",
+                          "What the charts show: the memory and traffic of the plan's own "
+                          "layout, or its step time beside every other layout that fits."),
+        {"memory", "time"},
+        {QT_TRANSLATE_NOOP("Field", "Memory and traffic"),
+         QT_TRANSLATE_NOOP("Field", "Step time and the best layout")}));
+}
+
 } // namespace
 
 void addPlanFields(std::vector<Field>& out)
@@ -318,6 +331,7 @@ void addPlanFields(std::vector<Field>& out)
     addMemoryRecipeFields(out);
     addHardwareChoiceFields(out);
     addHardwareLinkFields(out);
+    out.push_back(partField());
 }
 
 // The plan has no rules between its fields: the two that follow others (kv_heads,

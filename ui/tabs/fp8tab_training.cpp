@@ -111,56 +111,6 @@ void attachTo(QChart* chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis
     s->attachAxis(y);
 }
 
-/// Ticks every `base` (10 or 100) over [lo, hi] widened to whole powers of the base.
-void setDecadeRange(QLogValueAxis* axis, double lo, double hi, double base)
-{
-    const double step = std::log10(base);
-    const double low = std::pow(10.0, step * std::floor(std::log10(lo) / step + 1e-9));
-    double high = std::pow(10.0, step * std::ceil(std::log10(hi) / step - 1e-9));
-    if (!(high > low))
-        high = low * base;
-    const double a = low * (1 - 1e-9), z = high * (1 + 1e-9);
-    if (axis->base() != base)
-        axis->setBase(base);
-    if (axis->min() != a || axis->max() != z) {
-        axis->setRange(a, z);
-        // A new range alone does not make Qt Charts measure the labels again: a wider top
-        // label ("100" after "10") would be cut to "1...". A new label format does; "%g" and
-        // "%.6g" print the same text.
-        axis->setLabelFormat(axis->labelFormat() == QLatin1String("%g") ? "%.6g" : "%g");
-    }
-}
-
-/// A log axis over [lo, hi] widened to whole decades, a tick each, or one every other decade
-/// when the plot is too short for a label each: Qt cuts a label that does not fit between its
-/// ticks down to "...". Looked at again whenever the plot changes size.
-void setDecades(QLogValueAxis* axis, double lo, double hi)
-{
-    if (!(lo > 0) || !(hi > 0))
-        return;
-    axis->setProperty("scalelab_decades", QPointF(lo, hi));
-    auto* chart = qobject_cast<QChart*>(axis->parent());
-    double base = 10;
-    if (chart && chart->plotArea().height() > 0) {
-        const double decades =
-            std::max(1.0, std::ceil(std::log10(hi) - 1e-9) - std::floor(std::log10(lo) + 1e-9));
-        const double room = chart->plotArea().height() / decades;
-        if (room < 1.5 * QFontMetricsF(axis->labelsFont()).height())
-            base = 100;
-    }
-    setDecadeRange(axis, lo, hi, base);
-    if (chart && !chart->property("scalelab_followsDecades").toBool()) {
-        chart->setProperty("scalelab_followsDecades", true);
-        // After the layout has settled, not inside it: a new base lays the chart out again.
-        QObject::connect(chart, &QChart::plotAreaChanged, axis, [axis] {
-            QTimer::singleShot(0, axis, [axis] {
-                const QPointF r = axis->property("scalelab_decades").toPointF();
-                setDecades(axis, r.x(), r.y());
-            });
-        });
-    }
-}
-
 /// Ready-made accumulators and policy situations.
 struct AccumulationPreset {
     const char* name;
@@ -534,7 +484,7 @@ void Fp8Tab::showAccumulation(const std::shared_ptr<const core::Fp8AccumulationR
 
 void Fp8Tab::showAccumulationAxes(double lo, double hi)
 {
-    setDecades(m_accErrorAxis, lo, hi);
+    setLogDecades(m_accErrorAxis, lo, hi);
     // Ticks at the sweep's K values (and at the published K), half a doubling of room each side.
     std::vector<std::int64_t> ks;
     for (const core::Fp8AccumulationPoint& p : m_accumulation->points)
@@ -592,7 +542,7 @@ void Fp8Tab::showPolicy(const std::shared_ptr<const core::Fp8PolicyResult>& resu
     const double pad = std::max(0.5, 0.02 * last);
     setPaddedRange(m_stepAxis, 0, last, pad, true);
     setPaddedRange(m_lostStepAxis, 0, last, pad, true);
-    setDecades(m_policyErrorAxis, std::isfinite(lo) ? lo : 1.0, hi > 0 ? hi : 10.0);
+    setLogDecades(m_policyErrorAxis, std::isfinite(lo) ? lo : 1.0, hi > 0 ? hi : 10.0);
     setNiceRange(m_lostAxis, 0, most > 0 ? most : 1.0, true);
     showSpikeLines();
 }

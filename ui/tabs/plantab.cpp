@@ -9,6 +9,7 @@
 #include "plancommunicationpanel.h"
 #include "planexport.h"
 #include "planpublishedpanel.h"
+#include "plansearchpanel.h"
 
 #include <QApplication>
 #include <QBarCategoryAxis>
@@ -54,9 +55,6 @@ const QColor kPipelineColor(100, 100, 100);
 
 /// Controls behind a disclosure sit this far right of the button that shows them (pixels).
 constexpr int kDisclosureIndent = 12;
-/// Its charts carry long labels (recipes, published rows): this many characters of chart
-/// text wide before two share a row.
-constexpr int kPlanChartChars = 64;
 constexpr double kBarWidth = 0.7; ///< of a category's width
 /// One or two stages would otherwise be slabs as wide as the chart: each stage adds this much
 /// bar width up to kBarWidth.
@@ -173,9 +171,10 @@ PlanTab::PlanTab(document::ScenarioDocument* document, QList<document::PlanPrese
     buildMemoryChart();
     buildRecomputeChart();
     buildPanels(std::move(figures));
-    // Its charts carry long labels (recipes, published rows): wider than most before they
-    // share a row.
-    setCharts({m_memory, m_recompute, m_communication, m_published}, 2, kPlanChartChars);
+    buildTimeChart();
+    buildSearchChart();
+    buildSearchPanel();
+    buildPartBar();
 
     // A refused layout must be impossible to miss from the back of the room: a framed box in
     // black on pale yellow (the palette's orange as its border), not red text alone.
@@ -188,7 +187,7 @@ PlanTab::PlanTab(document::ScenarioDocument* document, QList<document::PlanPrese
 
 QList<ChartPanel*> PlanTab::charts() const
 {
-    return {m_memory, m_recompute, m_communication};
+    return {m_memory, m_recompute, m_communication, m_timeChart, m_searchChart};
 }
 
 double PlanTab::gpuMemoryBytes() const
@@ -325,6 +324,7 @@ void PlanTab::buildGpuGroup()
     // GPU: its memory in GiB, the unit the plan compares against. The box names a common
     // size; the exact capacity is the scenario's.
     QVBoxLayout* gpuBox = addGroup(tr("GPU"));
+    buildHardwareChoices(gpuBox);
     auto* gpuForm = new QFormLayout;
     m_gpuBox = new QComboBox;
     m_gpuBox->setObjectName("plan.gpu");
@@ -335,6 +335,7 @@ void PlanTab::buildGpuGroup()
     gpuForm->addRow(tr("M&emory"), m_gpuBox);
     gpuBox->addLayout(gpuForm);
     addControl(gpuBox, "plan.gpu_memory_gib");
+    buildLinkControls(gpuBox);
     connect(m_gpuBox, &QComboBox::activated, this, [this](int i) {
         const double g = m_gpuBox->itemData(i).toDouble();
         if (g > 0)
@@ -484,6 +485,7 @@ void PlanTab::sectionShown()
         w->setEnabled(moe);
     syncChoiceBoxes();
     syncPresetBox();
+    showPart(static_cast<Part>(scenario().planDisplay.part));
 }
 
 void PlanTab::syncChoiceBoxes()
@@ -570,9 +572,12 @@ void PlanTab::refuse(const core::InputError& e)
 void PlanTab::recompute()
 {
     const core::PlanInputs& in = inputs();
+    // The search needs only the model, GPUs and batch: it runs even when this layout is refused.
+    requestSearch(in);
     try {
         core::validate(in);
     } catch (const core::InputError& e) {
+        m_search->setYours(core::layoutOf(in), std::nullopt, false);
         refuse(e);
     }
     m_refused = false;
@@ -583,6 +588,7 @@ void PlanTab::recompute()
     updateMemoryChart();
     updateRecomputeChart(variants);
     updateCommunication();
+    updateTime();
     updateFigures();
 }
 
@@ -715,6 +721,9 @@ void PlanTab::updateFigures()
             .arg(gib(busiest.modelStateBytes), gib(busiest.activationBytes), gib(r.peakBytesPerGpu),
                  gib(gpuMemoryBytes()), r.fits ? tr("it fits") : tr("it does not fit"), bubble,
                  formatNumber(100.0 * r.bubbleFraction));
+    // Each part its own figures: the memory part's lines stay as short as they were.
+    if (m_part == Part::Time)
+        m_figuresText = timeFiguresText();
     figuresLabel()->setText(m_figuresText);
 }
 
@@ -726,7 +735,7 @@ QHash<QString, QString> PlanTab::explanationValues() const
         return {};
     const core::PlanStage& busiest = r.stages[static_cast<std::size_t>(r.peakStage)];
     const core::CommunicationBytes& c = r.communication;
-    return {
+    QHash<QString, QString> values{
         {"parameters", formatCount(static_cast<double>(r.parameters.total))},
         {"active", formatCount(static_cast<double>(r.parameters.active))},
         {"gpus", formatWhole(in.gpus)},
@@ -757,6 +766,8 @@ QHash<QString, QString> PlanTab::explanationValues() const
         {"activation_note", QString::fromStdString(core::activationScalingNote()).toHtmlEscaped()},
         {"communication_note", QString::fromStdString(core::communicationNote()).toHtmlEscaped()},
     };
+    values.insert(timeExplanationValues());
+    return values;
 }
 
 QString PlanTab::savePlan(document::PlanFormat format, const QString& path)

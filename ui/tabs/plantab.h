@@ -2,12 +2,19 @@
 
 #include "planexport.h"
 #include "planpresets.h"
+#include "scalelab/core/layoutsearch.h"
 #include "scalelab/core/plan.h"
+#include "scalelab/core/steptime.h"
 #include "tab.h"
+
+#include <memory>
+#include <optional>
 
 QT_BEGIN_NAMESPACE
 class QBarCategoryAxis;
 class QHorizontalBarSeries;
+class QHorizontalStackedBarSeries;
+class QLogValueAxis;
 class QBarSet;
 class QChart;
 class QComboBox;
@@ -15,6 +22,7 @@ class QLabel;
 class QLineSeries;
 class QScatterSeries;
 class QStackedBarSeries;
+class QTabBar;
 class QValueAxis;
 class QVBoxLayout;
 class QWidget;
@@ -25,12 +33,15 @@ namespace scalelab::ui {
 class ChartViewPanel;
 class PlanCommunicationPanel;
 class PlanPublishedPanel;
+class PlanSearchPanel;
 
 /// The training plan: a real transformer's shape, a layout over every axis at once (data,
 /// tensor, pipeline and expert parallelism, ZeRO, sequence parallelism, recomputation), and
 /// what one GPU of each pipeline stage then holds and sends. Presets load published models; a
 /// panel checks ScaleLab against published figures; the plan exports as a DeepSpeed
-/// configuration and as Megatron-LM arguments.
+/// configuration and as Megatron-LM arguments. A second part shows the step time of the layout
+/// term by term and ranks every other layout of the same model on the same GPUs (a search on a
+/// worker thread).
 class PlanTab : public Tab {
     Q_OBJECT
 
@@ -45,6 +56,14 @@ public:
                      QWidget* parent = nullptr);
 
     QString title() const override { return tr("Training plan"); }
+    /// The two parts of the tab, as plan.part names them.
+    enum class Part { Memory, Time };
+    Part part() const { return m_part; }
+    /// Shows `part`'s charts (the document's plan.part says which; a lesson sets it).
+    void showPart(Part part);
+    /// The user's choice of part: an edit of plan.part (one undo step).
+    void choosePart(Part part);
+    void reveal(QWidget* widget) override;
     QList<ChartPanel*> charts() const override;
     QHash<QString, QString> explanationValues() const override;
     /// The model and layout behind the charts, for captions under exported images.
@@ -55,6 +74,13 @@ public:
     /// The last plan core accepted: what the charts show.
     const core::PlanInputs& shownInputs() const { return m_shown; }
     const core::PlanResult& shownResult() const { return m_result; }
+    /// The step time of shownInputs().
+    const core::StepTime& shownTime() const { return m_time; }
+    /// The last finished layout search (null until one finished, or when it failed).
+    const core::LayoutSearchResult* searchResult() const { return m_searchResult.get(); }
+    /// Puts ranked layout `rank` of the last search into the plan (one undo step), as Enter
+    /// on its row of the search table does.
+    void loadSearchedLayout(int rank);
     /// Whether the current inputs are refused (the charts then show shownInputs()).
     bool refused() const { return m_refused; }
     /// One GPU's memory in bytes (gpu_memory_gib x 2^30), the line on the memory charts.
@@ -77,12 +103,19 @@ public:
     ChartViewPanel* recomputeChart() const { return m_recompute; }
     PlanCommunicationPanel* communicationPanel() const { return m_communication; }
     PlanPublishedPanel* publishedPanel() const { return m_published; }
+    ChartViewPanel* timeChart() const { return m_timeChart; }
+    ChartViewPanel* searchChart() const { return m_searchChart; }
+    PlanSearchPanel* searchPanel() const { return m_search; }
+    QTabBar* partBar() const { return m_partBar; }
     QComboBox* presetBox() const { return m_presetBox; }
     /// The status line under the Save buttons.
     QLabel* exportStatus() const { return m_exportStatus; }
 
     /// Stage bars drawn at most (a pipeline of more stages shows its first ones).
     static constexpr int kMaxStageBars = 1024;
+    /// Its charts carry long labels (recipes, published rows, layouts): this many characters
+    /// of chart text wide before two share a row.
+    static constexpr int kPlanChartChars = 64;
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -101,6 +134,15 @@ private:
     void buildLayoutChoices(QVBoxLayout* group);
     void buildMemoryRecipeGroup();
     void buildGpuGroup();
+    /// The GPU type and the precision of its matrix multiplies (the step time's peak).
+    void buildHardwareChoices(QVBoxLayout* group);
+    /// Nodes, NVLink and InfiniBand, and the data-parallel overlap, behind a disclosure.
+    void buildLinkControls(QVBoxLayout* group);
+    void buildPartBar();
+    void buildTimeChart();
+    void buildSearchChart();
+    void buildSearchPanel();
+    QList<ChartPanel*> partCharts(Part part) const;
     void buildExports(QVBoxLayout* group);
     void buildMemoryChart();
     void buildMemoryChartLines(QChart* chart);
@@ -117,6 +159,22 @@ private:
     void updateCommunication();
     void updateFigures();
     void saveWithDialog(document::PlanFormat format);
+    /// The step time of the plan shown, in its chart, the search's heading and the scatter.
+    void updateTime();
+    void updateTimeChart();
+    void updateSearchChart();
+    /// Starts a search on the worker when what it searches over (the plan but its layout)
+    /// changed since the last one asked for.
+    void requestSearch(const core::PlanInputs& plan);
+    void showSearch(std::shared_ptr<const core::LayoutSearchResult> result, double seconds,
+                    const QString& failure);
+    /// A click on the scatter's bin `bin` near `point` loads that layout.
+    void loadClickedPoint(qsizetype bin, const QPointF& point);
+    QString timeFiguresText() const;
+    /// The explanation's step-time and search values.
+    QHash<QString, QString> timeExplanationValues() const;
+    /// The answer to "double the GPUs": the step time at twice the GPUs, in a sentence.
+    QString doubledGpusText() const;
 
     core::PlanInputs m_shown; ///< the last plan core accepted
     core::PlanResult m_result; ///< its result
@@ -146,9 +204,33 @@ private:
     QValueAxis* m_variantY = nullptr;
     QLineSeries* m_roomLine = nullptr;
 
-
     PlanCommunicationPanel* m_communication = nullptr;
     PlanPublishedPanel* m_published = nullptr;
+
+    QTabBar* m_partBar = nullptr;
+    Part m_part = Part::Memory;
+    bool m_partPlaced = false; ///< whether a part's charts are in the grid yet
+    core::StepTime m_time; ///< of m_shown
+
+    ChartViewPanel* m_timeChart = nullptr;
+    QHorizontalStackedBarSeries* m_termBars = nullptr;
+    QList<QBarSet*> m_termSets;
+    QBarCategoryAxis* m_termAxis = nullptr;
+    QValueAxis* m_secondsAxis = nullptr;
+
+    ChartViewPanel* m_searchChart = nullptr;
+    QLogValueAxis* m_stepAxis = nullptr;
+    QLogValueAxis* m_searchMemoryAxis = nullptr;
+    QScatterSeries* m_otherPoints = nullptr; ///< layouts that do not fit
+    QList<QScatterSeries*> m_binPoints; ///< fitting layouts, one series per t x p bin
+    QList<QList<core::LayoutKey>> m_binKeys; ///< the layout of each point of each bin
+    QLineSeries* m_capacityLine = nullptr;
+    QScatterSeries* m_bestMarker = nullptr;
+    QScatterSeries* m_yoursMarker = nullptr;
+
+    PlanSearchPanel* m_search = nullptr;
+    std::optional<core::PlanInputs> m_searchedFor; ///< the input of the newest search asked for
+    std::shared_ptr<const core::LayoutSearchResult> m_searchResult;
 };
 
 } // namespace scalelab::ui

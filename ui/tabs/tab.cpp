@@ -465,7 +465,8 @@ void Tab::scheduleRefresh()
 
 bool Tab::refreshPending() const
 {
-    return m_timer->isActive() || (m_runner && m_runner->busy());
+    return m_timer->isActive() || (m_runner && m_runner->busy())
+        || (m_sideRunner && m_sideRunner->busy());
 }
 
 void Tab::waitForIdle()
@@ -474,6 +475,8 @@ void Tab::waitForIdle()
         refreshNow();
     if (m_runner)
         m_runner->waitForIdle();
+    if (m_sideRunner)
+        m_sideRunner->waitForIdle();
     if (m_explanationTimer->isActive())
         updateExplanation();
 }
@@ -527,6 +530,15 @@ void Tab::refreshNow()
     // A background computation announces itself when its result is shown.
     if (!m_runner || !m_runner->busy())
         emit refreshed();
+}
+
+BackgroundRunner* Tab::sideRunner()
+{
+    if (!m_sideRunner) {
+        m_sideRunner = new BackgroundRunner(this);
+        connect(m_sideRunner, &BackgroundRunner::delivered, this, &Tab::refreshed);
+    }
+    return m_sideRunner;
 }
 
 void Tab::computeInBackground(std::function<std::function<void()>()> work)

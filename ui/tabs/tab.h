@@ -158,6 +158,10 @@ protected:
     /// thread and the function it returns on the GUI thread, newest request only. An
     /// InputError thrown by `work` shows in the message line like one from recompute().
     void computeInBackground(std::function<std::function<void()>()> work);
+    /// A second worker for a computation beside the charts' (the plan's layout search) that
+    /// must not supersede theirs: the tab owns it, refreshPending() and waitForIdle() count its
+    /// requests, and each result it delivers announces refreshed(). Made on the first call.
+    BackgroundRunner* sideRunner();
     /// Shows the document's values in every bound control (signals blocked), then
     /// sectionShown(), then schedules a refresh.
     void showSection();
@@ -200,6 +204,7 @@ private:
     bool m_explanationStale = false;
     bool m_hasNoExplanation = false;
     BackgroundRunner* m_runner = nullptr;
+    BackgroundRunner* m_sideRunner = nullptr;
     QVBoxLayout* m_controlsColumn;
     QScrollArea* m_scroll;
     QVBoxLayout* m_right;

@@ -5,7 +5,6 @@
 
 #include <QHeaderView>
 #include <QLabel>
-#include <QPainter>
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -212,20 +211,8 @@ void PlanPublishedPanel::showDetail(int row)
 
 void PlanPublishedPanel::render(QPainter& painter, const QRectF& target)
 {
-    // The panel is widgets, not a drawing: draw them as they are laid out now, scaled to fit.
-    painter.save();
-    painter.fillRect(target, chartBackgroundColor());
-    // A panel never shown has never been laid out either.
-    ensurePolished();
-    if (layout())
-        layout()->activate();
-    const QSizeF own = size().isEmpty() ? target.size() : QSizeF(size());
-    const double scale = std::min(target.width() / own.width(), target.height() / own.height());
-    painter.translate(target.topLeft());
-    painter.scale(scale, scale);
-    QWidget::render(&painter, QPoint(), QRegion(),
-                    QWidget::DrawChildren | QWidget::DrawWindowBackground);
-    painter.restore();
+    // The panel is widgets, not a drawing: drawn as they are laid out now.
+    renderWidgets(painter, target);
 }
 
 } // namespace scalelab::ui

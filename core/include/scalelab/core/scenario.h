@@ -75,6 +75,17 @@ struct Fp8Display {
     bool operator==(const Fp8Display&) const = default;
 };
 
+/// Which view the training-plan tab shows.
+enum class PlanPart {
+    Memory, ///< what each GPU holds and sends, the published figures
+    Time, ///< the step time, and the search over every layout
+};
+
+struct PlanDisplay {
+    PlanPart part = PlanPart::Memory;
+    bool operator==(const PlanDisplay&) const = default;
+};
+
 /// Every tab's inputs. Default-constructed, it holds the defaults the window shows on first
 /// start (the table of docs/CLI.md). One Scenario drives the window, the report and the export.
 struct Scenario {
@@ -96,6 +107,7 @@ struct Scenario {
     PipelineDisplay pipelineDisplay;
     ExpertsDisplay expertsDisplay;
     Fp8Display fp8Display;
+    PlanDisplay planDisplay;
 
     bool operator==(const Scenario&) const = default;
 };

@@ -1,0 +1,338 @@
+#include "plansearchpanel.h"
+
+#include "format.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <cmath>
+
+namespace scalelab::ui {
+
+namespace {
+
+enum Column { Rank, Layout, Memory, Step, Mfu, Next, Load, Columns };
+
+const QSize kMinimumSize(260, 220); // pixels, as every chart panel
+constexpr int kMargin = 4; // pixels around the heading, table and detail
+constexpr int kDetailLines = 4; // the detail under the table is at least this many lines
+constexpr int kTableStretch = 5; // the table's share of the height ...
+constexpr int kDetailStretch = 2; // ... and the detail's
+constexpr double kGiB = 1073741824.0;
+
+QString seconds(double s)
+{
+    return formatNumber(s) + QStringLiteral(" s");
+}
+
+QString gib(double bytes)
+{
+    return formatNumber(bytes / kGiB) + QStringLiteral(" GiB");
+}
+
+/// "−0.12 s" with a real minus sign, "+0.3 s".
+QString signedSeconds(double s)
+{
+    const QString magnitude = seconds(std::abs(s));
+    return (s < 0 ? QStringLiteral("\u2212") : QStringLiteral("+")) + magnitude;
+}
+
+QString ordinal(int n)
+{
+    const int lastTwo = n % 100;
+    const int last = n % 10;
+    const char* suffix = (lastTwo >= 11 && lastTwo <= 13) ? "th"
+        : last == 1                                       ? "st"
+        : last == 2                                       ? "nd"
+        : last == 3                                       ? "rd"
+                                                          : "th";
+    return formatWhole(n) + QLatin1String(suffix);
+}
+
+QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight)
+{
+    auto* item = new QTableWidgetItem(text);
+    item->setTextAlignment(align | Qt::AlignVCenter);
+    return item;
+}
+
+} // namespace
+
+PlanSearchPanel::PlanSearchPanel(const QString& name, QWidget* parent)
+    : ChartPanel(name, parent)
+    , m_heading(new QLabel(this))
+    , m_table(new QTableWidget(0, Columns, this))
+    , m_detail(new QLabel(this))
+{
+    setMinimumSize(kMinimumSize);
+    m_heading->setObjectName("plan.search_heading");
+    m_heading->setWordWrap(true);
+    m_heading->setTextFormat(Qt::RichText);
+    m_table->setObjectName("plan.search");
+    m_table->setAccessibleName(tr("The fastest layouts that fit"));
+    m_table->setAccessibleDescription(
+        tr("Arrow keys choose a layout; Enter loads it into the plan."));
+    m_table->setHorizontalHeaderLabels({tr("#"), tr("Layout"), tr("Memory"), tr("Step"), tr("MFU"),
+                                        tr("Against the next"), QString()});
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // One Tab stop: arrows move between rows, Enter loads, Tab goes on. The Load buttons are
+    // for the mouse.
+    m_table->setTabKeyNavigation(false);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setWordWrap(true);
+    m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QHeaderView* header = m_table->horizontalHeader();
+    for (int c = 0; c < Columns; ++c)
+        header->setSectionResizeMode(
+            c, c == Layout || c == Next ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
+    m_detail->setObjectName("plan.search_detail");
+    m_detail->setWordWrap(true);
+    m_detail->setTextFormat(Qt::RichText);
+    m_detail->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * kDetailLines);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(kMargin, kMargin, kMargin, kMargin);
+    layout->addWidget(m_heading);
+    layout->addWidget(m_table, kTableStretch);
+    layout->addWidget(m_detail, kDetailStretch);
+    connect(m_table, &QTableWidget::currentCellChanged, this,
+            [this](int row, int, int, int) { showDetail(row); });
+    connect(m_table, &QTableWidget::activated, this, [this](const QModelIndex& index) {
+        if (m_result && m_result->fitting > 0 && index.row() >= 0
+            && static_cast<std::size_t>(index.row()) < m_result->ranked.size())
+            emit loadRequested(index.row());
+    });
+    showHeading();
+}
+
+QString PlanSearchPanel::layoutText(const core::LayoutKey& k)
+{
+    QString pipeline = tr("p %1").arg(k.p);
+    if (k.v > 1)
+        pipeline += tr(" (v %1)").arg(k.v);
+    QStringList parts = {tr("t %1").arg(k.t), pipeline, tr("d %1").arg(formatWhole(k.d))};
+    if (k.ep > 1)
+        parts << tr("ep %1").arg(k.ep);
+    parts << tr("b %1").arg(k.microBatch)
+          << (k.zeroStage == 0 ? tr("no ZeRO") : tr("ZeRO-%1").arg(k.zeroStage));
+    if (k.sequenceParallel)
+        parts << tr("SP");
+    parts << (k.recompute == core::Recompute::None       ? tr("no recompute")
+                  : k.recompute == core::Recompute::Full ? tr("full recompute")
+                                                         : tr("selective"));
+    return parts.join(QStringLiteral(" \u00b7 "));
+}
+
+QString PlanSearchPanel::termName(const std::string& term)
+{
+    if (term == "forward")
+        return tr("forward compute");
+    if (term == "backward")
+        return tr("backward compute");
+    if (term == "recompute")
+        return tr("recomputation");
+    if (term == "tensor_parallel")
+        return tr("tensor-parallel collectives");
+    if (term == "expert")
+        return tr("expert all-to-alls");
+    if (term == "bubble")
+        return tr("pipeline bubble");
+    if (term == "pipeline_sends")
+        return tr("pipeline sends");
+    if (term == "data_parallel_exposed")
+        return tr("exposed data-parallel collectives");
+    return tr("no term");
+}
+
+void PlanSearchPanel::setSearching()
+{
+    m_searching = true;
+    m_failure.clear();
+    m_table->setEnabled(false);
+    showHeading();
+}
+
+void PlanSearchPanel::setFailed(const QString& message)
+{
+    m_searching = false;
+    m_failure = message;
+    m_result.reset();
+    m_table->setRowCount(0);
+    m_table->setEnabled(true);
+    m_detail->clear();
+    m_yourRank = -1;
+    showHeading();
+}
+
+void PlanSearchPanel::setResult(std::shared_ptr<const core::LayoutSearchResult> result,
+                                double seconds)
+{
+    m_searching = false;
+    m_failure.clear();
+    m_result = std::move(result);
+    m_seconds = seconds;
+    m_table->setEnabled(true);
+    if (m_result->fitting > 0)
+        fillRanked();
+    else
+        fillClosest();
+    setYours(m_yours, m_yourSeconds, m_yourFits);
+}
+
+void PlanSearchPanel::setYours(const core::LayoutKey& key, std::optional<double> stepSeconds,
+                               bool fits)
+{
+    m_yours = key;
+    m_yourSeconds = stepSeconds;
+    m_yourFits = fits;
+    m_yourRank = -1;
+    if (m_result)
+        for (std::size_t i = 0; i < m_result->ranked.size(); ++i)
+            if (m_result->ranked[i].key == key) {
+                m_yourRank = static_cast<int>(i);
+                break;
+            }
+    // The plan's own row, when it is among the ten, reads in bold.
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        for (int c = Rank; c < Load; ++c)
+            if (QTableWidgetItem* item = m_table->item(row, c)) {
+                QFont font = item->font();
+                font.setBold(m_result && m_result->fitting > 0 && row == m_yourRank);
+                item->setFont(font);
+            }
+    showHeading();
+}
+
+void PlanSearchPanel::fillRanked()
+{
+    const std::size_t rows = std::min(core::kExplainedLayouts, m_result->ranked.size());
+    m_table->setRowCount(0);
+    m_table->setRowCount(static_cast<int>(rows));
+    m_table->setHorizontalHeaderItem(Next, new QTableWidgetItem(tr("Against the next")));
+    for (std::size_t i = 0; i < rows; ++i) {
+        const core::RankedLayout& r = m_result->ranked[i];
+        const int row = static_cast<int>(i);
+        m_table->setItem(row, Rank, cell(QString::number(row + 1)));
+        m_table->setItem(row, Layout, cell(layoutText(r.key), Qt::AlignLeft));
+        m_table->setItem(row, Memory, cell(gib(r.memoryBytes)));
+        m_table->setItem(row, Step, cell(seconds(r.time.total)));
+        m_table->setItem(row, Mfu, cell(formatNumber(100 * r.time.mfu) + '%'));
+        QString next;
+        if (r.differingTerm == "none")
+            next = tr("the same time, term by term");
+        else if (!r.differingTerm.empty())
+            next = tr("%1 %2").arg(termName(r.differingTerm), signedSeconds(r.differingSeconds));
+        m_table->setItem(row, Next, cell(next, Qt::AlignLeft));
+        auto* load = new QPushButton(tr("Load"));
+        load->setFocusPolicy(Qt::NoFocus); // Enter on the row does the same
+        load->setObjectName(QString("plan.search_load_%1").arg(row));
+        load->setAccessibleName(tr("Load layout %1: %2").arg(row + 1).arg(layoutText(r.key)));
+        load->setToolTip(tr("Put this layout into the plan (one undo step)"));
+        connect(load, &QPushButton::clicked, this, [this, row] {
+            selectRank(row);
+            emit loadRequested(row);
+        });
+        m_table->setCellWidget(row, Load, load);
+    }
+    if (rows > 0)
+        selectRank(0);
+}
+
+void PlanSearchPanel::fillClosest()
+{
+    m_table->setRowCount(0);
+    m_table->setRowCount(static_cast<int>(m_result->closest.size()));
+    m_table->setHorizontalHeaderItem(Next, new QTableWidgetItem(tr("Why it does not fit")));
+    for (std::size_t i = 0; i < m_result->closest.size(); ++i) {
+        const core::LayoutFailure& f = m_result->closest[i];
+        const int row = static_cast<int>(i);
+        m_table->setItem(row, Rank, cell(QString()));
+        m_table->setItem(row, Layout, cell(layoutText(f.key), Qt::AlignLeft));
+        m_table->setItem(row, Memory,
+                         cell(f.constraint == "memory" ? gib(f.memoryBytes) : QString()));
+        m_table->setItem(row, Step, cell(QString()));
+        m_table->setItem(row, Mfu, cell(QString()));
+        m_table->setItem(row, Next, cell(QString::fromStdString(f.reason), Qt::AlignLeft));
+    }
+    m_detail->setText(tr("<b>No layout fits.</b> The rows are the closest candidates and the "
+                         "constraint each one breaks: more GPUs, more memory per GPU, a "
+                         "smaller micro-batch or a shorter sequence may make room."));
+}
+
+void PlanSearchPanel::showHeading()
+{
+    QString text;
+    if (!m_failure.isEmpty()) {
+        text = tr("<b>No search:</b> %1").arg(m_failure.toHtmlEscaped());
+    } else if (!m_result) {
+        text = tr("<b>Searching every layout...</b>");
+    } else {
+        const core::LayoutSearchResult& r = *m_result;
+        text = tr("<b>%1 of %2 layouts fit</b> (%3 ruled out by a memory bound before "
+                  "timing), searched in %4.")
+                   .arg(formatWhole(r.fitting), formatWhole(r.enumerated), formatWhole(r.pruned),
+                        seconds(m_seconds));
+        if (m_searching)
+            text = tr("<b>Searching again...</b> ") + text;
+        else if (m_yourRank >= 0)
+            text += tr(" <b>Yours is the %1 fastest</b> (%2; the fastest takes %3).")
+                        .arg(ordinal(m_yourRank + 1), seconds(r.ranked[m_yourRank].time.total),
+                             seconds(r.ranked.front().time.total));
+        else if (!m_yourSeconds)
+            text += tr(" Yours is refused (see the box below the charts).");
+        else if (!m_yourFits)
+            text += tr(" Yours does not fit in memory.");
+        else
+            text += tr(" Yours is outside the search's rules (tensor parallelism beyond a node, "
+                       "unequal interleaved chunks, sequence parallelism or ZeRO with nothing "
+                       "to split).");
+    }
+    m_heading->setText(text);
+}
+
+void PlanSearchPanel::selectRank(int rank)
+{
+    if (rank < 0 || rank >= m_table->rowCount())
+        return;
+    m_table->setCurrentCell(rank, Layout);
+    showDetail(rank);
+}
+
+void PlanSearchPanel::showDetail(int row)
+{
+    if (!m_result || m_result->fitting == 0 || row < 0
+        || static_cast<std::size_t>(row) >= m_result->ranked.size())
+        return;
+    const core::RankedLayout& r = m_result->ranked[static_cast<std::size_t>(row)];
+    const core::StepTime& t = r.time;
+    QString text =
+        tr("<b>#%1: %2.</b> %3 per step on its slowest stage: forward %4, backward %5, "
+           "recomputation %6, tensor-parallel %7, expert %8, bubble %9, sends %10, exposed "
+           "data-parallel %11. %12 per GPU; MFU %13%.")
+            .arg(row + 1)
+            .arg(layoutText(r.key).toHtmlEscaped(), seconds(t.total), seconds(t.forward),
+                 seconds(t.backward), seconds(t.recompute), seconds(t.tensorParallel),
+                 seconds(t.expert), seconds(t.bubble), seconds(t.pipelineSends))
+            .arg(seconds(t.dataParallelExposed), gib(r.memoryBytes), formatNumber(100 * t.mfu));
+    if (!r.largestTerm.empty())
+        text += tr(" Its largest term: %1 (%2).")
+                    .arg(termName(r.largestTerm), seconds(r.largestSeconds));
+    if (!r.differingTerm.empty() && r.differingTerm != "none")
+        text += tr(" Against #%1, the term that differs most is %2: %3.")
+                    .arg(row + 2)
+                    .arg(termName(r.differingTerm), signedSeconds(r.differingSeconds));
+    m_detail->setText(text);
+}
+
+void PlanSearchPanel::render(QPainter& painter, const QRectF& target)
+{
+    renderWidgets(painter, target);
+}
+
+} // namespace scalelab::ui

@@ -1,0 +1,81 @@
+#pragma once
+
+#include "chartpanel.h"
+#include "scalelab/core/layoutsearch.h"
+
+#include <memory>
+#include <optional>
+
+QT_BEGIN_NAMESPACE
+class QLabel;
+class QTableWidget;
+QT_END_NAMESPACE
+
+namespace scalelab::ui {
+
+/// The layout search in words: a heading with what was searched and where the plan's own
+/// layout ranks, a table of the ten fastest layouts that fit (each with its largest time term
+/// and the term that sets it apart from the next one), and, under it, the selected layout in
+/// full. Enter on a row, a double click or its Load button asks for that layout in the plan.
+/// When nothing fits the table lists the closest candidates and the constraint each breaks.
+/// It sits in the plan tab's chart grid and render() draws it like a chart.
+class PlanSearchPanel : public ChartPanel {
+    Q_OBJECT
+
+public:
+    explicit PlanSearchPanel(const QString& name, QWidget* parent = nullptr);
+
+    /// A search is on its way: the heading says so and the table keeps the last result, greyed.
+    void setSearching();
+    /// A search that could not run (its inputs are refused, or over a limit): `message` shows
+    /// and the table empties.
+    void setFailed(const QString& message);
+    /// Shows a finished search, which took `seconds`.
+    void setResult(std::shared_ptr<const core::LayoutSearchResult> result, double seconds);
+    /// Where the plan's own layout stands: its keys and, when it is valid, its step time and
+    /// whether it fits; the heading names its rank among the fitting ones.
+    void setYours(const core::LayoutKey& key, std::optional<double> stepSeconds, bool fits);
+
+    const core::LayoutSearchResult* result() const { return m_result.get(); }
+    /// The rank (0 = fastest) of the plan's own layout among the fitting ones, or -1.
+    int yourRank() const { return m_yourRank; }
+    bool searching() const { return m_searching; }
+
+    QTableWidget* table() const { return m_table; }
+    QLabel* headingLabel() const { return m_heading; }
+    QLabel* detailLabel() const { return m_detail; }
+    /// Selects ranked layout `rank` (a table row) and shows it in full.
+    void selectRank(int rank);
+
+    /// "t 8 · p 4 (v 3) · d 32 · b 1 · ZeRO-1 · SP · selective": a layout in one line.
+    static QString layoutText(const core::LayoutKey& key);
+    /// A step-time term of core's ("bubble", "data_parallel_exposed", ...) in words.
+    static QString termName(const std::string& term);
+
+    void render(QPainter& painter, const QRectF& target) override;
+
+signals:
+    /// Asks for ranked layout `rank` in the plan (Enter, a double click, a Load button).
+    void loadRequested(int rank);
+
+private:
+    void fillRanked();
+    void fillClosest();
+    void showHeading();
+    void showDetail(int row);
+
+    std::shared_ptr<const core::LayoutSearchResult> m_result;
+    double m_seconds = 0;
+    bool m_searching = false;
+    QString m_failure;
+    core::LayoutKey m_yours;
+    std::optional<double> m_yourSeconds;
+    bool m_yourFits = false;
+    int m_yourRank = -1;
+
+    QLabel* m_heading;
+    QTableWidget* m_table;
+    QLabel* m_detail;
+};
+
+} // namespace scalelab::ui
