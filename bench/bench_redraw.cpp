@@ -7,6 +7,8 @@
 //                                                               [--scenario FILE]
 //                                                               [--no-explanations]
 //                                                               [--spans]
+//                                                               [--during-search]
+//                                                               [--control KEY]
 //
 // With --spans each line also splits the median step into its three parts: the edit itself
 // (slider, document, undo step, controls shown again), the tab's refresh (computation and new
@@ -15,6 +17,13 @@
 // With --scenario the tabs start from that scenario instead of the defaults, for the cases an
 // issue names (bench/scenarios/ holds them; for example the 32-stage, 256-microbatch
 // interleaved pipeline).
+//
+// With --during-search (the plan tab) every step happens while the tab's layout search runs on
+// its worker thread: before each step a change of plan.train_tokens (which the search covers,
+// and which no slider of the layout moves) starts a new search, and the step is timed until
+// the charts of the plan itself are repainted, not until the search ends. The line says in how
+// many steps the search was still running when the repaint was done. With
+// bench/scenarios/plan-1t-4096.json that is the issue's largest search.
 
 #include "parametercontrol.h"
 #include "scenariodocument.h"
@@ -77,7 +86,8 @@ struct Step {
 /// One slider move and everything it causes, until the window has painted its last change:
 /// what a user waits for. The event loop runs pass after pass while passes still deliver
 /// events; the window paints exactly what is dirty, once, as it would on screen.
-Step timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events)
+Step timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events,
+                 bool duringSearch = false)
 {
     QElapsedTimer timer;
     timer.start();
@@ -85,7 +95,7 @@ Step timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events)
     slider.setValue(position);
     step.edit = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     // The tab recomputes on a zero-delay timer (or on its worker thread).
-    while (tab.refreshPending())
+    while (duringSearch ? tab.chartsPending() : tab.refreshPending())
         QCoreApplication::processEvents();
     step.refresh = static_cast<double>(timer.nsecsElapsed()) / 1e6 - step.edit;
     double lastActive = static_cast<double>(timer.nsecsElapsed());
@@ -145,16 +155,20 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     int runs = 300;
     QString only;
+    QString onlyControl; ///< --control: one parameter (its key, "plan.tensor_parallel")
     scalelab::core::Scenario scenario;
     // Projector mode hides the explanations: the tabs then redraw without their text.
     const bool explanations = !QCoreApplication::arguments().contains("--no-explanations");
     const bool spans = QCoreApplication::arguments().contains("--spans");
+    const bool duringSearch = QCoreApplication::arguments().contains("--during-search");
     const QStringList args = QCoreApplication::arguments();
     for (qsizetype i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == "--runs")
             runs = std::max(10, args[i + 1].toInt());
         if (args[i] == "--tab")
             only = args[i + 1];
+        if (args[i] == "--control")
+            onlyControl = args[i + 1];
         if (args[i] == "--scenario") {
             try {
                 scenario = scalelab::document::loadScenarioFile(args[i + 1]);
@@ -165,6 +179,8 @@ int main(int argc, char** argv)
         }
     }
 
+    if (duringSearch)
+        only = "plan"; // the one tab with a search
     std::printf("%-16s %-28s %-20s %6s %10s %10s %10s %7s\n", "tab", "parameter", "values", "runs",
                 "median ms", "p99 ms", "max ms", "paints");
     bool allWithinFrame = true;
@@ -184,7 +200,8 @@ int main(int argc, char** argv)
         if (!QTest::qWaitForWindowExposed(tab.get()))
             std::fprintf(stderr, "warning: %s was not exposed\n", qPrintable(tab->name()));
         for (ParameterControl* control : tab->findChildren<ParameterControl*>()) {
-            if (!control->isEnabled() || !control->isVisibleTo(tab.get()))
+            if (!control->isEnabled() || !control->isVisibleTo(tab.get())
+                || (!onlyControl.isEmpty() && control->spec().key != onlyControl))
                 continue;
             // Move back and forth between two neighbouring slider positions of different values.
             QSlider* slider = control->slider();
@@ -200,8 +217,17 @@ int main(int argc, char** argv)
             for (int i = 0; i < 10; ++i) // warm-up
                 timeOneStep(*tab, *slider, i % 2 ? a : b, events);
             events.painted.clear();
+            int overlapped = 0; // steps repainted while the search still ran
             for (int i = 0; i < runs; ++i) {
-                const Step step = timeOneStep(*tab, *slider, i % 2 ? a : b, events);
+                if (duringSearch) {
+                    // A new search starts (the tokens alternate), and the plan's own charts
+                    // have settled before the step: only the step is timed.
+                    document.setValue("plan.train_tokens", i % 2 ? 1e12 : 1.5e12);
+                    while (tab->chartsPending())
+                        QCoreApplication::processEvents();
+                }
+                const Step step = timeOneStep(*tab, *slider, i % 2 ? a : b, events, duringSearch);
+                overlapped += duringSearch && tab->refreshPending();
                 ms.push_back(step.total);
                 edit.push_back(step.edit);
                 refresh.push_back(step.refresh);
@@ -225,8 +251,13 @@ int main(int argc, char** argv)
                             percentile(edit, 0.5), percentile(refresh, 0.5), percentile(rest, 0.5),
                             qPrintable(painted.join(", ")));
             }
+            if (duringSearch)
+                std::printf("    the search was still running after %d of %d steps\n", overlapped,
+                            runs);
             std::fflush(stdout);
         }
+        if (duringSearch)
+            tab->waitForIdle();
     }
     std::printf("%s\n",
                 allWithinFrame ? "every p99 is under one 60 Hz frame (16 ms)"

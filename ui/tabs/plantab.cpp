@@ -582,14 +582,40 @@ void PlanTab::recompute()
     }
     m_refused = false;
     const core::PlanResult result = core::computePlan(in);
-    const std::vector<core::VariantActivations> variants = core::activationVariants(in);
+    std::vector<core::VariantActivations> variants = core::activationVariants(in);
+    const core::StepTime time = core::computeStepTime(in);
     m_shown = in;
     m_result = result;
-    updateMemoryChart();
-    updateRecomputeChart(variants);
-    updateCommunication();
-    updateTime();
+    m_variants = std::move(variants);
+    m_time = time;
+    m_search->setYours(core::layoutOf(m_shown), m_time.total, m_result.fits);
+    // Only the part on show is drawn now; the other catches up when it is shown (or before
+    // an export): Qt Charts lays a hidden chart out again on every change too.
+    m_stale = {true, true};
+    drawPart(m_part);
     updateFigures();
+}
+
+void PlanTab::drawPart(Part part)
+{
+    bool& stale = m_stale[static_cast<std::size_t>(part)];
+    if (!stale || m_result.stages.empty())
+        return;
+    stale = false;
+    if (part == Part::Memory) {
+        updateMemoryChart();
+        updateRecomputeChart(m_variants);
+        updateCommunication();
+    } else {
+        updateTimeChart();
+        updateSearchChart();
+    }
+}
+
+void PlanTab::catchUp()
+{
+    drawPart(Part::Memory);
+    drawPart(Part::Time);
 }
 
 void PlanTab::updateMemoryChart()

@@ -7,6 +7,7 @@
 #include "scalelab/core/steptime.h"
 #include "tab.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 
@@ -116,6 +117,10 @@ public:
     /// Its charts carry long labels (recipes, published rows, layouts): this many characters
     /// of chart text wide before two share a row.
     static constexpr int kPlanChartChars = 64;
+    /// The scatter draws one point per series in each cell of this many by this many over
+    /// the points' log ranges (a cell is about a marker wide): Qt Charts draws every marker
+    /// as a shape of its own, and thousands of hidden ones cost a frame on every step.
+    static constexpr int kScatterCells = 100;
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -159,9 +164,14 @@ private:
     void updateCommunication();
     void updateFigures();
     void saveWithDialog(document::PlanFormat format);
-    /// The step time of the plan shown, in its chart, the search's heading and the scatter.
-    void updateTime();
+    /// Draws the charts of `part` if they do not show the plan yet.
+    void drawPart(Part part);
+    /// Both parts drawn, the hidden one too (before an export).
+    void catchUp() override;
     void updateTimeChart();
+    /// The search's points into the scatter's series (when a search ends).
+    void rebuildSearchPoints();
+    /// The plan's own point, the axes and the GPU line (every step).
     void updateSearchChart();
     /// Starts a search on the worker when what it searches over (the plan but its layout)
     /// changed since the last one asked for.
@@ -211,6 +221,9 @@ private:
     Part m_part = Part::Memory;
     bool m_partPlaced = false; ///< whether a part's charts are in the grid yet
     core::StepTime m_time; ///< of m_shown
+    std::vector<core::VariantActivations> m_variants; ///< of m_shown
+    /// Per part: whether its charts still show an older plan (drawn when the part is shown).
+    std::array<bool, 2> m_stale{true, true};
 
     ChartViewPanel* m_timeChart = nullptr;
     QHorizontalStackedBarSeries* m_termBars = nullptr;
@@ -224,6 +237,8 @@ private:
     QScatterSeries* m_otherPoints = nullptr; ///< layouts that do not fit
     QList<QScatterSeries*> m_binPoints; ///< fitting layouts, one series per t x p bin
     QList<QList<core::LayoutKey>> m_binKeys; ///< the layout of each point of each bin
+    /// Seconds (x) by GiB (y) spanned by the search's points; none before a search ends.
+    std::optional<QRectF> m_pointRange;
     QLineSeries* m_capacityLine = nullptr;
     QScatterSeries* m_bestMarker = nullptr;
     QScatterSeries* m_yoursMarker = nullptr;

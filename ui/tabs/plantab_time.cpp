@@ -21,6 +21,7 @@
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QFormLayout>
+#include <QHash>
 #include <QHorizontalStackedBarSeries>
 #include <QLegend>
 #include <QLegendMarker>
@@ -35,6 +36,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 namespace scalelab::ui {
 
@@ -151,6 +153,7 @@ void PlanTab::showPart(Part part)
     }
     // Called on every change of the section (a slider step): the grid is laid out again only
     // for a new part.
+    drawPart(part);
     if (!changed && m_partPlaced)
         return;
     m_partPlaced = true;
@@ -242,7 +245,7 @@ void PlanTab::buildTimeChart()
     m_termBars->setBarWidth(0.6);
     chart->addSeries(m_termBars);
     m_termAxis = new QBarCategoryAxis;
-    m_termAxis->append({tr("Fastest layout"), tr("Yours")});
+    m_termAxis->append({tr("Fastest layout"), tr("Your layout")});
     m_secondsAxis = new QValueAxis;
     chart->addAxis(m_termAxis, Qt::AlignLeft);
     chart->addAxis(m_secondsAxis, Qt::AlignBottom);
@@ -348,11 +351,51 @@ void PlanTab::showSearch(std::shared_ptr<const core::LayoutSearchResult> result,
             tr("the search is refused: %1").arg(QString::fromStdString(result->refusal)));
     else
         m_search->setResult(result, seconds);
-    updateSearchChart();
-    updateTimeChart();
+    rebuildSearchPoints();
+    m_stale[static_cast<std::size_t>(Part::Time)] = true;
+    if (m_part == Part::Time)
+        drawPart(Part::Time);
 }
 
-void PlanTab::updateSearchChart()
+namespace {
+
+/// Drops the points that would be drawn over an earlier point of the same series: a cell of
+/// the kCells x kCells grid over the log ranges holds one point. Thousands of layouts crowd a few
+/// regions of the scatter; a hidden point costs paint time on every slider step and shows
+/// nothing. The search's ranking and table keep every layout.
+class Thinning {
+public:
+    Thinning(double lo, double hi, double memLo, double memHi)
+        : m_x0(std::log10(lo))
+        , m_y0(std::log10(memLo))
+        , m_dx(std::max(std::log10(hi) - m_x0, 1e-9) / kCells)
+        , m_dy(std::max(std::log10(memHi) - m_y0, 1e-9) / kCells)
+    {
+    }
+    /// Whether the point at (seconds, gib) is the first of its cell in series `series`.
+    bool keep(double seconds, double gib, qsizetype series)
+    {
+        const auto cx = static_cast<qint64>((std::log10(seconds) - m_x0) / m_dx);
+        const auto cy = static_cast<qint64>((std::log10(gib) - m_y0) / m_dy);
+        const qint64 cell = (static_cast<qint64>(series) * (kCells + 2) + cx) * (kCells + 2) + cy;
+        return !std::exchange(m_taken[cell], true);
+    }
+    static constexpr int kCells = PlanTab::kScatterCells;
+
+private:
+    double m_x0, m_y0, m_dx, m_dy;
+    QHash<qint64, bool> m_taken;
+};
+
+bool drawable(const core::LayoutPoint& pt)
+{
+    const double m = pt.memoryBytes / kGiB;
+    return pt.stepSeconds > 0 && std::isfinite(pt.stepSeconds) && m > 0 && std::isfinite(m);
+}
+
+} // namespace
+
+void PlanTab::rebuildSearchPoints()
 {
     const bool has = m_searchResult && !m_searchResult->refused;
     QList<QPointF> others;
@@ -360,32 +403,40 @@ void PlanTab::updateSearchChart()
     for (QList<core::LayoutKey>& keys : m_binKeys)
         keys.clear();
     double lo = std::numeric_limits<double>::infinity(), hi = 0;
-    double memLo = gpuMemoryBytes() / kGiB, memHi = memLo;
-    const auto widen = [&](double s, double m) {
-        lo = std::min(lo, s);
-        hi = std::max(hi, s);
-        memLo = std::min(memLo, m);
-        memHi = std::max(memHi, m);
-    };
+    double memLo = lo, memHi = 0;
     if (has)
-        for (const core::LayoutPoint& pt : m_searchResult->scatter) {
-            const double m = pt.memoryBytes / kGiB;
-            if (!(pt.stepSeconds > 0) || !std::isfinite(pt.stepSeconds) || !(m > 0)
-                || !std::isfinite(m))
-                continue;
-            widen(pt.stepSeconds, m);
-            if (!pt.fits) {
-                others << QPointF(pt.stepSeconds, m);
-                continue;
+        for (const core::LayoutPoint& pt : m_searchResult->scatter)
+            if (drawable(pt)) {
+                lo = std::min(lo, pt.stepSeconds);
+                hi = std::max(hi, pt.stepSeconds);
+                memLo = std::min(memLo, pt.memoryBytes / kGiB);
+                memHi = std::max(memHi, pt.memoryBytes / kGiB);
             }
-            const std::int64_t tp = pt.key.t * pt.key.p;
-            for (qsizetype b = 0; b < m_binPoints.size(); ++b)
-                if (tp >= kBins[b].lower && tp < kBins[b].upper) {
-                    bins[b] << QPointF(pt.stepSeconds, m);
-                    m_binKeys[b] << pt.key;
-                    break;
-                }
+    m_pointRange.reset();
+    if (hi > 0)
+        m_pointRange = QRectF(QPointF(lo, memLo), QPointF(hi, memHi));
+    // Each series its own cells: a point is never hidden by one of another colour.
+    Thinning cells(lo, hi, memLo, memHi);
+    for (const core::LayoutPoint& pt :
+         has ? m_searchResult->scatter : std::vector<core::LayoutPoint>{}) {
+        if (!drawable(pt))
+            continue;
+        const QPointF at(pt.stepSeconds, pt.memoryBytes / kGiB);
+        if (!pt.fits) {
+            if (cells.keep(at.x(), at.y(), m_binPoints.size()))
+                others << at;
+            continue;
         }
+        const std::int64_t tp = pt.key.t * pt.key.p;
+        for (qsizetype b = 0; b < m_binPoints.size(); ++b)
+            if (tp >= kBins[b].lower && tp < kBins[b].upper) {
+                if (cells.keep(at.x(), at.y(), b)) {
+                    bins[b] << at;
+                    m_binKeys[b] << pt.key;
+                }
+                break;
+            }
+    }
     replaceIfChanged(m_otherPoints, others);
     for (qsizetype b = 0; b < m_binPoints.size(); ++b) {
         replaceIfChanged(m_binPoints[b], bins[b]);
@@ -399,10 +450,27 @@ void PlanTab::updateSearchChart()
         best << QPointF(r.time.total, r.memoryBytes / kGiB);
     }
     replaceIfChanged(m_bestMarker, best);
+}
+
+void PlanTab::updateSearchChart()
+{
+    // The plan's own point and the axes around it and the search's points: every step.
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    double memLo = gpuMemoryBytes() / kGiB, memHi = memLo;
+    if (m_pointRange) {
+        lo = m_pointRange->left();
+        hi = m_pointRange->right();
+        memLo = std::min(memLo, m_pointRange->top());
+        memHi = std::max(memHi, m_pointRange->bottom());
+    }
     QList<QPointF> yours;
     if (!m_refused && m_time.total > 0) {
-        yours << QPointF(m_time.total, m_result.peakBytesPerGpu.value() / kGiB);
-        widen(yours.front().x(), yours.front().y());
+        const QPointF at(m_time.total, m_result.peakBytesPerGpu.value() / kGiB);
+        yours << at;
+        lo = std::min(lo, at.x());
+        hi = std::max(hi, at.x());
+        memLo = std::min(memLo, at.y());
+        memHi = std::max(memHi, at.y());
     }
     replaceIfChanged(m_yoursMarker, yours);
     if (!(hi > 0)) {
@@ -438,22 +506,8 @@ void PlanTab::updateTimeChart()
     if (best)
         top = std::max(top, best->total);
     setStickyRange(m_secondsAxis, 0, top > 0 ? top * 1.05 : 1.0);
-    const QString fastest =
-        best ? tr("Fastest: %1 s").arg(formatNumber(best->total)) : tr("Fastest: searching");
-    const QString yours = tr("Yours: %1 s").arg(formatNumber(m_time.total));
-    const QStringList categories = m_termAxis->categories();
-    if (categories.value(0) != fastest || categories.value(1) != yours) {
-        m_termAxis->clear();
-        m_termAxis->append({fastest, yours});
-    }
-}
-
-void PlanTab::updateTime()
-{
-    m_time = core::computeStepTime(m_shown);
-    m_search->setYours(core::layoutOf(m_shown), m_time.total, m_result.fits);
-    updateTimeChart();
-    updateSearchChart();
+    // The two names stay as they are: a new category text lays the whole chart out again, on
+    // every slider step. The seconds are in the figures line and the table.
 }
 
 void PlanTab::loadSearchedLayout(int rank)

@@ -469,6 +469,11 @@ bool Tab::refreshPending() const
         || (m_sideRunner && m_sideRunner->busy());
 }
 
+bool Tab::chartsPending() const
+{
+    return m_timer->isActive() || (m_runner && m_runner->busy());
+}
+
 void Tab::waitForIdle()
 {
     if (m_timer->isActive())
@@ -477,6 +482,7 @@ void Tab::waitForIdle()
         m_runner->waitForIdle();
     if (m_sideRunner)
         m_sideRunner->waitForIdle();
+    catchUp();
     if (m_explanationTimer->isActive())
         updateExplanation();
 }

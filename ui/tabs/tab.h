@@ -62,7 +62,12 @@ public:
     void refreshNow();
     /// Whether a recompute is scheduled, or running on a worker thread, and not shown yet.
     bool refreshPending() const;
-    /// Runs a scheduled recompute now and waits for any background result (exports, tests).
+    /// refreshPending() without the side computation (sideRunner()): whether the charts'
+    /// own recompute is still to be shown. A benchmark times a slider step with it while a
+    /// side computation (the plan's layout search) runs on.
+    bool chartsPending() const;
+    /// Runs a scheduled recompute now and waits for any background result (exports, tests);
+    /// then catchUp().
     void waitForIdle();
 
     /// Why the last refresh drew nothing new: the charts still show the last good inputs.
@@ -150,6 +155,10 @@ protected:
     /// Called after the controls show a changed section, before the refresh: for what the
     /// field bindings do not cover (a preset box that names the current values, enabled states).
     virtual void sectionShown() { }
+    /// Brings charts that are not on show up to date: a tab that shows its charts in parts
+    /// may draw only the part on show at each refresh. Called by waitForIdle(), so exports and
+    /// tests see every chart drawn.
+    virtual void catchUp() { }
     /// Calls core and updates the charts. Throws core::InputError for inputs core refuses.
     virtual void recompute() = 0;
     /// Schedules one recompute in this turn of the event loop.
