@@ -775,6 +775,25 @@ private slots:
         }
     }
 
+    void rowOverridesKeepThePresetsOtherKeys()
+    {
+        // A row that changes one link or one model key keeps the preset's GPU and shape.
+        const core::PlanInputs base = loadPlanPreset("korthikanti-175b").plan;
+        const core::PlanInputs p =
+            readPlanObject(QJsonObject{{"hardware", QJsonObject{{"ib_bandwidth", 50}}},
+                                       {"model", QJsonObject{{"vocab", 32000}}}},
+                           base);
+        QVERIFY(p.hardware.gpu == core::GpuType::A100_80GB);
+        QCOMPARE(p.hardware.nvlinkBandwidthGBs, 300.0);
+        QCOMPARE(p.hardware.ibBandwidthGBs, 50.0);
+        QCOMPARE(p.model.layers, std::int64_t(96));
+        QCOMPARE(p.model.vocab, std::int64_t(32000));
+        core::PlanInputs expected = base;
+        expected.hardware.ibBandwidthGBs = 50;
+        expected.model.vocab = 32000;
+        QVERIFY(p == expected);
+    }
+
     void deepSpeedConfigHoldsThePlan()
     {
         core::PlanInputs in; // 64 GPUs, t 8, p 1: d 8, m 64

@@ -175,17 +175,18 @@ QString variantKey(ActivationVariant variant)
 core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs base)
 {
     // The scenario reader reads it, as it reads a file's plan section: the base written out as
-    // a plan object, the given keys laid over it (a model's keys over the base's model).
+    // a plan object, the given keys laid over it (a model's or a hardware's keys over the
+    // base's, so a row that changes one link keeps the preset's GPU).
     core::Scenario scenario;
     scenario.plan = base;
     QJsonObject merged = scenarioToJson(scenario).value("plan").toObject();
     for (auto it = plan.begin(); it != plan.end(); ++it) {
-        if (it.key() == "model" && it.value().isObject()) {
-            QJsonObject model = merged.value("model").toObject();
+        if ((it.key() == "model" || it.key() == "hardware") && it.value().isObject()) {
+            QJsonObject section = merged.value(it.key()).toObject();
             const QJsonObject given = it.value().toObject();
             for (auto m = given.begin(); m != given.end(); ++m)
-                model.insert(m.key(), m.value());
-            merged.insert("model", model);
+                section.insert(m.key(), m.value());
+            merged.insert(it.key(), section);
         } else {
             merged.insert(it.key(), it.value());
         }

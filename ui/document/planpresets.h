@@ -19,7 +19,8 @@ struct PlanPreset {
 };
 
 /// `base` with the keys of a scenario's "plan" object laid over it, read by the scenario reader
-/// (app/scenariojson), so a preset is read exactly as a scenario file is. Throws
+/// (app/scenariojson), so a preset is read exactly as a scenario file is. The "model" and
+/// "hardware" objects are laid over the base's key by key. Throws
 /// core::InputError naming `plan.<key>` for an unknown key, a value of the wrong kind or one
 /// core refuses.
 core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs base = {});
