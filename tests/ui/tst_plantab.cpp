@@ -4,6 +4,7 @@
 
 #include "chartexport.h"
 #include "chartpanel.h"
+#include "core/calibrationruns.h"
 #include "fields.h"
 #include "parametercontrol.h"
 #include "plancommunicationpanel.h"
@@ -13,6 +14,7 @@
 #include "plantab.h"
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/plan.h"
+#include "scalelab/core/steptime.h"
 #include "scenariodocument.h"
 #include "testhelpers.h"
 
@@ -792,6 +794,62 @@ private slots:
         expected.hardware.ibBandwidthGBs = 50;
         expected.model.vocab = 32000;
         QVERIFY(p == expected);
+    }
+
+    void publishedFileErrorsNameTheRow_data()
+    {
+        // One row of the file's format, then one key changed: the error names the row's key.
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QJsonValue>("value");
+        QTest::addColumn<QString>("field");
+        const QString row = "published.groups[0].rows[0].";
+        QTest::newRow("unknown quantity") << "quantity" << QJsonValue("speed") << row + "quantity";
+        QTest::newRow("milliseconds") << "unit" << QJsonValue("ms") << row + "unit";
+        QTest::newRow("no time") << "published" << QJsonValue(0) << row + "published";
+        QTest::newRow("a text") << "published" << QJsonValue("1.1") << row + "published";
+        QTest::newRow("bad comparison")
+            << "comparison" << QJsonValue("roughly") << row + "comparison";
+        QTest::newRow("negative tolerance")
+            << "tolerance_percent" << QJsonValue(-15) << row + "tolerance_percent";
+        QTest::newRow("variant on a step time")
+            << "variant" << QJsonValue("tensor_parallel") << row + "variant";
+        QTest::newRow("unknown GPU")
+            << "plan" << QJsonValue(QJsonObject{{"hardware", QJsonObject{{"gpu", "tpu_v5"}}}})
+            << row + "plan.hardware.gpu";
+        // Core's own check, not the reader's: an A100 has no FP8.
+        QTest::newRow("FP8 on an A100")
+            << "plan" << QJsonValue(QJsonObject{{"hardware", QJsonObject{{"precision", "fp8"}}}})
+            << row + "plan.hardware.precision";
+        QTest::newRow("layout that does not divide")
+            << "plan" << QJsonValue(QJsonObject{{"gpus", 12}}) << row + "plan.gpus";
+    }
+
+    void publishedFileErrorsNameTheRow()
+    {
+        QFETCH(QString, key);
+        QFETCH(QJsonValue, value);
+        QFETCH(QString, field);
+        QJsonObject row{{"what", "22B: iteration time"},
+                        {"preset", "korthikanti-22b"},
+                        {"quantity", "step_time"},
+                        {"published", 1.10},
+                        {"unit", "s"},
+                        {"tolerance_percent", 15},
+                        {"why", "the curve"}};
+        const auto file = [](const QJsonObject& r) {
+            const QJsonObject group{{"title", "t"}, {"source", "s"}, {"rows", QJsonArray{r}}};
+            return QJsonObject{{"scalelab_published", 1}, {"groups", QJsonArray{group}}};
+        };
+        // As given, the row reads, and is the calibration run.
+        const QList<PublishedFigure> good = publishedFigures(file(row));
+        QCOMPARE(good.size(), 1);
+        QCOMPARE_EQ(good[0].scalelab,
+                    core::computeStepTime(korthikanti(48, 6144, 64, 8, 1, 1, 4, 4)).total);
+        row.insert(key, value);
+        std::string message;
+        QVERIFY(
+            throwsInputError([&] { publishedFigures(file(row)); }, field.toStdString(), &message));
+        qInfo("%s", message.c_str());
     }
 
     void deepSpeedConfigHoldsThePlan()
