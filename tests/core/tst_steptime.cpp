@@ -2,7 +2,7 @@
 // FLOP count against Korthikanti et al.'s closed form, the link each group uses, the refused
 // hardware inputs, and the calibration against published end-to-end runs (docs/STEPTIME.md).
 
-#include "korthikanti.h"
+#include "calibrationruns.h"
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/plan.h"
 #include "scalelab/core/steptime.h"
@@ -13,6 +13,8 @@
 #include <cstdint>
 
 using namespace scalelab::core;
+using scalelab::test::korthikanti;
+using scalelab::test::llama405b;
 
 Q_DECLARE_METATYPE(scalelab::core::PlanInputs)
 
@@ -57,55 +59,6 @@ PlanInputs toy(std::int64_t layers)
     in.recompute = Recompute::None;
     in.zeroStage = 0;
     in.hardware.gpu = GpuType::A100_80GB;
-    return in;
-}
-
-/// Korthikanti et al. 2022, Table 3 shapes: 4h MLP, vocab 51200, s = 2048, t = 8, tied
-/// embeddings; sequence parallelism with selective recomputation ("present work"); A100 80GB
-/// with NVLink 3 (300 GB/s per direction) and 200 Gb/s HDR InfiniBand per GPU (25 GB/s).
-PlanInputs korthikanti(std::int64_t layers, std::int64_t hidden, std::int64_t heads,
-                       std::int64_t gpus, std::int64_t p, std::int64_t v, std::int64_t batch,
-                       std::int64_t microBatch)
-{
-    PlanInputs in =
-        scalelab::test::korthikantiShape(layers, hidden, heads, 8, p, v, batch, microBatch);
-    in.gpus = gpus;
-    in.sequenceParallel = true;
-    in.recompute = Recompute::Selective;
-    in.zeroStage = 0;
-    in.hardware.gpu = GpuType::A100_80GB;
-    in.hardware.nvlinkBandwidthGBs = 300;
-    in.hardware.ibBandwidthGBs = 25;
-    return in;
-}
-
-/// Llama 3 405B (Llama 3 paper, Table 3 shape; Table 4 layout): 126 layers, h 16384, 128
-/// heads, 8 key/value heads, SwiGLU 53248, vocab 128256; t = 8, p = 16, s = 8192, 16M tokens
-/// (2048 sequences) per step on H100s. Micro-batch 1, interleaving v = 4 and ZeRO-1 are
-/// ScaleLab's assumptions (the paper names an interleaved schedule and FSDP-style sharding
-/// without these numbers). No recomputation is assumed for the 8K-context stage.
-PlanInputs llama405b(std::int64_t gpus)
-{
-    PlanInputs in;
-    in.model.layers = 126;
-    in.model.hidden = 16384;
-    in.model.heads = 128;
-    in.model.kvHeads = 8;
-    in.model.ffnHidden = 53248;
-    in.model.vocab = 128256;
-    in.model.gatedMlp = true;
-    in.model.tiedEmbeddings = false;
-    in.sequence = 8192;
-    in.microBatch = 1;
-    in.globalBatch = 2048;
-    in.gpus = gpus;
-    in.tensorParallel = 8;
-    in.pipelineParallel = 16;
-    in.virtualStages = 4;
-    in.sequenceParallel = true;
-    in.recompute = Recompute::None;
-    in.zeroStage = 1;
-    in.hardware.gpu = GpuType::H100_80GB;
     return in;
 }
 

@@ -4,6 +4,7 @@
 
 #include "chartexport.h"
 #include "chartpanel.h"
+#include "core/calibrationruns.h"
 #include "fields.h"
 #include "parametercontrol.h"
 #include "plancommunicationpanel.h"
@@ -13,6 +14,7 @@
 #include "plantab.h"
 #include "scalelab/core/collectives.h"
 #include "scalelab/core/plan.h"
+#include "scalelab/core/steptime.h"
 #include "scenariodocument.h"
 #include "testhelpers.h"
 
@@ -46,6 +48,8 @@ using namespace scalelab;
 using namespace scalelab::ui;
 using namespace scalelab::document;
 using namespace scalelab::test;
+
+Q_DECLARE_METATYPE(scalelab::core::PlanInputs)
 
 namespace {
 
@@ -588,9 +592,9 @@ private slots:
         QCOMPARE(other.presetBox()->currentText(), QString("Your own numbers"));
     }
 
-    void presetCountsMatchThePublishedTotals_data()
+    void publishedFiguresWithinTheirTolerance_data()
     {
-        // The published totals come from resources/published/figures.json, with their sources.
+        // The published values come from resources/published/figures.json, with their sources.
         QTest::addColumn<int>("figure");
         const QList<PublishedFigure> figures = publishedFigures();
         for (int i = 0; i < figures.size(); ++i)
@@ -598,19 +602,98 @@ private slots:
                 QTest::newRow(qPrintable(figures[i].what)) << i;
     }
 
-    void presetCountsMatchThePublishedTotals()
+    void publishedFiguresWithinTheirTolerance()
     {
         QFETCH(int, figure);
         const PublishedFigure f = publishedFigures()[figure];
-        const core::ParameterCount c = core::countParameters(loadPlanPreset(f.presetId).plan.model);
-        const double ours =
-            double(f.quantity == FigureQuantity::ActiveParameters ? c.active : c.total) / 1e9;
+        double ours = 0;
+        double tolerance = 0;
+        switch (f.quantity) {
+        case FigureQuantity::Parameters:
+        case FigureQuantity::ActiveParameters: {
+            const core::ParameterCount c =
+                core::countParameters(loadPlanPreset(f.presetId).plan.model);
+            ours =
+                double(f.quantity == FigureQuantity::ActiveParameters ? c.active : c.total) / 1e9;
+            // 0.5% for rounded published totals; 2% for DeepSeek-V3's approximated attention.
+            tolerance = f.presetId == "deepseek-v3" ? 2.0 : 0.5;
+            break;
+        }
+        case FigureQuantity::StepTime:
+        case FigureQuantity::Mfu: {
+            const core::StepTime st = core::computeStepTime(f.plan);
+            ours = f.quantity == FigureQuantity::StepTime ? st.total : 100 * st.mfu;
+            // The bar for a two-constant model against measured runs.
+            tolerance = 15;
+            break;
+        }
+        default:
+            QFAIL(qPrintable("no tolerance expected for " + f.what));
+        }
         QCOMPARE(f.scalelab, ours);
         const double off = 100.0 * std::abs(ours / f.published - 1.0);
-        qInfo("%s: %.4gB against %.4gB (%.2f%%)", qPrintable(f.what), ours, f.published, off);
-        // 0.5% for rounded published totals; 2% for DeepSeek-V3's approximated attention.
-        QCOMPARE(*f.tolerancePercent, f.presetId == "deepseek-v3" ? 2.0 : 0.5);
+        qInfo("%s: %.4g %s against %.4g (%.2f%%)", qPrintable(f.what), ours, qPrintable(f.unit),
+              f.published, off);
+        QCOMPARE(*f.tolerancePercent, tolerance);
         QVERIFY2(off <= *f.tolerancePercent, qPrintable(QString::number(off)));
+    }
+
+    void stepTimeRowsAreTheCalibrationRuns_data()
+    {
+        // tests/core/tst_steptime.cpp's calibration runs, the same plans, built there by hand:
+        // every run is in the file, with the quantities the calibration test checks.
+        QTest::addColumn<QString>("preset");
+        QTest::addColumn<int>("gpus");
+        QTest::addColumn<core::PlanInputs>("run");
+        QTest::addColumn<double>("seconds"); // the paper's iteration time; 0 when not published
+        QTest::addColumn<double>("mfu"); // the paper's MFU, in percent
+        QTest::newRow("Korthikanti 22B")
+            << "korthikanti-22b" << 8 << korthikanti(48, 6144, 64, 8, 1, 1, 4, 4) << 1.10 << 41.5;
+        QTest::newRow("Korthikanti 175B")
+            << "korthikanti-175b" << 64 << korthikanti(96, 12288, 96, 64, 8, 3, 64, 1) << 13.75
+            << 51.4;
+        QTest::newRow("Korthikanti 530B")
+            << "korthikanti-530b" << 280 << korthikanti(105, 20480, 128, 280, 35, 3, 280, 1)
+            << 37.83 << 56.0;
+        QTest::newRow("Korthikanti 1T")
+            << "korthikanti-1t" << 512 << korthikanti(128, 25600, 160, 512, 64, 1, 512, 1) << 71.49
+            << 56.3;
+        QTest::newRow("Llama 3 405B, 8K GPUs")
+            << "llama3-405b" << 8192 << llama405b(8192) << 0.0 << 43.0;
+        QTest::newRow("Llama 3 405B, 16K GPUs")
+            << "llama3-405b" << 16384 << llama405b(16384) << 0.0 << 41.0;
+    }
+
+    void stepTimeRowsAreTheCalibrationRuns()
+    {
+        QFETCH(QString, preset);
+        QFETCH(int, gpus);
+        QFETCH(core::PlanInputs, run);
+        QFETCH(double, seconds);
+        QFETCH(double, mfu);
+        const core::StepTime st = core::computeStepTime(run);
+        int found = 0;
+        for (const PublishedFigure& f : publishedFigures()) {
+            if (f.presetId != preset || f.plan.gpus != gpus
+                || (f.quantity != FigureQuantity::StepTime && f.quantity != FigureQuantity::Mfu))
+                continue;
+            ++found;
+            // The same plan, hardware included (samePlan leaves the hardware out).
+            QVERIFY2(f.plan == run, qPrintable(f.what));
+            // Exactly what core's step time gives for the test's own plan.
+            if (f.quantity == FigureQuantity::StepTime) {
+                QCOMPARE_EQ(f.scalelab, st.total);
+                QCOMPARE(f.unit, QString("s"));
+                QCOMPARE(f.published, seconds);
+            } else {
+                QCOMPARE_EQ(f.scalelab, 100 * st.mfu);
+                QCOMPARE(f.unit, QString("%"));
+                QCOMPARE(f.published, mfu);
+            }
+            QVERIFY(f.tolerancePercent.has_value());
+            QVERIFY2(f.why.size() > 80, qPrintable(f.what)); // an explanation, not a word
+        }
+        QCOMPARE(found, seconds > 0 ? 2 : 1);
     }
 
     void everyPresetWithAPublishedCountIsChecked()
@@ -689,7 +772,7 @@ private slots:
         QCOMPARE(figures.size(), rows);
         QVERIFY(rows >= 4 + 10 + 5);
 
-        int zeroRows = 0, activationRows = 0;
+        int zeroRows = 0, activationRows = 0, stepRows = 0;
         for (int i = 0; i < figures.size(); ++i) {
             const PublishedFigure& f = figures[i];
             const int row = panel->rowOf(i);
@@ -730,10 +813,19 @@ private slots:
                 const double share = 100.0 * a / b;
                 QCOMPARE(f.scalelab,
                          f.quantity == FigureQuantity::ActivationPercent ? share : 100.0 - share);
+            } else if (f.quantity == FigureQuantity::StepTime
+                       || f.quantity == FigureQuantity::Mfu) {
+                ++stepRows;
+                const core::StepTime st = core::computeStepTime(f.plan);
+                QCOMPARE(f.scalelab,
+                         f.quantity == FigureQuantity::StepTime ? st.total : 100 * st.mfu);
+                // "1.19 s", "38.49%": the unit is printed with the value.
+                QVERIFY(panel->scalelabText(i).endsWith(f.unit));
             }
         }
         QCOMPARE(zeroRows, 4);
         QCOMPARE(activationRows, 10);
+        QCOMPARE(stepRows, 4 + 4 + 2); // Korthikanti's time and MFU, Llama 3's MFU
 
         // The ZeRO paper's Figure 1: 120, 31.4, 16.6 and 1.9 GB against the exact figures.
         QList<double> zeroPublished, zeroOurs;
@@ -756,7 +848,13 @@ private slots:
     {
         PlanTab tab;
         const QList<PublishedFigure>& figures = tab.publishedPanel()->figures();
-        for (int i : {1, 8, int(figures.size()) - 1}) {
+        int firstStepRow = -1;
+        for (int i = 0; i < figures.size() && firstStepRow < 0; ++i)
+            if (figures[i].quantity == FigureQuantity::StepTime)
+                firstStepRow = i;
+        QVERIFY(firstStepRow >= 0);
+        // The last row is Llama 3 405B at 16K GPUs: a preset with a row's own override.
+        for (int i : {1, 8, firstStepRow, int(figures.size()) - 1}) {
             auto* load = tab.publishedPanel()->findChild<QPushButton*>(
                 QString("plan.published_load_%1").arg(i));
             QVERIFY(load);
@@ -772,9 +870,86 @@ private slots:
             QCOMPARE(tab.document()->undoStack()->count(), steps + expected);
             settle(tab);
             QVERIFY(samePlan(tab.inputs(), figures[i].plan));
+            // The hardware too: the step-time rows' values depend on it.
+            QVERIFY(tab.inputs() == figures[i].plan);
             QVERIFY2(tab.messageLabel()->isHidden(), qPrintable(tab.messageLabel()->text()));
             checkAgainstCore(tab);
         }
+    }
+
+    void rowOverridesKeepThePresetsOtherKeys()
+    {
+        // A row that changes one link or one model key keeps the preset's GPU and shape.
+        const core::PlanInputs base = loadPlanPreset("korthikanti-175b").plan;
+        const core::PlanInputs p =
+            readPlanObject(QJsonObject{{"hardware", QJsonObject{{"ib_bandwidth", 50}}},
+                                       {"model", QJsonObject{{"vocab", 32000}}}},
+                           base);
+        QVERIFY(p.hardware.gpu == core::GpuType::A100_80GB);
+        QCOMPARE(p.hardware.nvlinkBandwidthGBs, 300.0);
+        QCOMPARE(p.hardware.ibBandwidthGBs, 50.0);
+        QCOMPARE(p.model.layers, std::int64_t(96));
+        QCOMPARE(p.model.vocab, std::int64_t(32000));
+        core::PlanInputs expected = base;
+        expected.hardware.ibBandwidthGBs = 50;
+        expected.model.vocab = 32000;
+        QVERIFY(p == expected);
+    }
+
+    void publishedFileErrorsNameTheRow_data()
+    {
+        // One row of the file's format, then one key changed: the error names the row's key.
+        QTest::addColumn<QString>("key");
+        QTest::addColumn<QJsonValue>("value");
+        QTest::addColumn<QString>("field");
+        const QString row = "published.groups[0].rows[0].";
+        QTest::newRow("unknown quantity") << "quantity" << QJsonValue("speed") << row + "quantity";
+        QTest::newRow("milliseconds") << "unit" << QJsonValue("ms") << row + "unit";
+        QTest::newRow("no time") << "published" << QJsonValue(0) << row + "published";
+        QTest::newRow("a text") << "published" << QJsonValue("1.1") << row + "published";
+        QTest::newRow("bad comparison")
+            << "comparison" << QJsonValue("roughly") << row + "comparison";
+        QTest::newRow("negative tolerance")
+            << "tolerance_percent" << QJsonValue(-15) << row + "tolerance_percent";
+        QTest::newRow("variant on a step time")
+            << "variant" << QJsonValue("tensor_parallel") << row + "variant";
+        QTest::newRow("unknown GPU")
+            << "plan" << QJsonValue(QJsonObject{{"hardware", QJsonObject{{"gpu", "tpu_v5"}}}})
+            << row + "plan.hardware.gpu";
+        // Core's own check, not the reader's: an A100 has no FP8.
+        QTest::newRow("FP8 on an A100")
+            << "plan" << QJsonValue(QJsonObject{{"hardware", QJsonObject{{"precision", "fp8"}}}})
+            << row + "plan.hardware.precision";
+        QTest::newRow("layout that does not divide")
+            << "plan" << QJsonValue(QJsonObject{{"gpus", 12}}) << row + "plan.gpus";
+    }
+
+    void publishedFileErrorsNameTheRow()
+    {
+        QFETCH(QString, key);
+        QFETCH(QJsonValue, value);
+        QFETCH(QString, field);
+        QJsonObject row{{"what", "22B: iteration time"},
+                        {"preset", "korthikanti-22b"},
+                        {"quantity", "step_time"},
+                        {"published", 1.10},
+                        {"unit", "s"},
+                        {"tolerance_percent", 15},
+                        {"why", "the curve"}};
+        const auto file = [](const QJsonObject& r) {
+            const QJsonObject group{{"title", "t"}, {"source", "s"}, {"rows", QJsonArray{r}}};
+            return QJsonObject{{"scalelab_published", 1}, {"groups", QJsonArray{group}}};
+        };
+        // As given, the row reads, and is the calibration run.
+        const QList<PublishedFigure> good = publishedFigures(file(row));
+        QCOMPARE(good.size(), 1);
+        QCOMPARE_EQ(good[0].scalelab,
+                    core::computeStepTime(korthikanti(48, 6144, 64, 8, 1, 1, 4, 4)).total);
+        row.insert(key, value);
+        std::string message;
+        QVERIFY(
+            throwsInputError([&] { publishedFigures(file(row)); }, field.toStdString(), &message));
+        qInfo("%s", message.c_str());
     }
 
     void deepSpeedConfigHoldsThePlan()

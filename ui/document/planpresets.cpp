@@ -2,6 +2,7 @@
 
 #include "presets.h"
 #include "scalelab/core/collectives.h"
+#include "scalelab/core/steptime.h"
 #include "scenariojson.h"
 
 #include <QDir>
@@ -134,8 +135,126 @@ double computeFigure(const PublishedFigure& f)
         const double share = 100.0 * variantPeak(all, f.variant) / variantPeak(all, f.relativeTo);
         return f.quantity == FigureQuantity::ActivationPercent ? share : 100.0 - share;
     }
+    case FigureQuantity::StepTime:
+        return core::computeStepTime(f.plan).total;
+    case FigureQuantity::Mfu:
+        return 100.0 * core::computeStepTime(f.plan).mfu;
     }
     return 0;
+}
+
+/// A quantity's name in the file, and the units its rows may state it in.
+struct QuantityKind {
+    const char* name;
+    FigureQuantity quantity;
+    QStringList units;
+};
+
+const QList<QuantityKind>& quantityKinds()
+{
+    static const QList<QuantityKind> kinds = {
+        {"parameters", FigureQuantity::Parameters, {"B"}},
+        {"active_parameters", FigureQuantity::ActiveParameters, {"B"}},
+        {"model_state", FigureQuantity::ModelState, {"GB", "GiB"}},
+        {"activation_percent", FigureQuantity::ActivationPercent, {"%"}},
+        {"activation_saving", FigureQuantity::ActivationSaving, {"%"}},
+        {"step_time", FigureQuantity::StepTime, {"s"}},
+        {"mfu", FigureQuantity::Mfu, {"%"}},
+    };
+    return kinds;
+}
+
+/// The error `e` (of a plan key, or of core) as the row's own: `<row>.plan.hardware.gpu`.
+[[noreturn]] void rethrowInRow(const InputError& e, const QString& path)
+{
+    const std::string field = fieldOf(path, QString::fromStdString(e.field()));
+    if (e.isExpectation())
+        throw InputError(field, e.expected());
+    throw InputError::problem(field, e.expected());
+}
+
+/// One row of the published-figures file, its plan validated and ScaleLab's value computed.
+PublishedFigure readFigure(const QJsonObject& row, const QString& path, const QString& groupTitle,
+                           const QString& groupSource)
+{
+    const Keys k(row, path,
+                 {"what", "source", "preset", "plan", "quantity", "variant", "relative_to",
+                  "published", "unit", "comparison", "tolerance_percent", "why"});
+    PublishedFigure f;
+    f.group = groupTitle;
+    f.what = k.string("what");
+    f.source = row.contains("source") ? k.string("source") : groupSource;
+    f.presetId = k.string("preset");
+    if (row.contains("plan") && !row.value("plan").isObject())
+        throw InputError(fieldOf(path, "plan"), "an object of plan keys");
+    f.planOverrides = row.value("plan").toObject();
+    const core::PlanInputs preset = loadPlanPreset(f.presetId).plan;
+    const QString quantity = k.string("quantity");
+    const auto& kinds = quantityKinds();
+    const auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const QuantityKind& q) {
+        return quantity == QLatin1String(q.name);
+    });
+    if (kind == kinds.end()) {
+        QStringList names;
+        for (const QuantityKind& q : kinds)
+            names << q.name;
+        throw InputError(fieldOf(path, "quantity"), "one of " + names.join(", ").toStdString());
+    }
+    f.quantity = kind->quantity;
+    const bool activation = f.quantity == FigureQuantity::ActivationPercent
+        || f.quantity == FigureQuantity::ActivationSaving;
+    if (activation) {
+        const auto v = variantNamed(k.string("variant"));
+        const auto rel = variantNamed(k.string("relative_to"));
+        if (!v)
+            throw InputError(fieldOf(path, "variant"), "a Table 2 variant name");
+        if (!rel)
+            throw InputError(fieldOf(path, "relative_to"), "a Table 2 variant name");
+        f.variant = *v;
+        f.relativeTo = *rel;
+    } else {
+        // A variant on another quantity would be read by no one: a mistake in the row.
+        for (const char* key : {"variant", "relative_to"})
+            if (row.contains(key))
+                throw InputError(fieldOf(path, key),
+                                 "no such key on a " + quantity.toStdString()
+                                     + " row (only activation rows compare two recipes)");
+    }
+    f.published = k.requiredNumber("published");
+    f.unit = k.string("unit");
+    if (!kind->units.contains(f.unit))
+        throw InputError(fieldOf(path, "unit"),
+                         "the unit of " + quantity.toStdString() + ": "
+                             + kind->units.join(" or ").toStdString());
+    if (f.quantity == FigureQuantity::StepTime && !(f.published > 0))
+        throw InputError(fieldOf(path, "published"), "a time > 0 (seconds per step)");
+    if (f.quantity == FigureQuantity::Mfu && !(f.published > 0 && f.published <= 100))
+        throw InputError(fieldOf(path, "published"), "a percentage in (0, 100]");
+    const QString comparison =
+        row.contains("comparison") ? k.string("comparison") : QString("equal");
+    if (comparison == "below")
+        f.comparison = Comparison::Below;
+    else if (comparison == "about")
+        f.comparison = Comparison::About;
+    else if (comparison == "equal")
+        f.comparison = Comparison::Equal;
+    else
+        throw InputError(fieldOf(path, "comparison"), "equal, about or below");
+    if (row.contains("tolerance_percent")) {
+        f.tolerancePercent = k.requiredNumber("tolerance_percent");
+        if (!(*f.tolerancePercent > 0))
+            throw InputError(fieldOf(path, "tolerance_percent"), "a percentage > 0");
+    }
+    f.why = row.value("why").toString();
+    // The row's plan is what Load loads: core must accept it whatever the quantity.
+    try {
+        f.plan = readPlanObject(f.planOverrides, preset);
+        core::validate(f.plan);
+        f.scalelab = computeFigure(f);
+    } catch (const InputError& e) {
+        rethrowInRow(e, path);
+    }
+    return f;
 }
 
 } // namespace
@@ -175,17 +294,18 @@ QString variantKey(ActivationVariant variant)
 core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs base)
 {
     // The scenario reader reads it, as it reads a file's plan section: the base written out as
-    // a plan object, the given keys laid over it (a model's keys over the base's model).
+    // a plan object, the given keys laid over it (a model's or a hardware's keys over the
+    // base's, so a row that changes one link keeps the preset's GPU).
     core::Scenario scenario;
     scenario.plan = base;
     QJsonObject merged = scenarioToJson(scenario).value("plan").toObject();
     for (auto it = plan.begin(); it != plan.end(); ++it) {
-        if (it.key() == "model" && it.value().isObject()) {
-            QJsonObject model = merged.value("model").toObject();
+        if ((it.key() == "model" || it.key() == "hardware") && it.value().isObject()) {
+            QJsonObject section = merged.value(it.key()).toObject();
             const QJsonObject given = it.value().toObject();
             for (auto m = given.begin(); m != given.end(); ++m)
-                model.insert(m.key(), m.value());
-            merged.insert("model", model);
+                section.insert(m.key(), m.value());
+            merged.insert(it.key(), section);
         } else {
             merged.insert(it.key(), it.value());
         }
@@ -254,7 +374,11 @@ double PublishedFigure::differencePercent() const
 
 QList<PublishedFigure> publishedFigures()
 {
-    const QJsonObject root = readJsonObject(":/published/figures.json", "published");
+    return publishedFigures(readJsonObject(":/published/figures.json", "published"));
+}
+
+QList<PublishedFigure> publishedFigures(const QJsonObject& root)
+{
     const Keys top(root, "published", {"scalelab_published", "note", "groups"});
     const QJsonArray groups = root.value("groups").toArray();
     QList<PublishedFigure> out;
@@ -265,54 +389,7 @@ QList<PublishedFigure> publishedFigures()
         const QJsonArray rows = group.value("rows").toArray();
         for (qsizetype r = 0; r < rows.size(); ++r) {
             const QString path = QString("%1.rows[%2]").arg(groupPath).arg(r);
-            const QJsonObject row = rows[r].toObject();
-            const Keys k(row, path,
-                         {"what", "source", "preset", "plan", "quantity", "variant", "relative_to",
-                          "published", "unit", "comparison", "tolerance_percent", "why"});
-            PublishedFigure f;
-            f.group = gk.string("title");
-            f.what = k.string("what");
-            f.source = row.contains("source") ? k.string("source") : gk.string("source");
-            f.presetId = k.string("preset");
-            f.planOverrides = row.value("plan").toObject();
-            f.plan = readPlanObject(f.planOverrides, loadPlanPreset(f.presetId).plan);
-            const QString quantity = k.string("quantity");
-            if (quantity == "parameters")
-                f.quantity = FigureQuantity::Parameters;
-            else if (quantity == "active_parameters")
-                f.quantity = FigureQuantity::ActiveParameters;
-            else if (quantity == "model_state")
-                f.quantity = FigureQuantity::ModelState;
-            else if (quantity == "activation_percent")
-                f.quantity = FigureQuantity::ActivationPercent;
-            else if (quantity == "activation_saving")
-                f.quantity = FigureQuantity::ActivationSaving;
-            else
-                throw InputError(fieldOf(path, "quantity"),
-                                 "parameters, active_parameters, model_state, "
-                                 "activation_percent or activation_saving");
-            if (f.quantity == FigureQuantity::ActivationPercent
-                || f.quantity == FigureQuantity::ActivationSaving) {
-                const auto v = variantNamed(k.string("variant"));
-                const auto rel = variantNamed(k.string("relative_to"));
-                if (!v)
-                    throw InputError(fieldOf(path, "variant"), "a Table 2 variant name");
-                if (!rel)
-                    throw InputError(fieldOf(path, "relative_to"), "a Table 2 variant name");
-                f.variant = *v;
-                f.relativeTo = *rel;
-            }
-            f.published = k.requiredNumber("published");
-            f.unit = k.string("unit");
-            const QString comparison = row.value("comparison").toString("equal");
-            f.comparison = comparison == "below" ? Comparison::Below
-                : comparison == "about"          ? Comparison::About
-                                                 : Comparison::Equal;
-            if (row.contains("tolerance_percent"))
-                f.tolerancePercent = k.requiredNumber("tolerance_percent");
-            f.why = row.value("why").toString();
-            f.scalelab = computeFigure(f);
-            out << f;
+            out << readFigure(rows[r].toObject(), path, gk.string("title"), gk.string("source"));
         }
     }
     return out;

@@ -19,7 +19,8 @@ struct PlanPreset {
 };
 
 /// `base` with the keys of a scenario's "plan" object laid over it, read by the scenario reader
-/// (app/scenariojson), so a preset is read exactly as a scenario file is. Throws
+/// (app/scenariojson), so a preset is read exactly as a scenario file is. The "model" and
+/// "hardware" objects are laid over the base's key by key. Throws
 /// core::InputError naming `plan.<key>` for an unknown key, a value of the wrong kind or one
 /// core refuses.
 core::PlanInputs readPlanObject(const QJsonObject& plan, core::PlanInputs base = {});
@@ -44,6 +45,8 @@ enum class FigureQuantity {
     ModelState, ///< bytes per GPU under the row's ZeRO stage (core::computeZero over d ranks)
     ActivationPercent, ///< activations under `variant` as a percentage of `relativeTo`
     ActivationSaving, ///< 100 minus ActivationPercent
+    StepTime, ///< seconds per optimizer step (core::computeStepTime's total)
+    Mfu, ///< model FLOPs utilization in percent (core::computeStepTime's mfu x 100)
 };
 
 /// How a published value is stated.
@@ -66,7 +69,7 @@ struct PublishedFigure {
     core::ActivationVariant variant = core::ActivationVariant::TensorSequenceSelective;
     core::ActivationVariant relativeTo = core::ActivationVariant::TensorParallel;
     double published = 0;
-    QString unit; ///< "B" (billions of parameters), "GB", "GiB" or "%"
+    QString unit; ///< "B" (billions of parameters), "GB", "GiB", "s" (seconds) or "%"
     Comparison comparison = Comparison::Equal;
     /// How far ScaleLab may be from the published value, in percent; nullopt where the value
     /// is a bound or a round figure rather than a measurement of the same thing.
@@ -81,6 +84,11 @@ struct PublishedFigure {
 /// Every row of ":/published/figures.json" with ScaleLab's values computed through core.
 /// Throws core::InputError naming the row for a malformed file or a preset core refuses.
 QList<PublishedFigure> publishedFigures();
+
+/// The rows of a published-figures object (the file's format), as publishedFigures() reads
+/// the compiled-in file. Throws core::InputError naming the row
+/// (`published.groups[g].rows[r].<key>`, a plan key under `...rows[r].plan.`).
+QList<PublishedFigure> publishedFigures(const QJsonObject& root);
 
 /// The JSON name of a Table 2 variant ("tensor_sequence_selective", ...).
 QString variantKey(core::ActivationVariant variant);
