@@ -110,16 +110,13 @@ QJsonArray realArray(const std::vector<double>& values)
     return out;
 }
 
-// Past this many stages x microbatches the comparison (seven simulations) is left out: at the
-// simulator's 4,000,000 passes it alone would take most of the 30 s a report may take.
-constexpr std::int64_t kMaxComparedPasses = 1'000'000;
-
 // Every schedule at the scenario's p, m and pass times, by its scenario name: what the tab's
-// comparison shows. Null where core refuses the schedule for these inputs; null as a whole
-// past kMaxComparedPasses.
-QJsonValue pipelineSchedules(const core::PipelineInputs& in)
+// comparison shows. Null where core refuses the schedule for these inputs; null as a whole past
+// `maxPasses` stages x microbatches (ReportBounds::comparedPasses: at the simulator's 4,000,000
+// passes the seven simulations alone would take most of the 30 s a report may take).
+QJsonValue pipelineSchedules(const core::PipelineInputs& in, std::int64_t maxPasses)
 {
-    if (in.microbatches > kMaxComparedPasses / in.stages)
+    if (in.microbatches > maxPasses / in.stages)
         return QJsonValue();
     using core::Schedule;
     const std::pair<const char*, Schedule> schedules[] = {{"gpipe", Schedule::GPipe},
@@ -151,7 +148,7 @@ QJsonValue pipelineSchedules(const core::PipelineInputs& in)
     return out;
 }
 
-QJsonObject pipelineSection(const core::PipelineInputs& in)
+QJsonObject pipelineSection(const core::PipelineInputs& in, std::int64_t maxComparedPasses)
 {
     const core::PipelineResult r = core::simulatePipeline(in);
     return {
@@ -167,7 +164,7 @@ QJsonObject pipelineSection(const core::PipelineInputs& in)
         {"devices", r.devices},
         {"peak_activations", realArray(r.peakActivations)},
         {"parameters_per_device", real(r.parametersPerDevice)},
-        {"schedules", pipelineSchedules(in)},
+        {"schedules", pipelineSchedules(in, maxComparedPasses)},
     };
 }
 
@@ -428,18 +425,14 @@ QJsonObject rankedObject(const core::RankedLayout& r)
     return o;
 }
 
-// The report's bounds on the layout search, so that `report` stays fast for any valid scenario:
-// past either, `plan.search` is null and `plan.search_refused` says why (docs/CLI.md).
-constexpr std::int64_t kReportSearchCandidates = 50'000;
-constexpr std::int64_t kReportSearchStageWork = 2'000'000;
-
 /// Adds `search` (the ranked layouts for the plan's model, GPUs and batch) to the plan object,
-/// or null and `search_refused` when the search would pass the report's bounds.
-void addSearch(const core::PlanInputs& in, QJsonObject& plan)
+/// or null and `search_refused` when the search would pass the report's bounds (past either,
+/// docs/CLI.md).
+void addSearch(const core::PlanInputs& in, const ReportBounds& bounds, QJsonObject& plan)
 {
     core::LayoutSearchOptions options;
-    options.maxCandidates = kReportSearchCandidates;
-    options.maxStageWork = kReportSearchStageWork;
+    options.maxCandidates = bounds.searchCandidates;
+    options.maxStageWork = bounds.searchStageWork;
     options.scatterNonFitting = 0;
     const core::LayoutSearchResult r = core::searchLayouts(in, options);
     if (r.refused) {
@@ -468,7 +461,7 @@ void addSearch(const core::PlanInputs& in, QJsonObject& plan)
                 });
 }
 
-QJsonObject planSection(const core::PlanInputs& in)
+QJsonObject planSection(const core::PlanInputs& in, const ReportBounds& bounds)
 {
     const core::PlanResult r = core::computePlan(in);
     QJsonArray stages;
@@ -494,12 +487,13 @@ QJsonObject planSection(const core::PlanInputs& in)
         {"communication_bytes_per_gpu", communication(r.communication)},
         {"step_time", stepTimeObject(in)},
     };
-    addSearch(in, out);
+    addSearch(in, bounds, out);
     return out;
 }
 
 /// The report object; see fp8Section for `scalesOut`.
-QJsonObject reportObject(const core::Scenario& scenario, core::MatrixF* scalesOut)
+QJsonObject reportObject(const core::Scenario& scenario, const ReportBounds& bounds,
+                         core::MatrixF* scalesOut)
 {
     core::validate(scenario);
     return {
@@ -507,18 +501,18 @@ QJsonObject reportObject(const core::Scenario& scenario, core::MatrixF* scalesOu
         {"memory", memorySection(scenario.memory)},
         {"zero", zeroSection(scenario.zero)},
         {"tensor_parallel", tensorParallelSection(scenario.tensorParallel)},
-        {"pipeline", pipelineSection(scenario.pipeline)},
+        {"pipeline", pipelineSection(scenario.pipeline, bounds.comparedPasses)},
         {"experts", expertsSection(scenario.experts)},
         {"fp8", fp8Section(scenario.fp8, scalesOut)},
-        {"plan", planSection(scenario.plan)},
+        {"plan", planSection(scenario.plan, bounds)},
     };
 }
 
 } // namespace
 
-QJsonObject buildReport(const core::Scenario& scenario)
+QJsonObject buildReport(const core::Scenario& scenario, const ReportBounds& bounds)
 {
-    return reportObject(scenario, nullptr);
+    return reportObject(scenario, bounds, nullptr);
 }
 
 namespace {
@@ -536,7 +530,8 @@ ReportPieces reportPieces(const core::Scenario& scenario)
 {
     ReportPieces p;
     core::MatrixF scales;
-    p.json = QJsonDocument(reportObject(scenario, &scales)).toJson(QJsonDocument::Indented);
+    p.json = QJsonDocument(reportObject(scenario, ReportBounds{}, &scales))
+                 .toJson(QJsonDocument::Indented);
     // A million scales through QJsonArray cost more than the whole computation: Qt writes the
     // rest, the scales are formatted here (two halves side by side) and put in the marker's place.
     const QByteArray marker = QByteArray("\"") + kScalesMarker + '"';

@@ -201,6 +201,22 @@ private slots:
         QCOMPARE(r["pipeline"]["makespan"].toDouble(), core::simulatePipeline(s.pipeline).makespan);
     }
 
+    void reportBoundsLeaveOutTheHeavyParts()
+    {
+        // The default scenario: 4 x 12 pipeline passes, 8460 search candidates (docs/CLI.md).
+        const core::Scenario s;
+        app::ReportBounds bounds;
+        bounds.comparedPasses = 48;
+        bounds.searchCandidates = 8459;
+        const QJsonObject r = app::buildReport(s, bounds);
+        QVERIFY(r["pipeline"]["schedules"].isObject());
+        QVERIFY(r["plan"]["search"].isNull());
+        QVERIFY(r["plan"]["search_refused"].toString().contains("8459 candidates"));
+        bounds.comparedPasses = 47;
+        const QJsonObject fewer = app::buildReport(s, bounds);
+        QVERIFY(fewer["pipeline"]["schedules"].isNull());
+    }
+
     void reportTextReadsBackAsTheReport_data()
     {
         QTest::addColumn<int>("which");

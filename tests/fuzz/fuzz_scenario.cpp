@@ -1,7 +1,10 @@
 // A scenario file's bytes through everything that reads them: JSON, the section readers, the
 // validators, and then either the report and a write -> read round trip that must change nothing,
 // or the one-line error description. Anything else (a crash, a hang, an exception other than
-// InputError, a round trip that changes the scenario) is a finding.
+// InputError, a round trip that changes the scenario, an accepted scenario past a documented
+// limit) is a finding. The report is built at the fuzzer's sizes (fuzz_budget.h): the
+// validators see the input as written, the computation a shrunk copy that takes the same paths.
+#include "fuzz_budget.h"
 #include "report.h"
 #include "scalelab/core/error.h"
 #include "scenariojson.h"
@@ -53,8 +56,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     } catch (const core::InputError& e) {
         finding("a written scenario is refused when read back", e.what());
     }
+    const std::string passed = fuzz::passedLimit(scenario);
+    if (!passed.empty())
+        finding("an accepted scenario passes a documented limit",
+                QByteArray::fromStdString(passed));
+    const core::Scenario shrunk = fuzz::shrunkForFuzzing(scenario);
     try {
-        (void)app::buildReport(scenario);
+        core::validate(shrunk);
+    } catch (const core::InputError& e) {
+        finding("the fuzzer's shrinking made a valid scenario invalid", e.what());
+    }
+    try {
+        (void)app::buildReport(shrunk, fuzz::kFuzzReportBounds);
     } catch (const core::InputError&) {
         // A refusal the validator leaves to the computation: reported as bad input (exit 2).
     }
