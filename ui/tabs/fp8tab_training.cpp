@@ -161,25 +161,17 @@ constexpr std::int64_t kPresetHistory = 16;
 
 void Fp8Tab::buildPartBar()
 {
-    m_partBar = new QTabBar;
-    m_partBar->setObjectName("fp8.part");
-    m_partBar->setAccessibleName(tr("Part of the FP8 tab"));
-    m_partBar->addTab(tr("Block scaling"));
-    m_partBar->addTab(tr("Accumulation"));
-    m_partBar->addTab(tr("Scaling over time"));
-    m_partBar->setTabToolTip(0, tr("One scale per tensor or per block: what each costs."));
-    m_partBar->setTabToolTip(
-        1, tr("Adding K products with a short accumulator, and promoting it into float32."));
-    m_partBar->setTabToolTip(
-        2, tr("When the scale is chosen: from past steps, from this step, or per tile."));
-    m_partBar->setExpanding(false);
-    m_partBar->setDrawBase(false);
-    m_partBar->setFocusPolicy(Qt::StrongFocus);
+    m_partBar = addPartBar(
+        "fp8.part", tr("Part of the FP8 tab"),
+        {{tr("Block scaling"), tr("One scale per tensor or per block: what each costs.")},
+         {tr("Accumulation"),
+          tr("Adding K products with a short accumulator, and promoting it into float32.")},
+         {tr("Scaling over time"),
+          tr("When the scale is chosen: from past steps, from this step, or per tile.")}});
     // The part is the scenario's (fp8.part): saved with it, undone with it, set by a lesson
     // step; the document's change shows it (sectionShown).
     connect(m_partBar, &QTabBar::currentChanged, this,
             [this](int i) { choosePart(static_cast<Part>(i)); });
-    chartsColumn()->insertWidget(0, m_partBar, 0, Qt::AlignLeft);
 }
 
 void Fp8Tab::showPart(Part part)
@@ -203,18 +195,7 @@ void Fp8Tab::showPart(Part part)
     showPartFigures();
     if (!changed)
         return;
-    // Charts that were hidden were fitted (ticks, legend, wrapped texts) to a size they no
-    // longer have: fitted again at their first layout in the grid, and once it is done.
-    QList<QChart*> shown;
-    for (ChartPanel* chart : partCharts(part))
-        if (auto* view = qobject_cast<ChartViewPanel*>(chart)) {
-            view->chart()->setProperty("scalelab_tickedSize", QVariant());
-            shown << view->chart();
-        }
-    QTimer::singleShot(0, this, [shown] {
-        for (QChart* chart : shown)
-            fitChartTexts(chart);
-    });
+    refitShownCharts(partCharts(part));
 }
 
 void Fp8Tab::choosePart(Part part)

@@ -115,20 +115,13 @@ core::PlanInputs searchInput(const core::PlanInputs& plan)
 
 void PlanTab::buildPartBar()
 {
-    m_partBar = new QTabBar;
-    m_partBar->setObjectName("plan.part");
-    m_partBar->setAccessibleName(tr("Part of the training plan tab"));
-    m_partBar->addTab(tr("Memory and traffic"));
-    m_partBar->addTab(tr("Step time and the best layout"));
-    m_partBar->setTabToolTip(0, tr("What one GPU holds and sends under this layout."));
-    m_partBar->setTabToolTip(
-        1, tr("How long one optimizer step takes, and every other layout that fits, ranked."));
-    m_partBar->setExpanding(false);
-    m_partBar->setDrawBase(false);
-    m_partBar->setFocusPolicy(Qt::StrongFocus);
+    m_partBar = addPartBar(
+        "plan.part", tr("Part of the training plan tab"),
+        {{tr("Memory and traffic"), tr("What one GPU holds and sends under this layout.")},
+         {tr("Step time and the best layout"),
+          tr("How long one optimizer step takes, and every other layout that fits, ranked.")}});
     connect(m_partBar, &QTabBar::currentChanged, this,
             [this](int i) { choosePart(static_cast<Part>(i)); });
-    chartsColumn()->insertWidget(0, m_partBar, 0, Qt::AlignLeft);
     // Hidden until their part is on show: setCharts shows a chart hidden this way when it
     // places it in the grid (one added to a tab already on screen would stay hidden).
     for (const Part part : {Part::Memory, Part::Time})
@@ -165,17 +158,7 @@ void PlanTab::showPart(Part part)
         setCharts(partCharts(part), 2, kPlanChartChars);
     if (!m_result.stages.empty() && !m_refused)
         updateFigures();
-    // Charts that were hidden were fitted to a size they no longer have.
-    QList<QChart*> shown;
-    for (ChartPanel* chart : partCharts(part))
-        if (auto* view = qobject_cast<ChartViewPanel*>(chart)) {
-            view->chart()->setProperty("scalelab_tickedSize", QVariant());
-            shown << view->chart();
-        }
-    QTimer::singleShot(0, this, [shown] {
-        for (QChart* chart : shown)
-            fitChartTexts(chart);
-    });
+    refitShownCharts(partCharts(part));
 }
 
 void PlanTab::choosePart(Part part)

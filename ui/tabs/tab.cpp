@@ -6,6 +6,7 @@
 #include "explanationpanel.h"
 #include "figureslabel.h"
 
+#include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -19,6 +20,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalBlocker>
+#include <QTabBar>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -536,6 +538,36 @@ void Tab::refreshNow()
     // A background computation announces itself when its result is shown.
     if (!m_runner || !m_runner->busy())
         emit refreshed();
+}
+
+QTabBar* Tab::addPartBar(const QString& objectName, const QString& accessibleName,
+                         const QList<std::pair<QString, QString>>& parts)
+{
+    auto* bar = new QTabBar;
+    bar->setObjectName(objectName);
+    bar->setAccessibleName(accessibleName);
+    for (const auto& [title, tip] : parts)
+        bar->setTabToolTip(bar->addTab(title), tip);
+    bar->setExpanding(false);
+    bar->setDrawBase(false);
+    bar->setFocusPolicy(Qt::StrongFocus);
+    m_right->insertWidget(0, bar, 0, Qt::AlignLeft);
+    return bar;
+}
+
+void Tab::refitShownCharts(const QList<ChartPanel*>& charts)
+{
+    QList<QChart*> shown;
+    for (ChartPanel* chart : charts)
+        if (auto* view = qobject_cast<ChartViewPanel*>(chart)) {
+            view->chart()->setProperty("scalelab_tickedSize", QVariant());
+            shown << view->chart();
+        }
+    // Once the grid has laid them out.
+    QTimer::singleShot(0, this, [shown] {
+        for (QChart* chart : shown)
+            fitChartTexts(chart);
+    });
 }
 
 BackgroundRunner* Tab::sideRunner()

@@ -16,6 +16,7 @@ class QFormLayout;
 class QGridLayout;
 class QLabel;
 class QScrollArea;
+class QTabBar;
 class QTimer;
 class QVBoxLayout;
 QT_END_NAMESPACE
@@ -145,6 +146,14 @@ protected:
     /// pages', so the widest tab would keep the window wider than a small screen while a
     /// narrow one is on show.
     QSize minimumSizeHint() const override;
+    /// For a tab that shows its charts in parts: a bar above the figures line with one tab
+    /// per part (its title and tooltip), named `objectName` (the scenario key that stores the
+    /// part) and reached by Tab like any control. The tab connects to its currentChanged.
+    QTabBar* addPartBar(const QString& objectName, const QString& accessibleName,
+                        const QList<std::pair<QString, QString>>& parts);
+    /// Charts coming back from a hidden part were fitted (ticks, legend, wrapped texts) to a
+    /// size they no longer have: fitted again at their first layout in the grid.
+    void refitShownCharts(const QList<ChartPanel*>& charts);
     /// The right-hand column, for a tab's extra widgets (a step slider, a table).
     QVBoxLayout* chartsColumn() const { return m_right; }
 

@@ -3,7 +3,6 @@
 #include "chartstyle.h"
 #include "format.h"
 
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
@@ -15,12 +14,6 @@ namespace scalelab::ui {
 namespace {
 
 enum Column { What, Paper, ScaleLab, Difference, Load, Columns };
-
-const QSize kMinimumSize(260, 220); // pixels, as every chart panel
-constexpr int kMargin = 4; // pixels around the heading, table and detail
-constexpr int kDetailLines = 4; // the detail under the table is at least this many lines
-constexpr int kTableStretch = 5; // the table's share of the height ...
-constexpr int kDetailStretch = 2; // ... and the detail's
 
 /// A figure in its unit: "8.03B", "31.4 GB", "70%".
 QString inUnit(double value, const QString& unit, int digits)
@@ -42,50 +35,16 @@ bool isZero(double percent)
 } // namespace
 
 PlanPublishedPanel::PlanPublishedPanel(const QString& name, QWidget* parent)
-    : ChartPanel(name, parent)
-    , m_heading(new QLabel(this))
-    , m_table(new QTableWidget(0, Columns, this))
-    , m_detail(new QLabel(this))
+    : TablePanel(name, "plan.published",
+                 {tr("Compared"), tr("Paper"), tr("ScaleLab"), tr("Difference"), QString()}, {What},
+                 parent)
 {
-    setMinimumSize(kMinimumSize);
-    m_heading->setText(tr("<b>Published figures, checked</b> &nbsp;(press Load to see the "
-                          "configuration in the charts)"));
-    m_heading->setWordWrap(true);
-    m_table->setObjectName("plan.published");
-    m_table->setAccessibleName(tr("Published figures beside ScaleLab's"));
-    m_table->setHorizontalHeaderLabels(
-        {tr("Compared"), tr("Paper"), tr("ScaleLab"), tr("Difference"), QString()});
-    m_table->setAccessibleDescription(
+    headingLabel()->setText(tr("<b>Published figures, checked</b> &nbsp;(press Load to see the "
+                               "configuration in the charts)"));
+    table()->setAccessibleName(tr("Published figures beside ScaleLab's"));
+    table()->setAccessibleDescription(
         tr("Arrow keys choose a figure; Enter loads its configuration into the charts."));
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    // One Tab stop: arrows move between rows, Enter loads, Tab goes on to the next control.
-    // The Load buttons are for the mouse; from the keyboard they would be a stop per row.
-    m_table->setTabKeyNavigation(false);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setWordWrap(true);
-    m_table->verticalHeader()->hide();
-    // Rows as tall as their wrapped text at the width the table has now, not at its first.
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    QHeaderView* header = m_table->horizontalHeader();
-    header->setSectionResizeMode(What, QHeaderView::Stretch);
-    for (int c : {Paper, ScaleLab, Difference, Load})
-        header->setSectionResizeMode(c, QHeaderView::ResizeToContents);
-    m_detail->setObjectName("plan.published_detail");
-    m_detail->setWordWrap(true);
-    m_detail->setTextFormat(Qt::RichText);
-    m_detail->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * kDetailLines);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(kMargin, kMargin, kMargin, kMargin);
-    layout->addWidget(m_heading);
-    layout->addWidget(m_table, kTableStretch);
-    layout->addWidget(m_detail, kDetailStretch);
-    connect(m_table, &QTableWidget::currentCellChanged, this,
-            [this](int row, int, int, int) { showDetail(row); });
-    connect(m_table, &QTableWidget::activated, this, [this](const QModelIndex& index) {
+    connect(table(), &QTableWidget::activated, this, [this](const QModelIndex& index) {
         const int figure = index.row() < m_rowFigure.size() ? m_rowFigure[index.row()] : -1;
         if (figure >= 0)
             emit loadRequested(figure);
@@ -132,26 +91,26 @@ void PlanPublishedPanel::setFigures(const QList<document::PublishedFigure>& figu
 {
     m_figures = figures;
     m_rowFigure.clear();
-    m_table->clearContents();
-    m_table->setRowCount(0);
+    table()->clearContents();
+    table()->setRowCount(0);
     QString group;
     for (int i = 0; i < figures.size(); ++i) {
         if (figures[i].group != group) {
             group = figures[i].group;
-            const int row = m_table->rowCount();
-            m_table->insertRow(row);
+            const int row = table()->rowCount();
+            table()->insertRow(row);
             auto* title = new QTableWidgetItem(group);
             QFont bold = title->font();
             bold.setBold(true);
             title->setFont(bold);
             title->setFlags(Qt::ItemIsEnabled);
             title->setToolTip(figures[i].source);
-            m_table->setItem(row, What, title);
-            m_table->setSpan(row, What, 1, Columns);
+            table()->setItem(row, What, title);
+            table()->setSpan(row, What, 1, Columns);
             m_rowFigure << -1;
         }
-        const int row = m_table->rowCount();
-        m_table->insertRow(row);
+        const int row = table()->rowCount();
+        table()->insertRow(row);
         m_rowFigure << i;
         const document::PublishedFigure& f = figures[i];
         const bool differs = !isZero(f.differencePercent());
@@ -163,7 +122,7 @@ void PlanPublishedPanel::setFigures(const QList<document::PublishedFigure>& figu
             item->setTextAlignment(c == What ? Qt::AlignLeft | Qt::AlignVCenter
                                              : Qt::AlignRight | Qt::AlignVCenter);
             item->setToolTip(f.why.isEmpty() ? f.source : f.why);
-            m_table->setItem(row, c, item);
+            table()->setItem(row, c, item);
         }
         auto* load = new QPushButton(tr("Load"));
         load->setFocusPolicy(Qt::NoFocus); // Enter on the row does the same
@@ -174,7 +133,7 @@ void PlanPublishedPanel::setFigures(const QList<document::PublishedFigure>& figu
             selectFigure(i);
             emit loadRequested(i);
         });
-        m_table->setCellWidget(row, Load, load);
+        table()->setCellWidget(row, Load, load);
     }
     if (!figures.isEmpty())
         selectFigure(0);
@@ -185,7 +144,7 @@ void PlanPublishedPanel::selectFigure(int index)
     const int row = rowOf(index);
     if (row < 0)
         return;
-    m_table->setCurrentCell(row, What);
+    table()->setCurrentCell(row, What);
     showDetail(row);
 }
 
@@ -194,8 +153,9 @@ void PlanPublishedPanel::showDetail(int row)
     const int index = row >= 0 && row < m_rowFigure.size() ? m_rowFigure[row] : -1;
     if (index < 0) {
         if (row >= 0 && row < m_rowFigure.size() && row + 1 < m_rowFigure.size())
-            m_detail->setText(tr("<b>Source.</b> %1")
-                                  .arg(m_figures[m_rowFigure[row + 1]].source.toHtmlEscaped()));
+            detailLabel()->setText(
+                tr("<b>Source.</b> %1")
+                    .arg(m_figures[m_rowFigure[row + 1]].source.toHtmlEscaped()));
         return;
     }
     const document::PublishedFigure& f = m_figures[index];
@@ -206,13 +166,7 @@ void PlanPublishedPanel::showDetail(int row)
     if (!f.why.isEmpty())
         text += (differs ? tr("<br><b>Why they differ.</b> ") : tr("<br>")) + f.why.toHtmlEscaped();
     text += tr("<br><i>Source:</i> %1").arg(f.source.toHtmlEscaped());
-    m_detail->setText(text);
-}
-
-void PlanPublishedPanel::render(QPainter& painter, const QRectF& target)
-{
-    // The panel is widgets, not a drawing: drawn as they are laid out now.
-    renderWidgets(painter, target);
+    detailLabel()->setText(text);
 }
 
 } // namespace scalelab::ui

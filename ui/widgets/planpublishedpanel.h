@@ -1,7 +1,7 @@
 #pragma once
 
-#include "chartpanel.h"
 #include "planpresets.h"
+#include "tablepanel.h"
 
 #include <QList>
 
@@ -17,7 +17,7 @@ namespace scalelab::ui {
 /// that configuration), grouped by source. The selected row's citation and the reason for its
 /// difference show under the table. It sits in the tab's chart grid; it is not one of the
 /// tab's exported charts, but render() draws it like one.
-class PlanPublishedPanel : public ChartPanel {
+class PlanPublishedPanel : public TablePanel {
     Q_OBJECT
 
 public:
@@ -26,9 +26,6 @@ public:
     void setFigures(const QList<document::PublishedFigure>& figures);
     const QList<document::PublishedFigure>& figures() const { return m_figures; }
 
-    QTableWidget* table() const { return m_table; }
-    /// The selected reference's source and the reason for its difference.
-    QLabel* detailLabel() const { return m_detail; }
     /// The table row of figure `index` (group titles take rows of their own).
     int rowOf(int index) const;
     /// Selects figure `index` and shows its source and reason.
@@ -39,20 +36,17 @@ public:
     QString scalelabText(int index) const;
     QString differenceText(int index) const;
 
-    void render(QPainter& painter, const QRectF& target) override;
-
 signals:
     /// The "Load" button of figure `index` was pressed.
     void loadRequested(int index);
 
-private:
-    void showDetail(int row);
+protected:
+    /// The selected reference's source and the reason for its difference.
+    void showDetail(int row) override;
 
+private:
     QList<document::PublishedFigure> m_figures;
     QList<int> m_rowFigure; ///< figure index per table row, -1 for a group title
-    QLabel* m_heading;
-    QTableWidget* m_table;
-    QLabel* m_detail;
 };
 
 } // namespace scalelab::ui

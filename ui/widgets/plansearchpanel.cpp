@@ -2,7 +2,6 @@
 
 #include "format.h"
 
-#include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
@@ -15,11 +14,6 @@ namespace {
 
 enum Column { Rank, Layout, Memory, Step, Mfu, Next, Load, Columns };
 
-const QSize kMinimumSize(260, 220); // pixels, as every chart panel
-constexpr int kMargin = 4; // pixels around the heading, table and detail
-constexpr int kDetailLines = 4; // the detail under the table is at least this many lines
-constexpr int kTableStretch = 5; // the table's share of the height ...
-constexpr int kDetailStretch = 2; // ... and the detail's
 constexpr double kGiB = 1073741824.0;
 
 QString seconds(double s)
@@ -61,49 +55,16 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight
 } // namespace
 
 PlanSearchPanel::PlanSearchPanel(const QString& name, QWidget* parent)
-    : ChartPanel(name, parent)
-    , m_heading(new QLabel(this))
-    , m_table(new QTableWidget(0, Columns, this))
-    , m_detail(new QLabel(this))
+    : TablePanel(name, "plan.search",
+                 {tr("#"), tr("Layout"), tr("Memory"), tr("Step"), tr("MFU"),
+                  tr("Against the next"), QString()},
+                 {Layout, Next}, parent)
 {
-    setMinimumSize(kMinimumSize);
-    m_heading->setObjectName("plan.search_heading");
-    m_heading->setWordWrap(true);
-    m_heading->setTextFormat(Qt::RichText);
-    m_table->setObjectName("plan.search");
-    m_table->setAccessibleName(tr("The fastest layouts that fit"));
-    m_table->setAccessibleDescription(
+    headingLabel()->setObjectName("plan.search_heading");
+    table()->setAccessibleName(tr("The fastest layouts that fit"));
+    table()->setAccessibleDescription(
         tr("Arrow keys choose a layout; Enter loads it into the plan."));
-    m_table->setHorizontalHeaderLabels({tr("#"), tr("Layout"), tr("Memory"), tr("Step"), tr("MFU"),
-                                        tr("Against the next"), QString()});
-    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    // One Tab stop: arrows move between rows, Enter loads, Tab goes on. The Load buttons are
-    // for the mouse.
-    m_table->setTabKeyNavigation(false);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->setWordWrap(true);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    QHeaderView* header = m_table->horizontalHeader();
-    for (int c = 0; c < Columns; ++c)
-        header->setSectionResizeMode(
-            c, c == Layout || c == Next ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
-    m_detail->setObjectName("plan.search_detail");
-    m_detail->setWordWrap(true);
-    m_detail->setTextFormat(Qt::RichText);
-    m_detail->setAlignment(Qt::AlignLeft | Qt::AlignTop);
-    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * kDetailLines);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(kMargin, kMargin, kMargin, kMargin);
-    layout->addWidget(m_heading);
-    layout->addWidget(m_table, kTableStretch);
-    layout->addWidget(m_detail, kDetailStretch);
-    connect(m_table, &QTableWidget::currentCellChanged, this,
-            [this](int row, int, int, int) { showDetail(row); });
-    connect(m_table, &QTableWidget::activated, this, [this](const QModelIndex& index) {
+    connect(table(), &QTableWidget::activated, this, [this](const QModelIndex& index) {
         if (m_result && m_result->fitting > 0 && index.row() >= 0
             && static_cast<std::size_t>(index.row()) < m_result->ranked.size())
             emit loadRequested(index.row());
@@ -154,7 +115,7 @@ void PlanSearchPanel::setSearching()
 {
     m_searching = true;
     m_failure.clear();
-    m_table->setEnabled(false);
+    table()->setEnabled(false);
     showHeading();
 }
 
@@ -163,9 +124,9 @@ void PlanSearchPanel::setFailed(const QString& message)
     m_searching = false;
     m_failure = message;
     m_result.reset();
-    m_table->setRowCount(0);
-    m_table->setEnabled(true);
-    m_detail->clear();
+    table()->setRowCount(0);
+    table()->setEnabled(true);
+    detailLabel()->clear();
     m_yourRank = -1;
     showHeading();
 }
@@ -177,7 +138,7 @@ void PlanSearchPanel::setResult(std::shared_ptr<const core::LayoutSearchResult> 
     m_failure.clear();
     m_result = std::move(result);
     m_seconds = seconds;
-    m_table->setEnabled(true);
+    table()->setEnabled(true);
     if (m_result->fitting > 0)
         fillRanked();
     else
@@ -199,9 +160,9 @@ void PlanSearchPanel::setYours(const core::LayoutKey& key, std::optional<double>
                 break;
             }
     // The plan's own row, when it is among the ten, reads in bold.
-    for (int row = 0; row < m_table->rowCount(); ++row)
+    for (int row = 0; row < table()->rowCount(); ++row)
         for (int c = Rank; c < Load; ++c)
-            if (QTableWidgetItem* item = m_table->item(row, c)) {
+            if (QTableWidgetItem* item = table()->item(row, c)) {
                 QFont font = item->font();
                 font.setBold(m_result && m_result->fitting > 0 && row == m_yourRank);
                 item->setFont(font);
@@ -212,23 +173,23 @@ void PlanSearchPanel::setYours(const core::LayoutKey& key, std::optional<double>
 void PlanSearchPanel::fillRanked()
 {
     const std::size_t rows = std::min(core::kExplainedLayouts, m_result->ranked.size());
-    m_table->setRowCount(0);
-    m_table->setRowCount(static_cast<int>(rows));
-    m_table->setHorizontalHeaderItem(Next, new QTableWidgetItem(tr("Against the next")));
+    table()->setRowCount(0);
+    table()->setRowCount(static_cast<int>(rows));
+    table()->setHorizontalHeaderItem(Next, new QTableWidgetItem(tr("Against the next")));
     for (std::size_t i = 0; i < rows; ++i) {
         const core::RankedLayout& r = m_result->ranked[i];
         const int row = static_cast<int>(i);
-        m_table->setItem(row, Rank, cell(QString::number(row + 1)));
-        m_table->setItem(row, Layout, cell(layoutText(r.key), Qt::AlignLeft));
-        m_table->setItem(row, Memory, cell(gib(r.memoryBytes)));
-        m_table->setItem(row, Step, cell(seconds(r.time.total)));
-        m_table->setItem(row, Mfu, cell(formatNumber(100 * r.time.mfu) + '%'));
+        table()->setItem(row, Rank, cell(QString::number(row + 1)));
+        table()->setItem(row, Layout, cell(layoutText(r.key), Qt::AlignLeft));
+        table()->setItem(row, Memory, cell(gib(r.memoryBytes)));
+        table()->setItem(row, Step, cell(seconds(r.time.total)));
+        table()->setItem(row, Mfu, cell(formatNumber(100 * r.time.mfu) + '%'));
         QString next;
         if (r.differingTerm == "none")
             next = tr("the same time, term by term");
         else if (!r.differingTerm.empty())
             next = tr("%1 %2").arg(termName(r.differingTerm), signedSeconds(r.differingSeconds));
-        m_table->setItem(row, Next, cell(next, Qt::AlignLeft));
+        table()->setItem(row, Next, cell(next, Qt::AlignLeft));
         auto* load = new QPushButton(tr("Load"));
         load->setFocusPolicy(Qt::NoFocus); // Enter on the row does the same
         load->setObjectName(QString("plan.search_load_%1").arg(row));
@@ -238,7 +199,7 @@ void PlanSearchPanel::fillRanked()
             selectRank(row);
             emit loadRequested(row);
         });
-        m_table->setCellWidget(row, Load, load);
+        table()->setCellWidget(row, Load, load);
     }
     if (rows > 0)
         selectRank(0);
@@ -246,23 +207,23 @@ void PlanSearchPanel::fillRanked()
 
 void PlanSearchPanel::fillClosest()
 {
-    m_table->setRowCount(0);
-    m_table->setRowCount(static_cast<int>(m_result->closest.size()));
-    m_table->setHorizontalHeaderItem(Next, new QTableWidgetItem(tr("Why it does not fit")));
+    table()->setRowCount(0);
+    table()->setRowCount(static_cast<int>(m_result->closest.size()));
+    table()->setHorizontalHeaderItem(Next, new QTableWidgetItem(tr("Why it does not fit")));
     for (std::size_t i = 0; i < m_result->closest.size(); ++i) {
         const core::LayoutFailure& f = m_result->closest[i];
         const int row = static_cast<int>(i);
-        m_table->setItem(row, Rank, cell(QString()));
-        m_table->setItem(row, Layout, cell(layoutText(f.key), Qt::AlignLeft));
-        m_table->setItem(row, Memory,
+        table()->setItem(row, Rank, cell(QString()));
+        table()->setItem(row, Layout, cell(layoutText(f.key), Qt::AlignLeft));
+        table()->setItem(row, Memory,
                          cell(f.constraint == "memory" ? gib(f.memoryBytes) : QString()));
-        m_table->setItem(row, Step, cell(QString()));
-        m_table->setItem(row, Mfu, cell(QString()));
-        m_table->setItem(row, Next, cell(QString::fromStdString(f.reason), Qt::AlignLeft));
+        table()->setItem(row, Step, cell(QString()));
+        table()->setItem(row, Mfu, cell(QString()));
+        table()->setItem(row, Next, cell(QString::fromStdString(f.reason), Qt::AlignLeft));
     }
-    m_detail->setText(tr("<b>No layout fits.</b> The rows are the closest candidates and the "
-                         "constraint each one breaks: more GPUs, more memory per GPU, a "
-                         "smaller micro-batch or a shorter sequence may make room."));
+    detailLabel()->setText(tr("<b>No layout fits.</b> The rows are the closest candidates and the "
+                              "constraint each one breaks: more GPUs, more memory per GPU, a "
+                              "smaller micro-batch or a shorter sequence may make room."));
 }
 
 void PlanSearchPanel::showHeading()
@@ -293,14 +254,14 @@ void PlanSearchPanel::showHeading()
                        "unequal interleaved chunks, sequence parallelism or ZeRO with nothing "
                        "to split).");
     }
-    m_heading->setText(text);
+    headingLabel()->setText(text);
 }
 
 void PlanSearchPanel::selectRank(int rank)
 {
-    if (rank < 0 || rank >= m_table->rowCount())
+    if (rank < 0 || rank >= table()->rowCount())
         return;
-    m_table->setCurrentCell(rank, Layout);
+    table()->setCurrentCell(rank, Layout);
     showDetail(rank);
 }
 
@@ -327,12 +288,7 @@ void PlanSearchPanel::showDetail(int row)
         text += tr(" Against #%1, the term that differs most is %2: %3.")
                     .arg(row + 2)
                     .arg(termName(r.differingTerm), signedSeconds(r.differingSeconds));
-    m_detail->setText(text);
-}
-
-void PlanSearchPanel::render(QPainter& painter, const QRectF& target)
-{
-    renderWidgets(painter, target);
+    detailLabel()->setText(text);
 }
 
 } // namespace scalelab::ui

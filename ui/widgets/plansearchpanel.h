@@ -1,7 +1,7 @@
 #pragma once
 
-#include "chartpanel.h"
 #include "scalelab/core/layoutsearch.h"
+#include "tablepanel.h"
 
 #include <memory>
 #include <optional>
@@ -19,7 +19,7 @@ namespace scalelab::ui {
 /// full. Enter on a row, a double click or its Load button asks for that layout in the plan.
 /// When nothing fits the table lists the closest candidates and the constraint each breaks.
 /// It sits in the plan tab's chart grid and render() draws it like a chart.
-class PlanSearchPanel : public ChartPanel {
+class PlanSearchPanel : public TablePanel {
     Q_OBJECT
 
 public:
@@ -41,9 +41,6 @@ public:
     int yourRank() const { return m_yourRank; }
     bool searching() const { return m_searching; }
 
-    QTableWidget* table() const { return m_table; }
-    QLabel* headingLabel() const { return m_heading; }
-    QLabel* detailLabel() const { return m_detail; }
     /// Selects ranked layout `rank` (a table row) and shows it in full.
     void selectRank(int rank);
 
@@ -52,17 +49,17 @@ public:
     /// A step-time term of core's ("bubble", "data_parallel_exposed", ...) in words.
     static QString termName(const std::string& term);
 
-    void render(QPainter& painter, const QRectF& target) override;
-
 signals:
     /// Asks for ranked layout `rank` in the plan (Enter, a double click, a Load button).
     void loadRequested(int rank);
+
+protected:
+    void showDetail(int row) override;
 
 private:
     void fillRanked();
     void fillClosest();
     void showHeading();
-    void showDetail(int row);
 
     std::shared_ptr<const core::LayoutSearchResult> m_result;
     double m_seconds = 0;
@@ -72,10 +69,6 @@ private:
     std::optional<double> m_yourSeconds;
     bool m_yourFits = false;
     int m_yourRank = -1;
-
-    QLabel* m_heading;
-    QTableWidget* m_table;
-    QLabel* m_detail;
 };
 
 } // namespace scalelab::ui

@@ -1,0 +1,69 @@
+#include "tablepanel.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace scalelab::ui {
+
+namespace {
+
+const QSize kMinimumSize(260, 220); // pixels, as every chart panel
+constexpr int kMargin = 4; // pixels around the heading, table and detail
+constexpr int kDetailLines = 4; // the detail under the table is at least this many lines
+constexpr int kTableStretch = 5; // the table's share of the height ...
+constexpr int kDetailStretch = 2; // ... and the detail's
+
+} // namespace
+
+TablePanel::TablePanel(const QString& name, const QString& tableName, const QStringList& columns,
+                       const QList<int>& stretched, QWidget* parent)
+    : ChartPanel(name, parent)
+    , m_heading(new QLabel(this))
+    , m_table(new QTableWidget(0, static_cast<int>(columns.size()), this))
+    , m_detail(new QLabel(this))
+{
+    setMinimumSize(kMinimumSize);
+    m_heading->setWordWrap(true);
+    m_heading->setTextFormat(Qt::RichText);
+    m_table->setObjectName(tableName);
+    m_table->setHorizontalHeaderLabels(columns);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // One Tab stop: arrows move between rows, Enter activates, Tab goes on to the next
+    // control. Buttons in the rows are for the mouse; from the keyboard they would be a stop
+    // per row.
+    m_table->setTabKeyNavigation(false);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setWordWrap(true);
+    m_table->verticalHeader()->hide();
+    // Rows as tall as their wrapped text at the width the table has now, not at its first.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QHeaderView* header = m_table->horizontalHeader();
+    for (int c = 0; c < columns.size(); ++c)
+        header->setSectionResizeMode(
+            c, stretched.contains(c) ? QHeaderView::Stretch : QHeaderView::ResizeToContents);
+    m_detail->setObjectName(tableName + "_detail");
+    m_detail->setWordWrap(true);
+    m_detail->setTextFormat(Qt::RichText);
+    m_detail->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_detail->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_detail->setMinimumHeight(fontMetrics().lineSpacing() * kDetailLines);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(kMargin, kMargin, kMargin, kMargin);
+    layout->addWidget(m_heading);
+    layout->addWidget(m_table, kTableStretch);
+    layout->addWidget(m_detail, kDetailStretch);
+    connect(m_table, &QTableWidget::currentCellChanged, this,
+            [this](int row, int, int, int) { showDetail(row); });
+}
+
+void TablePanel::render(QPainter& painter, const QRectF& target)
+{
+    // The panel is widgets, not a drawing: drawn as they are laid out now.
+    renderWidgets(painter, target);
+}
+
+} // namespace scalelab::ui

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "chartpanel.h"
+
+QT_BEGIN_NAMESPACE
+class QLabel;
+class QTableWidget;
+QT_END_NAMESPACE
+
+namespace scalelab::ui {
+
+/// A panel of the chart grid made of a heading, a table of rows to choose from and, under it,
+/// the chosen row in full. The table is one Tab stop (arrows move between rows, Enter
+/// activates one), selects whole rows, wraps its text and grows its rows to fit; the detail
+/// follows the current row. render() draws the widgets as laid out, like a chart.
+class TablePanel : public ChartPanel {
+    Q_OBJECT
+
+public:
+    /// `name` is the panel's; the table and detail are named `tableName` and
+    /// `tableName` + "_detail". `columns` are the header titles; `stretched` the columns that
+    /// take the width left (the rest fit their contents).
+    TablePanel(const QString& name, const QString& tableName, const QStringList& columns,
+               const QList<int>& stretched, QWidget* parent = nullptr);
+
+    QTableWidget* table() const { return m_table; }
+    QLabel* headingLabel() const { return m_heading; }
+    /// The current row in full.
+    QLabel* detailLabel() const { return m_detail; }
+
+    void render(QPainter& painter, const QRectF& target) override;
+
+protected:
+    /// Shows table row `row` in the detail (the current row changed).
+    virtual void showDetail(int row) = 0;
+
+private:
+    QLabel* m_heading;
+    QTableWidget* m_table;
+    QLabel* m_detail;
+};
+
+} // namespace scalelab::ui
