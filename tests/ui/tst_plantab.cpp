@@ -6,6 +6,7 @@
 #include "chartpanel.h"
 #include "core/calibrationruns.h"
 #include "fields.h"
+#include "format.h"
 #include "parametercontrol.h"
 #include "plancommunicationpanel.h"
 #include "planexport.h"
@@ -1183,6 +1184,10 @@ private slots:
             QVERIFY2(!v.value(key).isEmpty(), key);
         QCOMPARE(v.value("d"), QString("8"));
         QCOMPARE(v.value("m"), QString("64"));
+        // The busiest GPU's bytes, not the step time's peak FLOP/s (a value of the other part).
+        QCOMPARE(v.value("peak"),
+                 formatBytes(tab.shownResult().peakBytesPerGpu.value(), ByteUnit::GiB));
+        QCOMPARE(v.value("peak_tflops"), QString("989"));
         tab.control("plan.gpus")->setValue(128);
         settle(tab);
         v = tab.explanationValues();

@@ -545,9 +545,10 @@ QHash<QString, QString> PlanTab::timeExplanationValues() const
     const auto sec = [](double s) {
         return formatNumber(s) + QStringLiteral(" s");
     };
+    // Keys of their own: the memory part's values ("peak", "gpus", ...) keep their meaning.
     QHash<QString, QString> v{
         {"gpu_name", QString::fromLatin1(core::gpuSpec(in.hardware.gpu).name)},
-        {"peak", formatNumber(t.peakFlops / 1e12)},
+        {"peak_tflops", formatNumber(t.peakFlops / 1e12)},
         {"precision",
          in.hardware.precision == core::ComputePrecision::Fp8 ? tr("FP8") : tr("BF16")},
         {"efficiency", formatNumber(100 * t.gemmEfficiency) + '%'},
