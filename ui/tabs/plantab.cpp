@@ -572,8 +572,11 @@ void PlanTab::refuse(const core::InputError& e)
 void PlanTab::recompute()
 {
     const core::PlanInputs& in = inputs();
-    // The search needs only the model, GPUs and batch: it runs even when this layout is refused.
-    requestSearch(in);
+    // The search needs only the model, GPUs and batch: it runs even when this layout is
+    // refused. It runs for the part that shows it (and before an export, catchUp): a student
+    // on the memory part does not pay for it.
+    if (m_part == Part::Time)
+        requestSearch(in);
     try {
         core::validate(in);
     } catch (const core::InputError& e) {
@@ -614,6 +617,7 @@ void PlanTab::drawPart(Part part)
 
 void PlanTab::catchUp()
 {
+    requestSearch(inputs());
     drawPart(Part::Memory);
     drawPart(Part::Time);
 }

@@ -166,7 +166,8 @@ private:
     void saveWithDialog(document::PlanFormat format);
     /// Draws the charts of `part` if they do not show the plan yet.
     void drawPart(Part part);
-    /// Both parts drawn, the hidden one too (before an export).
+    /// The search started if it was not, and both parts drawn, the hidden one too (before
+    /// an export).
     void catchUp() override;
     void updateTimeChart();
     /// The search's points into the scatter's series (when a search ends).

@@ -122,11 +122,14 @@ void PlanTab::buildPartBar()
           tr("How long one optimizer step takes, and every other layout that fits, ranked.")}});
     connect(m_partBar, &QTabBar::currentChanged, this,
             [this](int i) { choosePart(static_cast<Part>(i)); });
-    // Hidden until their part is on show: setCharts shows a chart hidden this way when it
-    // places it in the grid (one added to a tab already on screen would stay hidden).
+    // The tab's from the start, so a part never shown is still deleted with it; hidden until
+    // their part is on show: setCharts shows a chart hidden this way when it places it in the
+    // grid (one added to a tab already on screen would stay hidden).
     for (const Part part : {Part::Memory, Part::Time})
-        for (ChartPanel* chart : partCharts(part))
+        for (ChartPanel* chart : partCharts(part)) {
+            chart->setParent(this);
             chart->hide();
+        }
 }
 
 QList<ChartPanel*> PlanTab::partCharts(Part part) const
@@ -147,6 +150,8 @@ void PlanTab::showPart(Part part)
     // Called on every change of the section (a slider step): the grid is laid out again only
     // for a new part.
     drawPart(part);
+    if (part == Part::Time)
+        requestSearch(inputs()); // nothing new when the search has this plan's input
     if (!changed && m_partPlaced)
         return;
     m_partPlaced = true;
@@ -569,7 +574,12 @@ QHash<QString, QString> PlanTab::timeExplanationValues() const
         {"double_gpus", doubledGpusText()},
     };
     const core::LayoutSearchResult* r = m_searchResult.get();
-    if (!r || r->refused || m_search->searching()) {
+    if (!m_searchedFor) {
+        v.insert("search_count", tr("it runs when the step-time part is shown"));
+        v.insert("best_time", tr("(not searched yet)"));
+        v.insert("best_layout", tr("open the step-time part to search"));
+        v.insert("your_rank", tr("will be ranked then"));
+    } else if (!r || r->refused || m_search->searching()) {
         v.insert("search_count", tr("the search is still running"));
         v.insert("best_time", tr("(searching)"));
         v.insert("best_layout", tr("searching"));

@@ -480,6 +480,7 @@ void Tab::waitForIdle()
 {
     if (m_timer->isActive())
         refreshNow();
+    catchUp();
     if (m_runner)
         m_runner->waitForIdle();
     if (m_sideRunner)

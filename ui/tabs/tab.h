@@ -67,8 +67,8 @@ public:
     /// own recompute is still to be shown. A benchmark times a slider step with it while a
     /// side computation (the plan's layout search) runs on.
     bool chartsPending() const;
-    /// Runs a scheduled recompute now and waits for any background result (exports, tests);
-    /// then catchUp().
+    /// Runs a scheduled recompute now and waits for any background result (exports, tests),
+    /// calling catchUp() before the wait and after it.
     void waitForIdle();
 
     /// Why the last refresh drew nothing new: the charts still show the last good inputs.
@@ -165,8 +165,9 @@ protected:
     /// field bindings do not cover (a preset box that names the current values, enabled states).
     virtual void sectionShown() { }
     /// Brings charts that are not on show up to date: a tab that shows its charts in parts
-    /// may draw only the part on show at each refresh. Called by waitForIdle(), so exports and
-    /// tests see every chart drawn.
+    /// may draw only the part on show at each refresh, and compute only what that part needs.
+    /// Called by waitForIdle() before its wait (to start such work) and after it (to draw
+    /// what arrived), so exports and tests see every chart drawn.
     virtual void catchUp() { }
     /// Calls core and updates the charts. Throws core::InputError for inputs core refuses.
     virtual void recompute() = 0;
