@@ -28,6 +28,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QSet>
 #include <QSignalBlocker>
 #include <QTabBar>
 #include <QTimer>
@@ -36,7 +37,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <utility>
 
 namespace scalelab::ui {
 
@@ -366,13 +366,15 @@ public:
         const auto cx = static_cast<qint64>((std::log10(seconds) - m_x0) / m_dx);
         const auto cy = static_cast<qint64>((std::log10(gib) - m_y0) / m_dy);
         const qint64 cell = (static_cast<qint64>(series) * (kCells + 2) + cx) * (kCells + 2) + cy;
-        return !std::exchange(m_taken[cell], true);
+        const qsizetype before = m_taken.size();
+        m_taken.insert(cell);
+        return m_taken.size() > before;
     }
     static constexpr int kCells = PlanTab::kScatterCells;
 
 private:
     double m_x0, m_y0, m_dx, m_dy;
-    QHash<qint64, bool> m_taken;
+    QSet<qint64> m_taken;
 };
 
 bool drawable(const core::LayoutPoint& pt)

@@ -14,8 +14,6 @@ namespace {
 
 enum Column { Rank, Layout, Memory, Step, Mfu, Next, Load, Columns };
 
-constexpr double kGiB = 1073741824.0;
-
 QString seconds(double s)
 {
     return formatNumber(s) + QStringLiteral(" s");
@@ -23,7 +21,7 @@ QString seconds(double s)
 
 QString gib(double bytes)
 {
-    return formatNumber(bytes / kGiB) + QStringLiteral(" GiB");
+    return formatBytes(bytes, ByteUnit::GiB);
 }
 
 /// "−0.12 s" with a real minus sign, "+0.3 s".
