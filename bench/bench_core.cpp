@@ -312,3 +312,17 @@ static void BM_LayoutSearch1T(benchmark::State& state)
 BENCHMARK(BM_LayoutSearch1T)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();
+
+// Each schedule the pipeline tab compares, at the tab's largest slider values (p = 32,
+// m = 256, v = 2): the tab simulates all seven on every step.
+static void BM_PipelineEverySchedule(benchmark::State& state)
+{
+    PipelineInputs in;
+    in.stages = 32;
+    in.microbatches = 256;
+    in.virtualStages = 2;
+    in.schedule = static_cast<Schedule>(state.range(0));
+    for (auto _ : state)
+        benchmark::DoNotOptimize(simulatePipeline(in));
+}
+BENCHMARK(BM_PipelineEverySchedule)->DenseRange(0, 6)->Unit(benchmark::kMillisecond);

@@ -12,7 +12,9 @@
 //
 // With --spans each line also splits the median step into its three parts: the edit itself
 // (slider, document, undo step, controls shown again), the tab's refresh (computation and new
-// chart data) and what Qt does after (layout and paint), and names the widgets painted.
+// chart data) and what Qt does after (layout and paint), names the widgets painted, and gives
+// the mean time a step spends painting and laying out each widget (with the named widget it
+// belongs to, so the charts of a tab are told apart).
 //
 // With --scenario the tabs start from that scenario instead of the defaults, for the cases an
 // issue names (bench/scenarios/ holds them; for example the 32-stage, 256-microbatch
@@ -33,6 +35,9 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QGraphicsObject>
+#include <QGraphicsScene>
+#include <QGraphicsView>
 #include <QLabel>
 #include <QMap>
 #include <QSlider>
@@ -73,6 +78,44 @@ protected:
                 ++painted[QString::fromLatin1(watched->metaObject()->className())];
         }
         return false;
+    }
+};
+
+/// The name of the nearest named widget holding `object` ("pipeline-memory" for a chart's
+/// viewport or the chart itself), to tell apart the charts a tab paints.
+QString ownerName(QObject* object)
+{
+    if (auto* item = qobject_cast<QGraphicsObject*>(object))
+        object = item->scene() && !item->scene()->views().isEmpty() ? item->scene()->views().first()
+                                                                    : nullptr;
+    for (; object; object = object->parent())
+        if (!object->objectName().isEmpty() && !object->objectName().startsWith("qt_"))
+            return object->objectName();
+    return {};
+}
+
+/// With --spans: the time each widget class spends in its paint events and in its layout
+/// requests (where Qt Charts lays a chart out again), summed over the steps. The event filter
+/// sees an event before its handler, so the handler is timed here, around the delivery.
+class TimingApplication : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool timing = false;
+    QMap<QString, double> ms; ///< "paint QWidget (pipeline-memory)", "layout QChart (...)"...
+
+    bool notify(QObject* receiver, QEvent* event) override
+    {
+        const QEvent::Type type = event->type();
+        if (!timing || (type != QEvent::Paint && type != QEvent::LayoutRequest))
+            return QApplication::notify(receiver, event);
+        QElapsedTimer timer;
+        timer.start();
+        const bool handled = QApplication::notify(receiver, event);
+        ms[QString("%1 %2 (%3)")
+               .arg(type == QEvent::Paint ? "paint" : "layout",
+                    QString::fromLatin1(receiver->metaObject()->className()),
+                    ownerName(receiver))] += static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        return handled;
     }
 };
 
@@ -152,7 +195,7 @@ int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
+    TimingApplication app(argc, argv);
     int runs = 300;
     QString only;
     QString onlyControl; ///< --control: one parameter (its key, "plan.tensor_parallel")
@@ -186,6 +229,7 @@ int main(int argc, char** argv)
     bool allWithinFrame = true;
     EventCounter events;
     events.byClass = spans;
+    app.timing = spans;
     app.installEventFilter(&events);
     // One document for every tab, as in the window.
     scalelab::document::ScenarioDocument document(scenario);
@@ -217,6 +261,7 @@ int main(int argc, char** argv)
             for (int i = 0; i < 10; ++i) // warm-up
                 timeOneStep(*tab, *slider, i % 2 ? a : b, events);
             events.painted.clear();
+            app.ms.clear();
             int overlapped = 0; // steps repainted while the search still ran
             for (int i = 0; i < runs; ++i) {
                 if (duringSearch) {
@@ -250,6 +295,15 @@ int main(int argc, char** argv)
                             "painted: %s\n",
                             percentile(edit, 0.5), percentile(refresh, 0.5), percentile(rest, 0.5),
                             qPrintable(painted.join(", ")));
+                QStringList costs; // the costliest first
+                QList<std::pair<double, QString>> byCost;
+                for (auto it = app.ms.cbegin(); it != app.ms.cend(); ++it)
+                    if (it.value() / runs >= 0.05)
+                        byCost.append({it.value() / runs, it.key()});
+                std::sort(byCost.rbegin(), byCost.rend());
+                for (const auto& [cost, what] : byCost)
+                    costs << QString("%1 %2").arg(what).arg(cost, 0, 'f', 2);
+                std::printf("    mean ms a step: %s\n", qPrintable(costs.join(", ")));
             }
             if (duringSearch)
                 std::printf("    the search was still running after %d of %d steps\n", overlapped,

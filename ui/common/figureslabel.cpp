@@ -1,6 +1,9 @@
 #include "figureslabel.h"
 
+#include <QAbstractTextDocumentLayout>
+#include <QPainter>
 #include <algorithm>
+#include <cmath>
 
 namespace scalelab::ui {
 
@@ -8,22 +11,48 @@ FiguresLabel::FiguresLabel(QWidget* parent)
     : QLabel(parent)
 {
     setWordWrap(true);
-    setTextFormat(Qt::RichText);
+    setTextFormat(Qt::RichText); // also what assistive technology reads it as
+    m_document.setDocumentMargin(0);
+    m_document.setUndoRedoEnabled(false);
+}
+
+int FiguresLabel::textWidth(int width) const
+{
+    const QMargins m = contentsMargins();
+    return std::max(1, width - m.left() - m.right() - 2 * margin());
+}
+
+int FiguresLabel::layOut(int width) const
+{
+    if (text() != m_laidText || font() != m_laidFont) {
+        m_laidText = text();
+        m_laidFont = font();
+        m_document.setDefaultFont(font());
+        m_document.setHtml(text());
+        m_laidWidth = -1;
+    }
+    if (width != m_laidWidth) {
+        m_laidWidth = width;
+        m_document.setTextWidth(width);
+    }
+    return static_cast<int>(std::ceil(m_document.size().height()));
 }
 
 int FiguresLabel::heightForWidth(int width) const
 {
+    const QMargins m = contentsMargins();
+    const int frame = m.top() + m.bottom() + 2 * margin();
     if (width != m_measuredWidth || font() != m_measuredFont) {
         m_measuredText = text();
         m_measuredWidth = width;
         m_measuredFont = font();
-        m_height = QLabel::heightForWidth(width);
+        m_height = layOut(textWidth(width)) + frame;
     } else if (text() != m_measuredText) {
         // At the same width the label only grows: when a slider step makes the text a line
         // shorter, the charts below stay where they are instead of jumping up and back down
         // on the next step (and being laid out again at a new size each time).
         m_measuredText = text();
-        m_height = std::max(m_height, QLabel::heightForWidth(width));
+        m_height = std::max(m_height, layOut(textWidth(width)) + frame);
     }
     return m_height;
 }
@@ -37,6 +66,25 @@ QSize FiguresLabel::sizeHint() const
 QSize FiguresLabel::minimumSizeHint() const
 {
     return {0, fontMetrics().lineSpacing() + 2 * margin()};
+}
+
+void FiguresLabel::paintEvent(QPaintEvent*)
+{
+    const QRect area = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
+    const int height = layOut(area.width());
+    QPainter painter(this);
+    // Placed in the label as QLabel places it, by the vertical alignment.
+    int top = area.top();
+    if (alignment() & Qt::AlignVCenter)
+        top += std::max(0, (area.height() - height) / 2);
+    else if (alignment() & Qt::AlignBottom)
+        top += std::max(0, area.height() - height);
+    painter.translate(area.left(), top);
+    QAbstractTextDocumentLayout::PaintContext context;
+    context.palette = palette();
+    context.palette.setColor(QPalette::Text, palette().color(foregroundRole()));
+    context.clip = QRectF(0, 0, area.width(), area.height());
+    m_document.documentLayout()->draw(&painter, context);
 }
 
 } // namespace scalelab::ui

@@ -2,14 +2,17 @@
 
 #include <QFont>
 #include <QLabel>
+#include <QTextDocument>
 
 namespace scalelab::ui {
 
 /// The line of current figures above a tab's charts: word-wrapped rich text that changes on
-/// every slider step. A plain QLabel answers each of the layout's size questions (size hint,
-/// minimum size hint, height for width) by laying its text out again, several times a step;
-/// this one lays it out once per text, width and font, and answers the rest from that. At one
-/// width it never shrinks, so the charts under it hold still while a slider moves.
+/// every slider step. It lays its text out once per text, font and width, in a document of its
+/// own, and both measures and paints from that one layout. A plain QLabel lays rich text out for
+/// each of the layout's size questions, again to paint, and its text control then asks for a
+/// second paint after the first (every step painted the line twice). At one width it never
+/// shrinks, so the charts under it hold still while a slider moves. Its text cannot be selected:
+/// the same figures are in `scalelab report` and in the exported explanation.
 class FiguresLabel : public QLabel {
     Q_OBJECT
 
@@ -20,7 +23,19 @@ public:
     QSize minimumSizeHint() const override;
     int heightForWidth(int width) const override;
 
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
 private:
+    /// The space the text has inside a label `width` wide.
+    int textWidth(int width) const;
+    /// Lays the current text out `width` wide (a no-op when it already is); its height.
+    int layOut(int width) const;
+
+    mutable QTextDocument m_document;
+    mutable QString m_laidText; ///< what m_document holds, in m_laidFont, m_laidWidth wide
+    mutable QFont m_laidFont;
+    mutable int m_laidWidth = -1;
     mutable QString m_measuredText;
     mutable QFont m_measuredFont;
     mutable int m_measuredWidth = -1;

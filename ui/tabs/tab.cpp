@@ -59,7 +59,6 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
     m_scroll->setFrameShape(QFrame::NoFrame);
 
     m_figures->setObjectName("figures");
-    m_figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_message->setObjectName("message");
     m_message->setWordWrap(true);
     m_message->setStyleSheet("color: #b00000; font-weight: bold;");
