@@ -280,6 +280,43 @@ private slots:
         QVERIFY(top > 0);
     }
 
+    void theFiguresLinePaintsOnceForANewTextAndShowsIt()
+    {
+        // Counts the label's paints: a new text must cost one, as QLabel's own rich text
+        // control asked for a second after the first.
+        struct PaintCounter : QObject {
+            int paints = 0;
+            bool eventFilter(QObject*, QEvent* event) override
+            {
+                paints += event->type() == QEvent::Paint;
+                return false;
+            }
+        } counter;
+        QWidget window;
+        auto* label = new FiguresLabel(&window);
+        label->setText("<b>Total</b> 114 GB against 80 GB");
+        label->setGeometry(0, 0, 400, label->heightForWidth(400));
+        window.resize(400, 100);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(50);
+        label->installEventFilter(&counter);
+        label->setText("<b>Total</b> 115 GB against 80 GB");
+        QTRY_COMPARE(counter.paints, 1);
+        QTest::qWait(100);
+        QCOMPARE(counter.paints, 1);
+
+        // What it paints is the text, in the label's colour, on its first line.
+        const QImage image = label->grab().toImage();
+        const int line = label->fontMetrics().lineSpacing();
+        int ink = 0;
+        for (int y = 0; y < std::min(line, image.height()); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                ink += qGray(image.pixel(x, y)) < 128;
+        QVERIFY(ink > 20);
+        QCOMPARE(label->heightForWidth(400), line);
+    }
+
     void theFiguresLineHoldsStillWhileItsTextChanges()
     {
         FiguresLabel label;
