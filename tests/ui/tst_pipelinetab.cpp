@@ -24,6 +24,7 @@
 #include <QDir>
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QHelpEvent>
 #include <QImage>
 #include <QJsonObject>
@@ -911,7 +912,7 @@ private slots:
         QCOMPARE(chart.bars[scheduleIndex(Schedule::OneFOneB)].values,
                  QList<qreal>({4.0, 3.0, 2.0, 1.0}));
         QCOMPARE(chart.bars[scheduleIndex(Schedule::Interleaved)].label,
-                 QString("Interleaved, v = 2"));
+                 QString("Interleaved 1F1B"));
         QCOMPARE(chart.most, 12.0);
         // 4 p m passes of GPipe and 1F1B, 2 p m v of the interleaved schedule, 6 p m of the
         // zero-bubble ones (F, B and W each), at most 6 p m of the DualPipe ones.
@@ -981,9 +982,42 @@ private slots:
         }
         const BubbleCurveTexts texts = bubbleCurveTexts(p, v, idleShare);
         QVERIFY(texts.bubbleAxisTitle.contains(idleShare ? "Idle share" : "over ideal"));
-        QVERIFY(texts.microbatchAxisTitle.contains(QString("p = %1, v = %2").arg(p).arg(v)));
+        QCOMPARE(texts.shapeNote, QString("p = %1, v = %2").arg(p).arg(v));
+        // Names and titles say nothing of p and v: a step of either leaves them alone.
+        QCOMPARE(texts.microbatchAxisTitle, QString("Microbatches m (log scale)"));
         QCOMPARE(texts.curveNames[scheduleIndex(Schedule::Interleaved)],
-                 QString("Interleaved, v = %1").arg(v));
+                 QString("Interleaved 1F1B"));
+    }
+
+    void aStepOfPOrVChangesTheNoteNotTheTitlesOrNames()
+    {
+        // A new axis title or legend name makes Qt Charts lay the chart out again: the p and v
+        // the curves are drawn for are a note in the plot instead.
+        PipelineTab tab;
+        tab.resize(1400, 900);
+        tab.show();
+        tab.setScenario(scenarioWith(Schedule::Interleaved, 4, 16, 2));
+        tab.waitForIdle();
+        QChart* chart = tab.bubbleCurve(Schedule::GPipe)->chart();
+        const auto texts = [chart] {
+            QStringList out{chart->title()};
+            for (QAbstractAxis* axis : chart->axes())
+                out << axis->titleText();
+            for (QAbstractSeries* series : chart->series())
+                out << series->name();
+            return out;
+        };
+        const QStringList before = texts();
+        QCOMPARE(tab.shapeNote()->text(), QString("p = 4, v = 2"));
+        tab.setScenario(scenarioWith(Schedule::Interleaved, 8, 16, 4));
+        tab.waitForIdle();
+        QCOMPARE(texts(), before);
+        QCOMPARE(tab.shapeNote()->text(), QString("p = 8, v = 4"));
+        // In the plot's top right corner, whole.
+        const QRectF note = tab.shapeNote()->mapRectToScene(tab.shapeNote()->boundingRect());
+        QTRY_VERIFY(chart->plotArea().contains(note));
+        QVERIFY(note.right() > chart->plotArea().center().x());
+        QVERIFY(note.top() < chart->plotArea().center().y());
     }
 
     void theFiguresSpeakTheChosenDefinition()

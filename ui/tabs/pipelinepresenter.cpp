@@ -568,8 +568,7 @@ ActivationChart activationChart(const PipelineComparison& c)
                 chart.most = std::max(chart.most, (*held)[i]);
             }
         if (s == Schedule::Interleaved)
-            bars.label = held ? Text::tr("Interleaved, v = %1").arg(c.in.virtualStages)
-                              : Text::tr("Interleaved: m not a multiple of p");
+            bars.label = held ? scheduleName(s) : Text::tr("Interleaved: m not a multiple of p");
         else if (s == Schedule::DualPipe && !held)
             bars.label = Text::tr("DualPipe: needs even p, even m ≥ 2p");
         else if (s == Schedule::DualPipeV && !held)
@@ -587,12 +586,13 @@ BubbleCurveTexts bubbleCurveTexts(std::int64_t p, std::int64_t v, bool idleShare
     BubbleCurveTexts t;
     t.curveNames[scheduleIndex(Schedule::GPipe)] = scheduleName(Schedule::GPipe);
     t.curveNames[scheduleIndex(Schedule::OneFOneB)] = Text::tr("1F1B");
-    t.curveNames[scheduleIndex(Schedule::Interleaved)] = Text::tr("Interleaved, v = %1").arg(v);
+    t.curveNames[scheduleIndex(Schedule::Interleaved)] = scheduleName(Schedule::Interleaved);
     t.curveNames[scheduleIndex(Schedule::ZeroBubbleH1)] = scheduleName(Schedule::ZeroBubbleH1);
     t.curveNames[scheduleIndex(Schedule::ZeroBubbleH2)] = scheduleName(Schedule::ZeroBubbleH2);
     t.curveNames[scheduleIndex(Schedule::DualPipe)] = scheduleName(Schedule::DualPipe);
     t.curveNames[scheduleIndex(Schedule::DualPipeV)] = scheduleName(Schedule::DualPipeV);
-    t.microbatchAxisTitle = Text::tr("Microbatches m (log scale; p = %1, v = %2)").arg(p).arg(v);
+    t.microbatchAxisTitle = Text::tr("Microbatches m (log scale)");
+    t.shapeNote = Text::tr("p = %1, v = %2").arg(p).arg(v);
     t.bubbleAxisTitle =
         idleShare ? Text::tr("Idle share of run (%)") : Text::tr("Bubble over ideal (%)");
     return t;

@@ -87,6 +87,9 @@ struct BubbleCurveTexts {
     std::array<QString, kPipelineSchedules> curveNames; ///< pipelineSchedules() order
     QString microbatchAxisTitle;
     QString bubbleAxisTitle;
+    /// The p and v the curves are for, "p = 4, v = 2": a note in the plot. Names and titles
+    /// stay the same at any p and v, so a step of either does not lay the chart out again.
+    QString shapeNote;
 };
 BubbleCurveTexts bubbleCurveTexts(std::int64_t p, std::int64_t v, bool idleShare);
 

@@ -13,6 +13,7 @@
 #include <QChart>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
@@ -42,6 +43,8 @@ constexpr double kCurrentMarkerSize = 16;
 // The bubble axis ends 10 % above the largest figure (in percent of it), never below 100 %.
 constexpr double kBubbleHeadroomPercent = 110;
 constexpr double kBubbleAxisMinimum = 100;
+// The "p = 4, v = 2" note, this far in from the plot's top right corner.
+constexpr double kNoteInset = 6;
 // The memory chart.
 constexpr double kBarWidth = 0.75;
 constexpr double kStagePad = 0.5; // half a stage: a bar group is at most one stage wide
@@ -187,10 +190,26 @@ void PipelineTab::buildBubbleChart()
     chart->addSeries(m_current);
     m_current->attachAxis(m_microbatchAxis);
     m_current->attachAxis(m_bubbleAxis);
+    m_shapeNote = new QGraphicsSimpleTextItem(chart);
+    connect(chart, &QChart::plotAreaChanged, this, &PipelineTab::placeShapeNote);
     // The simulated point's legend entry is a dot like the point: as a square it would be
     // DualPipeV's, whose curve is black too.
     for (QLegendMarker* marker : chart->legend()->markers(m_current))
         marker->setShape(QLegend::MarkerShapeCircle);
+}
+
+void PipelineTab::placeShapeNote()
+{
+    QFont font = chartFonts().axisTitle;
+    font.setBold(true);
+    if (m_shapeNote->font() != font)
+        m_shapeNote->setFont(font);
+    if (m_shapeNote->brush().color() != chartTextColor())
+        m_shapeNote->setBrush(chartTextColor());
+    // Top right: the curves fall towards the bottom as m grows, so the corner stays clear.
+    const QRectF plot = m_bubble->chart()->plotArea();
+    m_shapeNote->setPos(plot.right() - m_shapeNote->boundingRect().width() - kNoteInset,
+                        plot.top() + kNoteInset);
 }
 
 void PipelineTab::buildMemoryChart()
@@ -293,9 +312,14 @@ void PipelineTab::showBubbleCurves(const PipelineComparison& c, const PipelineFi
             bubbleCurve(s)->replace(bubbleCurvePoints(s, c.in, top, idleShare));
             setName(bubbleCurve(s), texts.curveNames[scheduleIndex(s)]);
         }
-        m_microbatchAxis->setRange(1, static_cast<double>(top));
+        if (m_microbatchAxis->min() != 1 || m_microbatchAxis->max() != static_cast<double>(top))
+            m_microbatchAxis->setRange(1, static_cast<double>(top));
         setTitle(m_microbatchAxis, texts.microbatchAxisTitle);
         setTitle(m_bubbleAxis, texts.bubbleAxisTitle);
+        if (m_shapeNote->text() != texts.shapeNote) {
+            m_shapeNote->setText(texts.shapeNote);
+            placeShapeNote();
+        }
     }
     m_current->replace(QList<QPointF>{{static_cast<double>(m), 100.0 * figures.measured}});
     setName(m_current, tr("Yours (simulated)"));

@@ -10,6 +10,7 @@ QT_BEGIN_NAMESPACE
 class QBarSeries;
 class QBarSet;
 class QComboBox;
+class QGraphicsSimpleTextItem;
 class QLineSeries;
 class QLogValueAxis;
 class QScatterSeries;
@@ -58,6 +59,8 @@ public:
     /// The bubble chart's curve of a schedule and the memory chart's bars of one (null for the
     /// DualPipe schedules).
     QLineSeries* bubbleCurve(core::Schedule schedule) const;
+    /// The bubble chart's note of the p and v its curves are for.
+    QGraphicsSimpleTextItem* shapeNote() const { return m_shapeNote; }
     QScatterSeries* currentPoint() const { return m_current; }
     QBarSet* memoryBars(core::Schedule schedule) const;
 
@@ -81,6 +84,8 @@ private:
     void buildMemoryChart();
     /// The Gantt chart across the full width; bubble and memory side by side under it.
     void placeCharts();
+    /// The bubble chart's "p = 4, v = 2" in the plot's top right corner.
+    void placeShapeNote();
 
     QHash<QString, QString> m_explanationValues;
 
@@ -105,6 +110,9 @@ private:
     QScatterSeries* m_current = nullptr;
     QLogValueAxis* m_microbatchAxis = nullptr;
     QValueAxis* m_bubbleAxis = nullptr;
+    /// What p and v the curves are drawn for: a text of the scene, since a new axis title or
+    /// legend name on every p or v step would lay the whole chart out again.
+    QGraphicsSimpleTextItem* m_shapeNote = nullptr;
 
     ChartViewPanel* m_memory = nullptr;
     QBarSeries* m_bars = nullptr;
