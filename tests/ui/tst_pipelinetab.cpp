@@ -919,6 +919,25 @@ private slots:
         QCOMPARE(comparisonPasses(in), 4.0 * 48 + 2.0 * 48 * 2 + 6.0 * 48 + 6.0 * 48);
     }
 
+    void theComparisonSplitsTheOtherSchedulesBetweenItsTwoThreads()
+    {
+        for (Schedule shown : pipelineSchedules()) {
+            core::PipelineInputs in;
+            in.schedule = shown;
+            const auto [mine, theirs] = splitSchedules(in);
+            QList<Schedule> both = mine + theirs;
+            QCOMPARE(both.size(), pipelineSchedules().size() - 1);
+            QVERIFY(!both.contains(shown));
+            for (Schedule s : pipelineSchedules())
+                QCOMPARE(both.count(s), s == shown ? 0 : 1);
+            // ZB-H2, the slowest to simulate, is the worker's when this thread has the shown
+            // schedule to do; neither side is left empty.
+            if (shown != Schedule::ZeroBubbleH2)
+                QVERIFY(theirs.contains(Schedule::ZeroBubbleH2));
+            QVERIFY(!mine.isEmpty() && !theirs.isEmpty());
+        }
+    }
+
     void theComparisonLeavesOutWhatCoreRefuses()
     {
         core::PipelineInputs in;

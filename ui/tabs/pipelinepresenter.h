@@ -55,6 +55,10 @@ double comparisonPasses(const core::PipelineInputs& in);
 /// Simulates `in` and the six other schedules (on other threads). Throws core::InputError
 /// when core refuses `in` itself.
 PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in);
+/// The schedules other than the shown one, split for the comparison's two threads: this
+/// thread's share (after the shown one) and the worker's, about even in simulation time.
+std::pair<QList<core::Schedule>, QList<core::Schedule>>
+splitSchedules(const core::PipelineInputs& in);
 
 /// The right-hand end of the microbatch axis: a power of two past the slider's 256, or past m.
 std::int64_t bubbleAxisMicrobatches(std::int64_t m);
