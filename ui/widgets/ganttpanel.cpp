@@ -3,6 +3,7 @@
 #include "chartstyle.h"
 #include "format.h"
 
+#include <QApplication>
 #include <QEvent>
 #include <QFontMetricsF>
 #include <QHelpEvent>
@@ -343,6 +344,14 @@ QColor GanttPanel::passColor(core::Pass pass, int chunk)
 }
 
 GanttPanel::Layout GanttPanel::layoutFor(const QRectF& t) const
+{
+    const QFont font = QApplication::font(); // what chartFonts() follows
+    if (m_kept.generation != m_generation || m_kept.target != t || m_kept.font != font)
+        m_kept = {t, m_generation, font, computeLayout(t)};
+    return m_kept.layout;
+}
+
+GanttPanel::Layout GanttPanel::computeLayout(const QRectF& t) const
 {
     const ChartFonts f = chartFonts();
     const QFontMetricsF titleFm(f.title), axisFm(f.axisTitle), labelFm(f.axisLabels),
@@ -870,9 +879,9 @@ void GanttPanel::drawTexts(QPainter& painter, const Layout& l, const std::vector
             break;
         case TextKind::TickLabel:
         case TextKind::RowLabel:
-            painter.setFont(f.axisLabels);
+            // The same few dozen labels on every paint: laid out once each and kept.
             painter.setPen(Qt::black);
-            painter.drawText(t.rect, Qt::AlignCenter, t.text);
+            drawCentred(painter, t.rect, t.text, f.axisLabels);
             break;
         case TextKind::AxisTitle:
             drawAxisTitle(painter, l, t, f.axisTitle);
@@ -927,14 +936,31 @@ void GanttPanel::drawBoxLabel(QPainter& painter, const Text& t, const QFont& fon
     const bool dark = pass == Pass::Backward
         || (pass == Pass::ForwardBackward && t.text.startsWith(QLatin1Char('B')));
     painter.setPen(dark ? Qt::white : Qt::black);
-    auto it = m_labelCache.find(t.text);
-    if (it == m_labelCache.end() || it->font != font) {
-        CachedLabel label{QStaticText(t.text), font};
+    painter.drawStaticText(t.rect.topLeft(), staticText(t.text, font));
+}
+
+const QStaticText& GanttPanel::staticText(const QString& text, const QFont& font)
+{
+    // Keyed by text and font: a tick "4" and a box's "4" are set in different type.
+    const QString key = text + QChar(0x1f) + font.key();
+    auto it = m_labelCache.find(key);
+    if (it == m_labelCache.end()) {
+        CachedLabel label{QStaticText(text), font};
         label.text.setTextFormat(Qt::PlainText);
         label.text.prepare(QTransform(), font);
-        it = m_labelCache.insert(t.text, label);
+        it = m_labelCache.insert(key, label);
     }
-    painter.drawStaticText(t.rect.topLeft(), it->text);
+    return it->text;
+}
+
+void GanttPanel::drawCentred(QPainter& painter, const QRectF& rect, const QString& text,
+                             const QFont& font)
+{
+    painter.setFont(font);
+    const QStaticText& laid = staticText(text, font);
+    const QSizeF size = laid.size();
+    painter.drawStaticText(
+        QPointF(rect.center().x() - size.width() / 2, rect.center().y() - size.height() / 2), laid);
 }
 
 long long GanttPanel::eventAt(const QRectF& target, const QPointF& pos) const
@@ -1003,6 +1029,7 @@ QString GanttPanel::describeAt(const QRectF& target, const QPointF& pos) const
 
 void GanttPanel::changed()
 {
+    ++m_generation;
     m_screenDirty = true;
     update();
 }

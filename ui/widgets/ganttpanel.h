@@ -11,6 +11,7 @@
 #include <QStaticText>
 #include <QStringList>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace scalelab::ui {
@@ -81,6 +82,8 @@ public:
     /// Whether the schedule has overlapped F&B passes (DualPipe, DualPipeV).
     bool overlapped() const { return m_overlapped; }
 
+    /// Where everything goes in `target`: worked out once per change and target, and kept (a
+    /// paint asks three times, and each time measures texts).
     Layout layoutFor(const QRectF& target) const;
     /// The box of event `index` for a layout.
     QRectF boxRect(const Layout& layout, std::size_t index) const;
@@ -104,6 +107,7 @@ protected:
 
 private:
     void changed();
+    Layout computeLayout(const QRectF& target) const;
     double timeToX(const Layout& layout, double t) const;
     double xToTime(const Layout& layout, double x) const;
     /// The number of the last tick of the time axis (ticks run from 0 to it).
@@ -138,6 +142,10 @@ private:
     static void drawAxisTitle(QPainter& painter, const Layout& layout, const Text& text,
                               const QFont& font);
     void drawBoxLabel(QPainter& painter, const Text& text, const QFont& font);
+    /// `text` laid out once in `font` and kept (m_labelCache).
+    const QStaticText& staticText(const QString& text, const QFont& font);
+    /// `text` centred in `rect`, from the kept layout.
+    void drawCentred(QPainter& painter, const QRectF& rect, const QString& text, const QFont& font);
     void drawLegend(QPainter& painter, const Layout& layout, const std::vector<Text>& texts);
 
     QString m_title, m_xTitle, m_yTitle, m_timeUnit;
@@ -157,9 +165,17 @@ private:
         QStaticText text;
         QFont font;
     };
-    QHash<QString, CachedLabel> m_labelCache; ///< box labels, laid out once
+    QHash<QString, CachedLabel> m_labelCache; ///< box, tick and row labels, laid out once
     mutable QHash<QString, double> m_advances; ///< box label widths in m_advanceFont
     mutable QFont m_advanceFont;
+    std::uint64_t m_generation = 0; ///< counts changes: what a kept layout was worked out for
+    struct KeptLayout {
+        QRectF target;
+        std::uint64_t generation = ~std::uint64_t{0};
+        QFont font; ///< chart type follows the application font (projector mode)
+        Layout layout;
+    };
+    mutable KeptLayout m_kept;
     QImage m_screen; ///< the chart as last drawn on screen
     bool m_screenDirty = true;
 };
