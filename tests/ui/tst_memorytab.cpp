@@ -2,15 +2,18 @@
 
 #include "chartpanel.h"
 #include "explanationpanel.h"
+#include "memorytab.h"
 #include "parametercontrol.h"
 #include "scalelab/core/memory.h"
-#include "memorytab.h"
 #include "testhelpers.h"
 
 #include <QAbstractButton>
 #include <QBarSet>
 #include <QChart>
 #include <QComboBox>
+#include <QGraphicsSimpleTextItem>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
 #include <QSlider>
@@ -62,6 +65,12 @@ private:
         QCOMPARE(optimum->at(0).x(), double(r.optimalSegments));
         auto* current = seriesNamed<QScatterSeries>(ck, "Yours");
         QCOMPARE(current->at(0).x(), double(in.segments));
+        // The points say what they are beside them, not in the legend.
+        QCOMPARE(tab.currentNote()->text(), QString("Yours: %1").arg(in.segments));
+        QCOMPARE(tab.optimumNote()->text(), QString("Fewest: %1").arg(r.optimalSegments));
+        for (QScatterSeries* point : {current, optimum})
+            for (QLegendMarker* marker : ck->legend()->markers(point))
+                QVERIFY(!marker->isVisible());
     }
 
 private slots:

@@ -1,7 +1,8 @@
 // Readable on a classroom screen: every text of every chart of every tab is whole (no "..."),
 // inside its chart and clear of the others.
 //
-// The suite checks the sizes where that holds today: 1920 x 1080 in desk mode. The classroom
+// The suite checks the sizes where that holds today, in desk mode: 1920 x 1080, and 1800 x 1000,
+// the size the window opens at on a 1920 x 1080 screen (what most people see first). The classroom
 // sizes (1024 x 768 and 1280 x 800, and projector mode) still cut texts; with
 // SCALELAB_READABLE_ALL=1 the suite tries every tab at every size in both modes and prints each
 // problem, the survey the readability work goes by. SCALELAB_READABLE_SHOTS=DIR also saves a
@@ -127,8 +128,8 @@ private slots:
         QTest::addColumn<bool>("projector");
         const bool all = !qEnvironmentVariableIsEmpty("SCALELAB_READABLE_ALL");
         const QList<QSize> sizes = all
-            ? QList<QSize>{QSize(1024, 768), QSize(1280, 800), QSize(1920, 1080)}
-            : QList<QSize>{QSize(1920, 1080)};
+            ? QList<QSize>{QSize(1024, 768), QSize(1280, 800), QSize(1800, 1000), QSize(1920, 1080)}
+            : QList<QSize>{QSize(1800, 1000), QSize(1920, 1080)};
         const QList<bool> modes = all ? QList<bool>{false, true} : QList<bool>{false};
         // The other parts of the FP8 and plan tabs show other charts: each is a case of its own.
         struct Case {

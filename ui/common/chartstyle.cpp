@@ -7,6 +7,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QFontMetricsF>
+#include <QGraphicsLayout>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineF>
@@ -210,8 +211,16 @@ void fitTitle(QChart* chart)
     QString whole = chart->property("scalelab_title").toString();
     if (shown != chart->property("scalelab_titleShown").toString())
         whole = shown;
+    // Qt Charts gives the title the chart less its layout's margins and the chart's own, and
+    // measures it as a text item, which adds a margin each side: a title only just narrower
+    // than the chart was cut short ("... compute p...") instead of wrapped.
     const QMargins m = chart->margins();
-    const double width = chart->size().width() - m.left() - m.right() - 12;
+    qreal left = 0, top = 0, right = 0, bottom = 0;
+    if (chart->layout())
+        chart->layout()->getContentsMargins(&left, &top, &right, &bottom);
+    constexpr double kTextItemMargins = 2 * 4 + 4; // each side's margin, and a little slack
+    const double width =
+        chart->size().width() - m.left() - m.right() - left - right - kTextItemMargins;
     const QString fit = wrapWords(whole, chart->titleFont(), width);
     chart->setProperty("scalelab_title", whole);
     chart->setProperty("scalelab_titleShown", fit);

@@ -462,7 +462,7 @@ void Fp8Tab::buildErrorChart()
     m_errorAxis = new QValueAxis;
     chart->addAxis(m_rankAxis, Qt::AlignBottom);
     chart->addAxis(m_errorAxis, Qt::AlignLeft);
-    styleAxis(m_rankAxis, tr("Blocks by largest |value|, smallest first (rank)"));
+    styleAxis(m_rankAxis, tr("Blocks ranked by largest |value|"));
     styleAxis(m_errorAxis, tr("Relative RMS error of the block (%)"));
 
     // The outlier blocks as a shaded band behind the points.

@@ -12,6 +12,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegendMarker>
@@ -51,7 +52,9 @@ MemoryTab::MemoryTab(document::ScenarioDocument* document, QWidget* parent)
     buildControls();
     buildBudgetChart();
     buildCheckpointChart();
-    setCharts({m_budget, m_checkpoint});
+    // Side by side only where each is wide enough for the budget's legend beside its bars and
+    // the checkpointing chart's legend under its plot; one above the other below that.
+    setCharts({m_budget, m_checkpoint}, 2, kMemoryChartChars);
     sectionShown();
     refreshNow();
 }
@@ -160,7 +163,7 @@ void MemoryTab::buildCheckpointChart()
     chart->addAxis(m_bytesAxis, Qt::AlignLeft);
     chart->addAxis(m_computeAxis, Qt::AlignRight);
     styleAxis(m_segmentsAxis, tr("Checkpoint segments"));
-    styleAxis(m_computeAxis, tr("Extra forward compute (% of one forward)"));
+    styleAxis(m_computeAxis, tr("Extra compute (% of one forward)"));
     setNiceRange(m_computeAxis, 0, 110);
     m_computeAxis->setGridLineVisible(false);
 
@@ -186,13 +189,47 @@ void MemoryTab::buildCheckpointChart()
     m_current->setMarkerSize(16);
     m_current->setColor(palette::kBlack);
     m_current->setBorderColor(Qt::white);
-    add(m_current, tr("Your segments"), m_bytesAxis);
+    add(m_current, tr("Yours"), m_bytesAxis);
     m_optimum = new QScatterSeries;
     m_optimum->setMarkerShape(QScatterSeries::MarkerShapeRectangle);
     m_optimum->setMarkerSize(14);
     m_optimum->setColor(palette::kGreen);
     m_optimum->setBorderColor(Qt::black);
-    add(m_optimum, tr("Fewest bytes"), m_bytesAxis);
+    add(m_optimum, tr("Fewest"), m_bytesAxis);
+    // The two points say what they are beside them, so the legend lists only the curves.
+    for (QScatterSeries* point : {m_current, m_optimum})
+        for (QLegendMarker* marker : chart->legend()->markers(point))
+            marker->setVisible(false);
+    m_currentNote = new QGraphicsSimpleTextItem(chart);
+    m_optimumNote = new QGraphicsSimpleTextItem(chart);
+    connect(chart, &QChart::plotAreaChanged, this, &MemoryTab::placePointNotes);
+}
+
+void MemoryTab::placePointNotes()
+{
+    QFont font = chartFonts().annotation;
+    font.setBold(true);
+    const QRectF plot = m_checkpoint->chart()->plotArea();
+    // Yours above its dot, the fewest under its square: the fewest bytes are never above
+    // yours, so the two notes never meet, even on the same point.
+    const auto place = [&](QGraphicsSimpleTextItem* note, QScatterSeries* series, bool above) {
+        if (note->font() != font)
+            note->setFont(font);
+        if (note->brush().color() != chartTextColor())
+            note->setBrush(chartTextColor());
+        if (series->count() == 0)
+            return;
+        const QPointF at = m_checkpoint->chart()->mapToPosition(series->at(0), series);
+        const QSizeF size = note->boundingRect().size();
+        const double gap = series->markerSize() / 2 + 2;
+        const double x = std::clamp(at.x() - size.width() / 2, plot.left(),
+                                    std::max(plot.left(), plot.right() - size.width()));
+        const double y = std::clamp(above ? at.y() - gap - size.height() : at.y() + gap, plot.top(),
+                                    std::max(plot.top(), plot.bottom() - size.height()));
+        note->setPos(x, y);
+    };
+    place(m_currentNote, m_current, true);
+    place(m_optimumNote, m_optimum, false);
 }
 
 QList<ChartPanel*> MemoryTab::charts() const
@@ -374,8 +411,8 @@ void MemoryTab::showCheckpointing(const core::MemoryResult& r)
     replaceIfChanged(m_optimum,
                      QList<QPointF>{{static_cast<double>(r.optimalSegments),
                                      in(static_cast<double>(r.optimalCheckpointedBytes))}});
-    m_current->setName(tr("Yours: %1").arg(inputs().segments));
-    m_optimum->setName(tr("Fewest: %1").arg(r.optimalSegments));
+    m_currentNote->setText(tr("Yours: %1").arg(inputs().segments));
+    m_optimumNote->setText(tr("Fewest: %1").arg(r.optimalSegments));
     // Whole segment counts from 0 so the ticks fall on round numbers; 1 is the first point and
     // the axis ends at the last (one range change: a nice range then a new maximum was two
     // layouts a step, and a resize that thinned the ticks lost the maximum).
@@ -385,6 +422,7 @@ void MemoryTab::showCheckpointing(const core::MemoryResult& r)
         top = std::max(top, p.y());
     setStickyRange(m_bytesAxis, 0, top * 1.04);
     styleAxis(m_bytesAxis, tr("Saved activations (%1)").arg(unitName(byteUnit())));
+    placePointNotes(); // the points moved (a new range moves them again: plotAreaChanged)
 }
 
 void MemoryTab::showFigures(const core::MemoryResult& r)

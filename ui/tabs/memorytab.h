@@ -9,6 +9,7 @@ class QBarCategoryAxis;
 class QBarSet;
 class QCheckBox;
 class QComboBox;
+class QGraphicsSimpleTextItem;
 class QLabel;
 class QLineSeries;
 class QScatterSeries;
@@ -43,18 +44,26 @@ public:
 
     ChartViewPanel* budgetChart() const { return m_budget; }
     ChartViewPanel* checkpointChart() const { return m_checkpoint; }
+    /// The notes beside your segments' point and the fewest bytes' point.
+    QGraphicsSimpleTextItem* currentNote() const { return m_currentNote; }
+    QGraphicsSimpleTextItem* optimumNote() const { return m_optimumNote; }
 
 protected:
     void sectionShown() override;
     void recompute() override;
 
 private:
+    /// The readable width of a memory chart, in characters of chart type.
+    static constexpr int kMemoryChartChars = 72;
+
     void buildControls();
     void showBudget(const core::MemoryResult& r);
     void showCheckpointing(const core::MemoryResult& r);
     void showFigures(const core::MemoryResult& r);
     void buildBudgetChart();
     void buildCheckpointChart();
+    /// The two points' notes beside their points, inside the plot.
+    void placePointNotes();
     void applyRecipe(int index);
     void syncRecipe();
 
@@ -79,6 +88,11 @@ private:
     QValueAxis* m_segmentsAxis = nullptr;
     QValueAxis* m_bytesAxis = nullptr;
     QValueAxis* m_computeAxis = nullptr;
+    /// "Yours: 8" over the black dot and "Fewest: 16" under the green square: beside their
+    /// points, not in the legend, which then fits under a narrow chart, and is not laid out
+    /// again on every segments step.
+    QGraphicsSimpleTextItem* m_currentNote = nullptr;
+    QGraphicsSimpleTextItem* m_optimumNote = nullptr;
 };
 
 } // namespace scalelab::ui

@@ -12,6 +12,7 @@
 #include <QBarSet>
 #include <QChart>
 #include <QComboBox>
+#include <QFontMetricsF>
 #include <QFormLayout>
 #include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
@@ -25,6 +26,7 @@
 #include <QValueAxis>
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
 
 namespace scalelab::ui {
@@ -191,15 +193,27 @@ void PipelineTab::buildBubbleChart()
     m_current->attachAxis(m_microbatchAxis);
     m_current->attachAxis(m_bubbleAxis);
     m_shapeNote = new QGraphicsSimpleTextItem(chart);
-    connect(chart, &QChart::plotAreaChanged, this, &PipelineTab::placeShapeNote);
+    connect(chart, &QChart::plotAreaChanged, this, &PipelineTab::followBubblePlot);
     // The simulated point's legend entry is a dot like the point: as a square it would be
     // DualPipeV's, whose curve is black too.
     for (QLegendMarker* marker : chart->legend()->markers(m_current))
         marker->setShape(QLegend::MarkerShapeCircle);
 }
 
-void PipelineTab::placeShapeNote()
+void PipelineTab::followBubblePlot()
 {
+    // Ticks at every power of two while their labels fit the plot's width, else at every
+    // second or third ("128" and "512" were cut to "..." on a narrow chart).
+    const QFontMetricsF fm(m_microbatchAxis->labelsFont());
+    const double label = fm.horizontalAdvance(QStringLiteral("1024")) + 2 * fm.averageCharWidth();
+    const double width = m_bubble->chart()->plotArea().width();
+    const double decades = std::log2(std::max(2.0, m_microbatchAxis->max()));
+    double base = 2;
+    while (width > 0 && base < 16 && width / (decades / std::log2(base) + 1) < label)
+        base *= 2;
+    if (m_microbatchAxis->base() != base)
+        m_microbatchAxis->setBase(base);
+
     QFont font = chartFonts().axisTitle;
     font.setBold(true);
     if (m_shapeNote->font() != font)
@@ -316,10 +330,9 @@ void PipelineTab::showBubbleCurves(const PipelineComparison& c, const PipelineFi
             m_microbatchAxis->setRange(1, static_cast<double>(top));
         setTitle(m_microbatchAxis, texts.microbatchAxisTitle);
         setTitle(m_bubbleAxis, texts.bubbleAxisTitle);
-        if (m_shapeNote->text() != texts.shapeNote) {
+        if (m_shapeNote->text() != texts.shapeNote)
             m_shapeNote->setText(texts.shapeNote);
-            placeShapeNote();
-        }
+        followBubblePlot();
     }
     m_current->replace(QList<QPointF>{{static_cast<double>(m), 100.0 * figures.measured}});
     setName(m_current, tr("Yours (simulated)"));

@@ -84,8 +84,9 @@ private:
     void buildMemoryChart();
     /// The Gantt chart across the full width; bubble and memory side by side under it.
     void placeCharts();
-    /// The bubble chart's "p = 4, v = 2" in the plot's top right corner.
-    void placeShapeNote();
+    /// The bubble chart's microbatch ticks thinned to its plot's width, and its "p = 4, v = 2"
+    /// in the plot's top right corner.
+    void followBubblePlot();
 
     QHash<QString, QString> m_explanationValues;
 
