@@ -37,8 +37,7 @@ namespace {
 
 // Layout of the tab.
 constexpr int kDisclosureIndent = 12; // pass times, indented under their button
-constexpr int kGanttStretch = 3; // the Gantt chart's share of the charts column's height
-constexpr int kLowerChartsStretch = 2; // the bubble and memory charts' share
+constexpr int kGanttStretch = 3; // the Gantt's row's height to the lower charts' row's, as 3 : 2
 // The bubble chart.
 constexpr double kGPipeExtraWidth = 5; // GPipe's curve is this much wider than 1F1B's on it
 constexpr double kCurrentMarkerSize = 16;
@@ -96,14 +95,10 @@ PipelineTab::PipelineTab(document::ScenarioDocument* document, QWidget* parent)
 
 void PipelineTab::placeCharts()
 {
-    setCharts({m_gantt}, 1);
-    auto* lower = new QHBoxLayout;
-    lower->addWidget(m_bubble, 1);
-    lower->addWidget(m_memory, 1);
-    QVBoxLayout* column = chartsColumn();
-    const int gridIndex = column->count() - 2; // figures, grid, message
-    column->insertLayout(gridIndex + 1, lower, kLowerChartsStretch);
-    column->setStretch(gridIndex, kGanttStretch);
+    // In the tab's scrolling grid: the Gantt across the width, the bubble and memory charts
+    // side by side under it (one above the other when the room is narrow). Never squeezed
+    // below a readable size: on a small screen in projector mode the area scrolls instead.
+    setCharts({m_gantt, m_bubble, m_memory}, 2, kMinChartChars, true, kGanttStretch);
 }
 
 PipelineTab::BubbleDefinition PipelineTab::bubbleDefinition() const

@@ -6,6 +6,7 @@
 #include "explanationpanel.h"
 #include "figureslabel.h"
 
+#include <QAbstractItemView>
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
@@ -264,6 +265,12 @@ QComboBox* Tab::addChoice(QFormLayout* form, const QString& key)
     Q_ASSERT_X(f, "Tab::addChoice", qPrintable(key));
     auto* combo = new QComboBox;
     combo->addItems(f->translatedChoices());
+    // As wide as its first words, not its longest choice ("Idle share of the run (chapter):
+    // (p-1)/(m+p-1)" made the whole controls column wide enough for it, and left the charts
+    // little room on a projector); the open list shows every choice whole.
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(kChoiceChars);
+    combo->view()->setMinimumWidth(combo->view()->sizeHintForColumn(0) + 24);
     QString accessible = f->translatedLabel();
     combo->setAccessibleName(accessible.remove('&'));
     combo->setToolTip(f->translatedHelp());
@@ -287,8 +294,11 @@ ParameterControl* Tab::addViewControl(QVBoxLayout* group, const ParameterSpec& s
     return c;
 }
 
-void Tab::setCharts(const QList<ChartPanel*>& charts, int columns, int minChars)
+void Tab::setCharts(const QList<ChartPanel*>& charts, int columns, int minChars, bool leadSpans,
+                    int leadStretch)
 {
+    m_leadSpans = leadSpans && charts.size() > 1;
+    m_leadStretch = std::max(leadStretch, 1);
     // A tab that shows one part of its charts at a time: the charts of the part before leave
     // the grid and hide (arrangeCharts only moves the charts of the list it is given).
     for (ChartPanel* chart : std::as_const(m_charts))
@@ -329,24 +339,33 @@ void Tab::arrangeCharts(bool force)
             m_grid->setColumnStretch(c, 0);
         for (int r = 0; r < m_grid->rowCount(); ++r)
             m_grid->setRowStretch(r, 0);
-        for (int i = 0; i < m_charts.size(); ++i)
-            m_grid->addWidget(m_charts[i], i / columns, i % columns);
+        const int lead = m_leadSpans ? 1 : 0;
+        if (lead)
+            m_grid->addWidget(m_charts.first(), 0, 0, 1, columns);
+        for (int i = lead; i < m_charts.size(); ++i)
+            m_grid->addWidget(m_charts[i], lead + (i - lead) / columns, (i - lead) % columns);
         for (int c = 0; c < columns; ++c)
             m_grid->setColumnStretch(c, 1);
-        for (int r = 0; r < (m_charts.size() + columns - 1) / columns; ++r)
-            m_grid->setRowStretch(r, 1);
+        for (int r = 0; r < chartRows(columns); ++r)
+            m_grid->setRowStretch(r, r == 0 && lead ? m_leadStretch : 2);
         m_columns = columns;
     }
     // As large as the room, and never below the readable size, across or down: then the area
     // scrolls (a single column narrower than one readable chart scrolls sideways rather than
     // squeezing the chart or cutting it off).
-    const int rows = (static_cast<int>(m_charts.size()) + columns - 1) / columns;
+    const int rows = chartRows(columns);
     const int height = rows * minHeight + (rows - 1) * m_grid->verticalSpacing();
     const int width = columns * minWidth + (columns - 1) * m_grid->horizontalSpacing();
     const QSize size(std::max({room, width, m_grid->minimumSize().width()}),
                      std::max(m_chartScroll->viewport()->height(), height));
     if (m_chartArea->size() != size)
         m_chartArea->resize(size);
+}
+
+int Tab::chartRows(int columns) const
+{
+    const int lead = m_leadSpans ? 1 : 0;
+    return lead + (static_cast<int>(m_charts.size()) - lead + columns - 1) / columns;
 }
 
 bool Tab::eventFilter(QObject* watched, QEvent* event)

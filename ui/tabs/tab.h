@@ -132,13 +132,17 @@ protected:
     /// "<section>.accelerator_gb", the two kept in step. Add `form` to `group` first.
     ParameterControl* addAcceleratorMemory(QVBoxLayout* group, QFormLayout* form,
                                            const QString& section, QComboBox*& box);
+    /// A chart's readable width, in characters of chart type (setCharts).
+    static constexpr int kMinChartChars = 48;
     /// Places the charts in a grid of at most `columns` under the figures line. Charts are
     /// never squeezed below a readable size (kMinChartChars x kMinChartLines of chart text):
     /// when the window is too narrow, or the type large (projector mode), they take fewer
     /// columns, and the chart area scrolls rather than shrinking them further.
-    /// `minChars` raises the readable width for charts with long labels.
-    void setCharts(const QList<ChartPanel*>& charts, int columns = 2,
-                   int minChars = kMinChartChars);
+    /// `minChars` raises the readable width for charts with long labels. With `leadSpans` the
+    /// first chart takes a whole row of its own, its height to another row's as `leadStretch`
+    /// to 2 (the pipeline's Gantt, 3 to 2, over its two smaller charts).
+    void setCharts(const QList<ChartPanel*>& charts, int columns = 2, int minChars = kMinChartChars,
+                   bool leadSpans = false, int leadStretch = 2);
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
@@ -194,8 +198,9 @@ private:
     void updateExplanation();
 
     static constexpr int kExplanationDelayMs = 100;
-    static constexpr int kMinChartChars = 48;
     static constexpr int kMinChartLines = 16;
+    /// The width of a choice box, in characters: the first words of its choice.
+    static constexpr int kChoiceChars = 22;
 
 public:
     /// How many columns the charts are in now.
@@ -204,6 +209,8 @@ public:
 private:
     /// Lays the charts out again if the room or the type size asks for another column count.
     void arrangeCharts(bool force = false);
+    /// Rows of the chart grid at `columns` columns (the lead chart, when it spans, a row alone).
+    int chartRows(int columns) const;
     /// Gives the controls column the width its controls need at the current type size.
     void fitControlsColumn();
 
@@ -234,6 +241,8 @@ private:
     int m_maxColumns = 2;
     int m_minChartChars = kMinChartChars;
     int m_columns = 0;
+    bool m_leadSpans = false; ///< the first chart has a row of its own (setCharts)
+    int m_leadStretch = 2; ///< the lead row's stretch; every other row's is 2
     QLabel* m_figures;
     QLabel* m_message;
     QList<ParameterControl*> m_controls;
