@@ -8,6 +8,7 @@
 #include <QChart>
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
+#include <QGraphicsSimpleTextItem>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineF>
@@ -347,6 +348,15 @@ void styleAxis(QAbstractAxis* axis, const QString& title)
     axis->setLabelsColor(chartTextColor());
     axis->setGridLineColor(chartGridColor());
     axis->setLinePenColor(QColor(90, 90, 90));
+}
+
+void styleNote(QGraphicsSimpleTextItem* note, QFont font)
+{
+    font.setBold(true);
+    if (note->font() != font)
+        note->setFont(font);
+    if (note->brush().color() != chartTextColor())
+        note->setBrush(chartTextColor());
 }
 
 namespace {

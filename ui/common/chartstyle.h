@@ -7,6 +7,7 @@
 QT_BEGIN_NAMESPACE
 class QChart;
 class QAbstractAxis;
+class QGraphicsSimpleTextItem;
 class QLogValueAxis;
 class QValueAxis;
 QT_END_NAMESPACE
@@ -55,6 +56,10 @@ QColor chartGridColor();
 void styleChart(QChart* chart);
 /// Fonts and grid of one axis; `title` includes the unit, e.g. "Memory (GB)".
 void styleAxis(QAbstractAxis* axis, const QString& title);
+/// A note in a chart's scene ("n = 64", "Yours: 8") in bold `font` and the text colour;
+/// touches the item only when either differs (a note, unlike a title or legend name, never
+/// lays the chart out again).
+void styleNote(QGraphicsSimpleTextItem* note, QFont font);
 
 /// Gives a value axis a range from `min` to a rounded-up `max` with ticks at round steps (1, 2,
 /// 2.5 or 5 times a power of ten, about five to eight of them) labelled with just enough

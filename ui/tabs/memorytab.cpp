@@ -207,16 +207,11 @@ void MemoryTab::buildCheckpointChart()
 
 void MemoryTab::placePointNotes()
 {
-    QFont font = chartFonts().annotation;
-    font.setBold(true);
     const QRectF plot = m_checkpoint->chart()->plotArea();
     // Yours above its dot, the fewest under its square: the fewest bytes are never above
     // yours, so the two notes never meet, even on the same point.
     const auto place = [&](QGraphicsSimpleTextItem* note, QScatterSeries* series, bool above) {
-        if (note->font() != font)
-            note->setFont(font);
-        if (note->brush().color() != chartTextColor())
-            note->setBrush(chartTextColor());
+        styleNote(note, chartFonts().annotation);
         if (series->count() == 0)
             return;
         const QPointF at = m_checkpoint->chart()->mapToPosition(series->at(0), series);

@@ -15,7 +15,6 @@
 #include <QFontMetricsF>
 #include <QFormLayout>
 #include <QGraphicsSimpleTextItem>
-#include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
@@ -201,7 +200,8 @@ void PipelineTab::followBubblePlot()
     // second or third ("128" and "512" were cut to "..." on a narrow chart).
     const QFontMetricsF fm(m_microbatchAxis->labelsFont());
     const double label = fm.horizontalAdvance(QStringLiteral("1024")) + 2 * fm.averageCharWidth();
-    const double width = m_bubble->chart()->plotArea().width();
+    const QRectF plot = m_bubble->chart()->plotArea();
+    const double width = plot.width();
     const double decades = std::log2(std::max(2.0, m_microbatchAxis->max()));
     double base = 2;
     while (width > 0 && base < 16 && width / (decades / std::log2(base) + 1) < label)
@@ -209,14 +209,8 @@ void PipelineTab::followBubblePlot()
     if (m_microbatchAxis->base() != base)
         m_microbatchAxis->setBase(base);
 
-    QFont font = chartFonts().axisTitle;
-    font.setBold(true);
-    if (m_shapeNote->font() != font)
-        m_shapeNote->setFont(font);
-    if (m_shapeNote->brush().color() != chartTextColor())
-        m_shapeNote->setBrush(chartTextColor());
+    styleNote(m_shapeNote, chartFonts().axisTitle);
     // Top right: the curves fall towards the bottom as m grows, so the corner stays clear.
-    const QRectF plot = m_bubble->chart()->plotArea();
     m_shapeNote->setPos(plot.right() - m_shapeNote->boundingRect().width() - kNoteInset,
                         plot.top() + kNoteInset);
 }

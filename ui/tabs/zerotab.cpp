@@ -370,14 +370,8 @@ void ZeroTab::placeNotes()
     fitRankAxes();
     // Text items of the scenes, not titles or legend names: changing those would relayout the
     // whole chart on every slider step.
-    QFont font = chartFonts().axisTitle;
-    font.setBold(true);
-    for (QGraphicsSimpleTextItem* note : {m_breakdownNote, m_memoryNLabel, m_trafficNLabel}) {
-        if (note->font() != font)
-            note->setFont(font);
-        if (note->brush().color() != chartTextColor())
-            note->setBrush(chartTextColor());
-    }
+    for (QGraphicsSimpleTextItem* note : {m_breakdownNote, m_memoryNLabel, m_trafficNLabel})
+        styleNote(note, chartFonts().axisTitle);
     // The breakdown's rank count: under the title, over the legend on the right (in the
     // title's row it ran into the title on a narrow chart).
     QChart* breakdown = m_breakdown->chart();
