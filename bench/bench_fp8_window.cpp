@@ -8,6 +8,7 @@
 //
 //   cmake --build --preset release --target bench_fp8_window
 //   QT_QPA_PLATFORM=offscreen ./build/release/bench/bench_fp8_window [--runs N] [--size N]
+//       [--only outlier|format|seed|rows]
 
 #include "parametercontrol.h"
 #include "fp8tab.h"
@@ -81,8 +82,11 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     int runs = 10;
     std::int64_t size = 4096;
+    QString only; // one change's name (outlier, format, seed, rows), or every change
     const QStringList args = QCoreApplication::arguments();
     for (qsizetype i = 1; i + 1 < args.size(); ++i) {
+        if (args[i] == "--only")
+            only = args[i + 1];
         if (args[i] == "--runs")
             runs = std::max(2, args[i + 1].toInt());
         if (args[i] == "--size")
@@ -122,31 +126,36 @@ int main(int argc, char** argv)
                 static_cast<long long>(size));
     std::printf("%-34s %5s %10s %10s %10s %9s  %-8s %10s\n", "change", "runs", "min ms",
                 "median ms", "max ms", "target", "(max)", "cpu ms");
+    const auto wanted = [&only](const char* name) { return only.isEmpty() || only == name; };
     std::vector<double> ms;
     const int outlierA = outlier->slider()->value();
     const int outlierB = otherPosition(outlier);
-    for (int i = 0; i < runs; ++i)
+    for (int i = 0; i < runs && wanted("outlier"); ++i)
         ms.push_back(
             timeChange(tab, [&] { outlier->slider()->setValue(i % 2 ? outlierA : outlierB); }));
-    report("outlier scale (matrix cached)", ms, 250);
+    if (wanted("outlier"))
+        report("outlier scale (matrix cached)", ms, 250);
 
     ms.clear();
-    for (int i = 0; i < runs; ++i)
+    for (int i = 0; i < runs && wanted("format"); ++i)
         ms.push_back(timeChange(tab, [&] { format->setCurrentIndex(1 - format->currentIndex()); }));
-    report("format (matrix cached)", ms, 250);
+    if (wanted("format"))
+        report("format (matrix cached)", ms, 250);
 
     ms.clear();
     const int seedA = seed->slider()->value();
     const int seedB = otherPosition(seed);
-    for (int i = 0; i < runs; ++i)
+    for (int i = 0; i < runs && wanted("seed"); ++i)
         ms.push_back(timeChange(tab, [&] { seed->slider()->setValue(i % 2 ? seedA : seedB); }));
-    report("seed (matrix generated)", ms, 1000);
+    if (wanted("seed"))
+        report("seed (matrix generated)", ms, 1000);
 
     ms.clear();
     const int rowsA = rows->slider()->value();
     const int rowsB = otherPosition(rows);
-    for (int i = 0; i < runs; ++i)
+    for (int i = 0; i < runs && wanted("rows"); ++i)
         ms.push_back(timeChange(tab, [&] { rows->slider()->setValue(i % 2 ? rowsA : rowsB); }));
-    report("rows (matrix generated)", ms, 1000);
+    if (wanted("rows"))
+        report("rows (matrix generated)", ms, 1000);
     return 0;
 }

@@ -477,6 +477,9 @@ struct ErrorSums {
 constexpr std::int64_t kSumChunk = 4096;
 constexpr int kSumLanes = 8;
 
+/// Which values of a chunk count for a round trip's `small` sums (ChunkWork::keep, groupKeep).
+enum class SmallMask { None, PerValue, PerGroup };
+
 /// One chunk of one round trip for the kernels below. Without `scale` or `groupScale` the
 /// dequantized values are read from `out` instead of computed.
 struct ChunkWork {
@@ -492,6 +495,11 @@ struct ChunkWork {
     std::int32_t overflowBits = 0; ///< overflowBitsOf(format, overflow)
     /// Per value all ones (-1) when it counts for `small`, else 0; null: no `small`.
     const std::int32_t* keep = nullptr;
+    /// Instead of `keep` where every group of kSumLanes values lies within one block: per group
+    /// 1 when its values count for `small`, else 0. A group left out then skips the small sums,
+    /// which is what adding its +0 terms would do to them, bit for bit (the sums of squares are
+    /// never -0), at the cost of a branch instead of a choice per value.
+    const std::uint8_t* groupKeep = nullptr;
     ErrorSums* all = nullptr;
     ErrorSums* small = nullptr;
     /// Where the sum of the values' squares goes (and, with `keep`, of the kept ones'), or null.
@@ -894,7 +902,14 @@ bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overf
         std::array<float, kSumChunk / kSumLanes> groupScale;
         std::array<float, kSumChunk / kSumLanes> groupReciprocal;
         std::array<std::int32_t, kSumChunk> keep; // the kernels' mask: all ones = counts
-        if (masked) {
+        std::array<std::uint8_t, kSumChunk / kSumLanes> groupKeep; // or one flag per group
+        const bool perGroup = masked && blockSize % kSumLanes == 0;
+        if (perGroup) {
+            // Blocks are whole groups: a group counts when its block does.
+            for (std::int64_t g = 0; g < (k1 - k0) / kSumLanes; ++g)
+                groupKeep[static_cast<std::size_t>(g)] =
+                    skip[static_cast<std::size_t>((k0 + g * kSumLanes) / blockSize)] == 0 ? 1 : 0;
+        } else if (masked) {
             // Block by block: every value of a block counts, or none.
             for (std::int64_t k = k0; k < k1;) {
                 const std::int64_t b = k / blockSize;
@@ -925,7 +940,8 @@ bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overf
             w.out = job.dequantized ? job.dequantized + k0 : nullptr;
             w.n = k1 - k0;
             w.overflowBits = overflowBits;
-            w.keep = masked ? keep.data() : nullptr;
+            w.keep = masked && !perGroup ? keep.data() : nullptr;
+            w.groupKeep = perGroup ? groupKeep.data() : nullptr;
             w.all = &job.all[ci];
             w.small = masked ? &job.small[ci] : nullptr;
             if (j == 0) {
