@@ -584,6 +584,12 @@ void blockSumsOfEight(const float* v, const float* d, std::int64_t bs, std::int3
     SCALELAB_KERNEL_CALL(blockSums8(v, d, bs, maxAbs, signal, error));
 }
 
+void blockSumsOfEightPair(const float* v, const float* d, const float* e, std::int64_t bs,
+                          std::int32_t* maxAbs, double* signal, double* errorD, double* errorE)
+{
+    SCALELAB_KERNEL_CALL(blockSums8Pair(v, d, e, bs, maxAbs, signal, errorD, errorE));
+}
+
 void absErrorMaxRow(const float* v, const float* d, std::int64_t n, std::int64_t* top)
 {
     SCALELAB_KERNEL_CALL(absErrorMax(v, d, n, top));
@@ -1364,6 +1370,20 @@ std::vector<Fp8ScalingOutcome> fp8QuantizeScalings(const MatrixF& values, Fp8For
     return out;
 }
 
+namespace {
+
+/// A block's sort item: a key that orders like its magnitude (-0 as +0) in the high half, its
+/// index in the low half, so that items order as a stable sort by magnitude orders the blocks.
+std::uint64_t magnitudeItem(const Fp8BlockError& block, std::size_t index)
+{
+    const float m = block.maxAbs == 0.0f ? 0.0f : block.maxAbs;
+    const auto bits = std::bit_cast<std::uint32_t>(m);
+    const std::uint32_t key = (bits & kSignBit) ? ~bits : (bits | kSignBit);
+    return (static_cast<std::uint64_t>(key) << 32) | index;
+}
+
+} // namespace
+
 Fp8Workspace::Spare& Fp8Workspace::spareFor(const Fp8Inputs& in)
 {
     // A matrix no caller holds any more is written again: its pages are already there, and a
@@ -1436,6 +1456,8 @@ std::shared_ptr<const Fp8Generated> Fp8Workspace::generate(const Fp8Inputs& in)
     }
     scaleOutliers(normals.data(), target.values.data(), target.outlierBlocks, in);
     m_generated = spare.generated;
+    m_generatedNormalsId = spare.normalsId;
+    m_generatedOutliersId = spare.outliersId;
     m_generatedKey = in;
     return m_generated;
 }
@@ -1474,6 +1496,69 @@ Fp8ErrorPicture& Fp8Workspace::errorPicture(int slot, const MatrixF& values,
     return out;
 }
 
+std::vector<std::int64_t> Fp8Workspace::orderByMagnitude(const MatrixF& values,
+                                                         const std::vector<Fp8BlockError>& blocks)
+{
+    const std::lock_guard lock(m_mutex);
+    const bool current = m_generated && &values == &m_generated->values
+        && m_generatedKey.blockSize >= 1
+        && static_cast<std::int64_t>(blocks.size()) == values.size() / m_generatedKey.blockSize;
+    const std::vector<std::int64_t>& outliers = current ? m_generated->outlierBlocks : m_outliers;
+    const bool finiteOutliers =
+        std::none_of(outliers.begin(), outliers.end(), [&blocks](std::int64_t b) {
+            return std::isnan(blocks[static_cast<std::size_t>(b)].maxAbs);
+        });
+    if (!current || !finiteOutliers)
+        return fp8OrderByMagnitude(blocks);
+    // Outside the outlier list the blocks hold the normals: their items stay while the normals
+    // and the list do, and are sorted once (the full order with the outliers taken out).
+    if (m_restNormalsId != m_generatedNormalsId || m_restOutliersId != m_generatedOutliersId) {
+        std::vector<std::int64_t> all = fp8OrderByMagnitude(blocks);
+        if (std::any_of(all.begin(), all.end(), [&blocks](std::int64_t b) {
+                return std::isnan(blocks[static_cast<std::size_t>(b)].maxAbs);
+            }))
+            return all;
+        std::vector<std::uint8_t> outlier(blocks.size(), 0);
+        for (std::int64_t b : outliers)
+            outlier[static_cast<std::size_t>(b)] = 1;
+        m_restItems.clear();
+        m_restItems.reserve(blocks.size() - outliers.size());
+        for (std::int64_t b : all)
+            if (outlier[static_cast<std::size_t>(b)] == 0)
+                m_restItems.push_back(magnitudeItem(blocks[static_cast<std::size_t>(b)],
+                                                    static_cast<std::size_t>(b)));
+        m_restNormalsId = m_generatedNormalsId;
+        m_restOutliersId = m_generatedOutliersId;
+        return all;
+    }
+    // The outliers sorted afresh and merged in: items never tie (their indices differ), so the
+    // merge gives exactly the stable sort's order.
+    std::vector<std::uint64_t> moved;
+    moved.reserve(outliers.size());
+    for (std::int64_t b : outliers)
+        moved.push_back(
+            magnitudeItem(blocks[static_cast<std::size_t>(b)], static_cast<std::size_t>(b)));
+    std::sort(moved.begin(), moved.end());
+    std::vector<std::int64_t> order(blocks.size());
+    std::size_t i = 0, j = 0, k = 0;
+    while (i < m_restItems.size() && j < moved.size())
+        order[k++] = static_cast<std::int64_t>(
+            (m_restItems[i] < moved[j] ? m_restItems[i++] : moved[j++]) & 0xFFFFFFFFu);
+    for (; i < m_restItems.size(); ++i)
+        order[k++] = static_cast<std::int64_t>(m_restItems[i] & 0xFFFFFFFFu);
+    for (; j < moved.size(); ++j)
+        order[k++] = static_cast<std::int64_t>(moved[j] & 0xFFFFFFFFu);
+    return order;
+}
+
+void Fp8Workspace::errorPictures(const MatrixF& values, const MatrixF& first, const MatrixF& second,
+                                 std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols)
+{
+    const std::lock_guard lock(m_mutex);
+    fp8ErrorPicturesInto(values, first, &second, blockSize, maxRows, maxCols, m_pictures[0],
+                         &m_pictures[1]);
+}
+
 void Fp8Workspace::clear()
 {
     const std::lock_guard lock(m_mutex);
@@ -1484,6 +1569,8 @@ void Fp8Workspace::clear()
     m_generated.reset();
     m_pool.clear();
     m_outcomes.clear();
+    m_restItems.clear();
+    m_restNormalsId = m_restOutliersId = 0;
 }
 
 std::vector<float> fp8ScaledGrid(Fp8Format format, float scale, float lo, float hi)
@@ -1516,9 +1603,11 @@ namespace {
 
 /// The entries of fp8BlockErrors for the blocks [b0, b1) of bs values each (v, d at the matrix's
 /// start); returns the largest magnitude bits met. Each block's sums run in index order; eight
-/// blocks go side by side, one per vector lane.
+/// blocks go side by side, one per vector lane. With `e` (another round trip of the same values)
+/// also its entries, into outE, the values' own terms found once for both.
 std::int32_t blockErrorsOf(const float* v, const float* d, std::int64_t bs, std::int64_t b0,
-                           std::int64_t b1, Fp8BlockError* out)
+                           std::int64_t b1, Fp8BlockError* out, const float* e = nullptr,
+                           Fp8BlockError* outE = nullptr)
 {
     constexpr std::int64_t kSide = 8;
     std::int32_t top = 0;
@@ -1526,8 +1615,12 @@ std::int32_t blockErrorsOf(const float* v, const float* d, std::int64_t bs, std:
         std::int32_t maxAbs[kSide] = {};
         double signal[kSide] = {};
         double error[kSide] = {};
+        double errorE[kSide] = {};
         const std::int64_t side = std::min(kSide, b1 - b);
-        if (side == kSide) {
+        if (side == kSide && e) {
+            blockSumsOfEightPair(v + b * bs, d + b * bs, e + b * bs, bs, maxAbs, signal, error,
+                                 errorE);
+        } else if (side == kSide) {
             blockSumsOfEight(v + b * bs, d + b * bs, bs, maxAbs, signal, error);
         } else {
             for (std::int64_t j = 0; j < side; ++j) {
@@ -1539,13 +1632,24 @@ std::int32_t blockErrorsOf(const float* v, const float* d, std::int64_t bs, std:
                                              & static_cast<std::int32_t>(kAbsMask));
                     signal[j] += x * x;
                     error[j] += diff * diff;
+                    if (e) {
+                        const double diffE = static_cast<double>(e[k]) - x;
+                        errorE[j] += diffE * diffE;
+                    }
                 }
             }
         }
+        const auto relative = [&signal](double err, std::int64_t j) {
+            return (err == 0.0) ? 0.0 : std::sqrt(err / signal[j]);
+        };
         for (std::int64_t j = 0; j < side; ++j) {
-            Fp8BlockError& e = out[b + j];
-            e.maxAbs = std::bit_cast<float>(maxAbs[j]);
-            e.relativeError = (error[j] == 0.0) ? 0.0 : std::sqrt(error[j] / signal[j]);
+            Fp8BlockError& entry = out[b + j];
+            entry.maxAbs = std::bit_cast<float>(maxAbs[j]);
+            entry.relativeError = relative(error[j], j);
+            if (e) {
+                outE[b + j].maxAbs = entry.maxAbs;
+                outE[b + j].relativeError = relative(errorE[j], j);
+            }
             top = std::max(top, maxAbs[j]);
         }
     }
@@ -1623,29 +1727,50 @@ Fp8ErrorPicture fp8ErrorPicture(const MatrixF& values, const MatrixF& dequantize
 void fp8ErrorPictureInto(const MatrixF& values, const MatrixF& dequantized, std::int64_t blockSize,
                          std::int64_t maxRows, std::int64_t maxCols, Fp8ErrorPicture& out)
 {
+    fp8ErrorPicturesInto(values, dequantized, nullptr, blockSize, maxRows, maxCols, out, nullptr);
+}
+
+void fp8ErrorPicturesInto(const MatrixF& values, const MatrixF& dequantized, const MatrixF* other,
+                          std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols,
+                          Fp8ErrorPicture& out, Fp8ErrorPicture* otherOut)
+{
     requireSameShape(values, dequantized);
+    if (other)
+        requireSameShape(values, *other);
     const std::int64_t blocks = blockCountOf(values, blockSize);
     const MapShape m = mapShapeOf(values, maxRows, maxCols);
     const std::int64_t cols = values.cols();
     const std::int64_t perRow = cols / blockSize;
     // Every entry and cell is written below: resizing to the same size keeps the memory.
-    out.blocks.resize(static_cast<std::size_t>(blocks));
-    out.map.resize(m.cellRows, m.cellCols);
+    const bool both = other && otherOut;
+    for (Fp8ErrorPicture* p : {&out, both ? otherOut : nullptr}) {
+        if (p) {
+            p->blocks.resize(static_cast<std::size_t>(blocks));
+            p->map.resize(m.cellRows, m.cellCols);
+        }
+    }
+    const float* e = both ? other->data() : nullptr;
+    Fp8BlockError* outE = both ? otherOut->blocks.data() : nullptr;
     // One band of rows (a row of cells) per task: its blocks and its column maxima while the
     // rows are in cache.
     std::vector<std::int32_t> largest(static_cast<std::size_t>(m.cellRows), 0);
     runSpread(m.cellRows, threadsFor(values.size()), [&](std::int64_t i) {
         std::vector<std::int64_t> columnBits(static_cast<std::size_t>(cols), 0);
+        std::vector<std::int64_t> columnBitsE(both ? static_cast<std::size_t>(cols) : 0, 0);
         std::int32_t top = 0;
         for (std::int64_t r = i * m.pr; r < std::min(values.rows(), (i + 1) * m.pr); ++r) {
             top = std::max(top,
                            blockErrorsOf(values.data(), dequantized.data(), blockSize, r * perRow,
-                                         (r + 1) * perRow, out.blocks.data()));
+                                         (r + 1) * perRow, out.blocks.data(), e, outE));
             absErrorMaxRow(values.data() + r * cols, dequantized.data() + r * cols, cols,
                            columnBits.data());
+            if (both)
+                absErrorMaxRow(values.data() + r * cols, e + r * cols, cols, columnBitsE.data());
         }
         largest[static_cast<std::size_t>(i)] = top;
         mapRowFromColumns(columnBits.data(), cols, m, i, out.map);
+        if (both)
+            mapRowFromColumns(columnBitsE.data(), cols, m, i, otherOut->map);
     });
     requireFiniteBlocks(values, largest);
 }
@@ -1679,10 +1804,7 @@ std::vector<std::int64_t> fp8OrderByMagnitude(const std::vector<Fp8BlockError>& 
     constexpr std::uint64_t kBuckets = 1u << 8;
     std::vector<std::size_t> counts(kDigits * kBuckets, 0);
     for (std::size_t i = 0; i < n; ++i) {
-        const float m = blocks[i].maxAbs == 0.0f ? 0.0f : blocks[i].maxAbs;
-        const auto bits = std::bit_cast<std::uint32_t>(m);
-        const std::uint32_t key = (bits & kSignBit) ? ~bits : (bits | kSignBit);
-        const std::uint64_t item = (static_cast<std::uint64_t>(key) << 32) | i;
+        const std::uint64_t item = magnitudeItem(blocks[i], i);
         items[i] = item;
         for (int d = 0; d < kDigits; ++d)
             ++counts[d * kBuckets + ((item >> kShift[d]) & (kBuckets - 1))];

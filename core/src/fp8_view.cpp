@@ -180,10 +180,9 @@ void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const M
     // One pass over each pair of matrices, on every core; a workspace keeps the block lists'
     // memory for the next call.
     if (options.workspace) {
-        Fp8ErrorPicture& tensor =
-            options.workspace->errorPicture(0, values, tensorDeq, b, side, side);
-        Fp8ErrorPicture& block =
-            options.workspace->errorPicture(1, values, blockDeq, b, side, side);
+        options.workspace->errorPictures(values, tensorDeq, blockDeq, b, side, side);
+        Fp8ErrorPicture& tensor = options.workspace->picture(0);
+        Fp8ErrorPicture& block = options.workspace->picture(1);
         e.tensor = &tensor.blocks;
         e.block = &block.blocks;
         v.tensorMap = std::move(tensor.map);
@@ -202,6 +201,9 @@ void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const M
     const std::shared_ptr<const Fp8View>& previous = options.previous;
     if (v.generated && previous && previous->generated == v.generated && previous->order)
         e.order = previous->order;
+    else if (options.workspace)
+        e.order = std::make_shared<const std::vector<std::int64_t>>(
+            options.workspace->orderByMagnitude(values, *e.tensor));
     else
         e.order = std::make_shared<const std::vector<std::int64_t>>(fp8OrderByMagnitude(*e.tensor));
     v.order = e.order;

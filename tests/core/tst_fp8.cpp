@@ -240,6 +240,7 @@ private slots:
     void groupedTilesMatchScalar();
     void outlierBlocksAndCopies();
     void workspaceMatchesFreeFunctions();
+    void workspaceOrdersAsTheFullSort();
     void errorPictureMatchesBoth();
     void generatedAlwaysHasAnOutlier();
     void perTensorVsPerBlock_data();
@@ -1602,6 +1603,46 @@ void TstFp8::outlierBlocksAndCopies()
     QVERIFY(sameMatrix(normals, fp8NormalMatrix(in))); // untouched
 }
 
+void TstFp8::workspaceOrdersAsTheFullSort()
+{
+    // The workspace sorts only the outliers again after an outlier-scale change and merges them
+    // into the kept order of the other blocks: the result is the full stable sort's, through
+    // outlier scales that tie outliers with each other (all clamped to the largest float) or
+    // with the normals (scale 1), and after block size, seed and shape changes.
+    Fp8Workspace ws;
+    Fp8Inputs in;
+    in.rows = 64;
+    in.cols = 256;
+    in.blockSize = 16;
+    const auto check = [&ws](const Fp8Inputs& x) {
+        const std::shared_ptr<const Fp8Generated> g = ws.generate(x);
+        const std::vector<Fp8BlockError> blocks = fp8BlockErrors(g->values, g->values, x.blockSize);
+        return ws.orderByMagnitude(g->values, blocks) == fp8OrderByMagnitude(blocks);
+    };
+    int merged = 0;
+    for (const double scale : {100.0, 50.0, 1.0, 1e39, 1e39, 0.5, 100.0}) {
+        in.outlierScale = scale;
+        QVERIFY2(check(in), qPrintable(QString("outlier scale %1").arg(scale)));
+        ++merged;
+    }
+    QCOMPARE(merged, 7);
+    in.blockSize = 8;
+    QVERIFY(check(in));
+    in.outlierScale = 3.0;
+    QVERIFY(check(in));
+    in.seed = 11;
+    QVERIFY(check(in));
+    in.rows = 32;
+    QVERIFY(check(in));
+    in.outlierScale = 1e6;
+    QVERIFY(check(in));
+    // A matrix the workspace did not generate is sorted whole.
+    const Fp8Generated other = fp8Generate(in);
+    const std::vector<Fp8BlockError> blocks =
+        fp8BlockErrors(other.values, other.values, in.blockSize);
+    QCOMPARE(ws.orderByMagnitude(other.values, blocks), fp8OrderByMagnitude(blocks));
+}
+
 void TstFp8::workspaceMatchesFreeFunctions()
 {
     Fp8Workspace ws;
@@ -1716,6 +1757,31 @@ void TstFp8::errorPictureMatchesBoth()
             for (Eigen::Index k = 0; k < map.size(); ++k)
                 VERIFY_SAME_DOUBLE(p.map.data()[k], map.data()[k]);
         }
+    // Two round trips at once (the tab's pair): each picture exactly as alone, in both paths.
+    const Fp8Result chapter = fp8BlockQuantize(x, Fp8Format::E4M3, {1, 8, false});
+    for (std::int64_t bs : {8, 5}) {
+        Fp8ErrorPicture first, second;
+        fp8ErrorPicturesInto(x, r.dequantized, &chapter.dequantized, bs, 64, 64, first, &second);
+        for (const auto& [got, deq] :
+             {std::pair{&first, &r.dequantized}, std::pair{&second, &chapter.dequantized}}) {
+            const Fp8ErrorPicture alone = fp8ErrorPicture(x, *deq, bs, 64, 64);
+            QCOMPARE(got->blocks.size(), alone.blocks.size());
+            for (std::size_t b = 0; b < alone.blocks.size(); ++b) {
+                QCOMPARE(bitsOf(got->blocks[b].maxAbs), bitsOf(alone.blocks[b].maxAbs));
+                VERIFY_SAME_DOUBLE(got->blocks[b].relativeError, alone.blocks[b].relativeError);
+            }
+            QCOMPARE(got->map.rows(), alone.map.rows());
+            QCOMPARE(got->map.cols(), alone.map.cols());
+            for (Eigen::Index k = 0; k < alone.map.size(); ++k)
+                VERIFY_SAME_DOUBLE(got->map.data()[k], alone.map.data()[k]);
+        }
+        // The two differ (per tensor against per block): the pair is not one picture twice.
+        QVERIFY(first.map != second.map);
+    }
+    const MatrixF narrow = x.leftCols(1072);
+    Fp8ErrorPicture one, two;
+    SCALELAB_VERIFY_INPUT_ERROR(
+        fp8ErrorPicturesInto(x, r.dequantized, &narrow, 8, 64, 64, one, &two), "fp8.values");
     // A value that is not finite is named, as fp8BlockErrors names it.
     MatrixF bad = x;
     bad(150, 7) = std::numeric_limits<float>::quiet_NaN();

@@ -331,6 +331,14 @@ Fp8ErrorPicture fp8ErrorPicture(const MatrixF& values, const MatrixF& dequantize
 void fp8ErrorPictureInto(const MatrixF& values, const MatrixF& dequantized, std::int64_t blockSize,
                          std::int64_t maxRows, std::int64_t maxCols, Fp8ErrorPicture& out);
 
+/// fp8ErrorPictureInto for `dequantized` into `out` and, with both `other` and `otherOut`, for
+/// another round trip of the same values into `otherOut`: one pass over the values for both
+/// (their magnitudes and squares found once), the same figures bit for bit as two calls.
+/// Throws as fp8ErrorPicture, the shapes of both round trips checked first.
+void fp8ErrorPicturesInto(const MatrixF& values, const MatrixF& dequantized, const MatrixF* other,
+                          std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols,
+                          Fp8ErrorPicture& out, Fp8ErrorPicture* otherOut);
+
 /// What a view that recomputes on every input change keeps between recomputes, so that a
 /// change costs only what it changes: the standard normals by (rows, cols, seed), the outlier
 /// blocks by (rows, cols, block_size, seed), the generated matrix by all five generation keys,
@@ -363,6 +371,23 @@ public:
                                   std::int64_t blockSize, std::int64_t maxRows,
                                   std::int64_t maxCols);
 
+    /// fp8OrderByMagnitude(blocks), the same order, cheaper where `blocks` are the per-block
+    /// errors (any round trip's: maxAbs depends on the values only) of `values`, the matrix the
+    /// last generate returned: the blocks outside its outlier list hold the normals, so their
+    /// order is kept while the normals and the list stay, and an outlier_scale change sorts only
+    /// the outliers again and merges them in. Any other matrix is sorted whole.
+    std::vector<std::int64_t> orderByMagnitude(const MatrixF& values,
+                                               const std::vector<Fp8BlockError>& blocks);
+
+    /// Both pictures of errorPicture at once, `first`'s into slot 0 and `second`'s into slot 1,
+    /// through fp8ErrorPicturesInto (the same figures, the values read once). Read them with
+    /// picture(slot); valid as errorPicture's.
+    void errorPictures(const MatrixF& values, const MatrixF& first, const MatrixF& second,
+                       std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols);
+
+    /// The picture in slot 0 or 1, as the last errorPicture or errorPictures left it.
+    Fp8ErrorPicture& picture(int slot) { return m_pictures[slot == 0 ? 0 : 1]; }
+
     /// Lets go of everything cached.
     void clear();
 
@@ -383,9 +408,16 @@ private:
     std::vector<std::int64_t> m_outliers;
     std::uint64_t m_outliersId = 0; ///< changes whenever m_outliers is drawn again
     std::shared_ptr<const Fp8Generated> m_generated;
+    /// The normals and outlier list m_generated was made from (m_normalsId, m_outliersId then).
+    std::uint64_t m_generatedNormalsId = 0, m_generatedOutliersId = 0;
     std::vector<Spare> m_pool; ///< generated matrices, to be reused
     std::vector<Fp8ScalingOutcome> m_outcomes;
     Fp8ErrorPicture m_pictures[2];
+    /// The sort items (magnitudeItem) of the blocks outside the outlier list, in order, and the
+    /// normals and list they were made for (as m_generatedNormalsId and m_generatedOutliersId;
+    /// 0: none).
+    std::vector<std::uint64_t> m_restItems;
+    std::uint64_t m_restNormalsId = 0, m_restOutliersId = 0;
 };
 
 /// Block indices ordered by maxAbs, smallest first; equal magnitudes keep their index order.
