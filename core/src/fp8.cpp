@@ -1456,6 +1456,7 @@ std::shared_ptr<const Fp8Generated> Fp8Workspace::generate(const Fp8Inputs& in)
     }
     scaleOutliers(normals.data(), target.values.data(), target.outlierBlocks, in);
     m_generated = spare.generated;
+    ++m_generations;
     m_generatedNormalsId = spare.normalsId;
     m_generatedOutliersId = spare.outliersId;
     m_generatedKey = in;
@@ -1496,19 +1497,30 @@ Fp8ErrorPicture& Fp8Workspace::errorPicture(int slot, const MatrixF& values,
     return out;
 }
 
-std::vector<std::int64_t> Fp8Workspace::orderByMagnitude(const MatrixF& values,
-                                                         const std::vector<Fp8BlockError>& blocks)
+std::shared_ptr<const std::vector<std::int64_t>>
+Fp8Workspace::orderByMagnitude(const MatrixF& values, const std::vector<Fp8BlockError>& blocks)
 {
     const std::lock_guard lock(m_mutex);
     const bool current = m_generated && &values == &m_generated->values
         && m_generatedKey.blockSize >= 1
         && static_cast<std::int64_t>(blocks.size()) == values.size() / m_generatedKey.blockSize;
-    const std::vector<std::int64_t>& outliers = current ? m_generated->outlierBlocks : m_outliers;
+    if (!current)
+        return std::make_shared<const std::vector<std::int64_t>>(fp8OrderByMagnitude(blocks));
+    if (m_order && m_orderGeneration == m_generations && m_order->size() == blocks.size())
+        return m_order;
+    m_order = std::make_shared<const std::vector<std::int64_t>>(orderOfCurrent(blocks));
+    m_orderGeneration = m_generations;
+    return m_order;
+}
+
+std::vector<std::int64_t> Fp8Workspace::orderOfCurrent(const std::vector<Fp8BlockError>& blocks)
+{
+    const std::vector<std::int64_t>& outliers = m_generated->outlierBlocks;
     const bool finiteOutliers =
         std::none_of(outliers.begin(), outliers.end(), [&blocks](std::int64_t b) {
             return std::isnan(blocks[static_cast<std::size_t>(b)].maxAbs);
         });
-    if (!current || !finiteOutliers)
+    if (!finiteOutliers)
         return fp8OrderByMagnitude(blocks);
     // Outside the outlier list the blocks hold the normals: their items stay while the normals
     // and the list do, and are sorted once (the full order with the outliers taken out).
@@ -1571,6 +1583,7 @@ void Fp8Workspace::clear()
     m_outcomes.clear();
     m_restItems.clear();
     m_restNormalsId = m_restOutliersId = 0;
+    m_order.reset();
 }
 
 std::vector<float> fp8ScaledGrid(Fp8Format format, float scale, float lo, float hi)

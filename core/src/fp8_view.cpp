@@ -31,11 +31,13 @@ std::shared_ptr<const MatrixF> takeMatrix(const Fp8Inputs& in, const Fp8ViewOpti
         return v.generated;
     }
     if (options.workspace) {
+        // The workspace keeps the matrix for the next call; the view does not hold it, so that
+        // an outlier change rewrites the outlier blocks of this one matrix in place instead of
+        // filling a second 64 MB one (whose first touch alone costs about 100 ms).
         std::shared_ptr<const Fp8Generated> g = options.workspace->generate(in);
         v.excluded = g->outlierBlocks;
         v.normals = options.workspace->normals(in);
-        v.generated = std::shared_ptr<const MatrixF>(g, &g->values); // shares g's ownership
-        return v.generated;
+        return std::shared_ptr<const MatrixF>(g, &g->values); // shares g's ownership
     }
     if (!options.charts && !options.normals) {
         // Nothing to keep for a next call: the normal matrix becomes the generated one in place.
@@ -202,8 +204,7 @@ void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const M
     if (v.generated && previous && previous->generated == v.generated && previous->order)
         e.order = previous->order;
     else if (options.workspace)
-        e.order = std::make_shared<const std::vector<std::int64_t>>(
-            options.workspace->orderByMagnitude(values, *e.tensor));
+        e.order = options.workspace->orderByMagnitude(values, *e.tensor);
     else
         e.order = std::make_shared<const std::vector<std::int64_t>>(fp8OrderByMagnitude(*e.tensor));
     v.order = e.order;

@@ -1617,7 +1617,7 @@ void TstFp8::workspaceOrdersAsTheFullSort()
     const auto check = [&ws](const Fp8Inputs& x) {
         const std::shared_ptr<const Fp8Generated> g = ws.generate(x);
         const std::vector<Fp8BlockError> blocks = fp8BlockErrors(g->values, g->values, x.blockSize);
-        return ws.orderByMagnitude(g->values, blocks) == fp8OrderByMagnitude(blocks);
+        return *ws.orderByMagnitude(g->values, blocks) == fp8OrderByMagnitude(blocks);
     };
     int merged = 0;
     for (const double scale : {100.0, 50.0, 1.0, 1e39, 1e39, 0.5, 100.0}) {
@@ -1626,6 +1626,21 @@ void TstFp8::workspaceOrdersAsTheFullSort()
         ++merged;
     }
     QCOMPARE(merged, 7);
+    // The same matrix again (a format change): the order found last, not a new one; a new
+    // outlier scale writes the matrix again and orders it anew.
+    {
+        const std::shared_ptr<const Fp8Generated> g = ws.generate(in);
+        const std::vector<Fp8BlockError> blocks = fp8BlockErrors(g->values, g->values, 16);
+        const auto first = ws.orderByMagnitude(g->values, blocks);
+        QCOMPARE(ws.orderByMagnitude(g->values, blocks).get(), first.get());
+        Fp8Inputs scaled = in;
+        scaled.outlierScale = 7.0;
+        const std::shared_ptr<const Fp8Generated> h = ws.generate(scaled);
+        const std::vector<Fp8BlockError> moved = fp8BlockErrors(h->values, h->values, 16);
+        const auto second = ws.orderByMagnitude(h->values, moved);
+        QVERIFY(second.get() != first.get());
+        QCOMPARE(*second, fp8OrderByMagnitude(moved));
+    }
     in.blockSize = 8;
     QVERIFY(check(in));
     in.outlierScale = 3.0;
@@ -1640,7 +1655,7 @@ void TstFp8::workspaceOrdersAsTheFullSort()
     const Fp8Generated other = fp8Generate(in);
     const std::vector<Fp8BlockError> blocks =
         fp8BlockErrors(other.values, other.values, in.blockSize);
-    QCOMPARE(ws.orderByMagnitude(other.values, blocks), fp8OrderByMagnitude(blocks));
+    QCOMPARE(*ws.orderByMagnitude(other.values, blocks), fp8OrderByMagnitude(blocks));
 }
 
 void TstFp8::workspaceMatchesFreeFunctions()

@@ -31,6 +31,7 @@
 #include <QXYSeries>
 #include <algorithm>
 #include <cmath>
+#include <future>
 #include <optional>
 #include <utility>
 
@@ -722,31 +723,42 @@ void Fp8Tab::recompute()
     // One job for all three (the runner keeps only the newest request), off the GUI thread;
     // only the newest result is shown. Bad input is refused there too (core validates first),
     // so a refusal also supersedes any result still on its way.
-    computeInBackground([this, in, options, block, sweep, run, accKey,
-                         polKey]() -> std::function<void()> {
-        std::shared_ptr<const core::Fp8View> view;
-        if (block)
-            view = std::make_shared<const core::Fp8View>(core::computeFp8View(in, options));
-        std::shared_ptr<const core::Fp8AccumulationResult> acc;
-        if (sweep)
-            acc = std::make_shared<const core::Fp8AccumulationResult>(core::fp8Accumulation(
-                accKey.inputs, accKey.format, accKey.blockSize, accKey.overflow));
-        std::shared_ptr<const core::Fp8PolicyResult> policy;
-        if (run)
-            policy = std::make_shared<const core::Fp8PolicyResult>(
-                core::fp8Policy(polKey.inputs, polKey.format, polKey.blockSize, polKey.overflow));
-        return [this, view, percentile = options.shownPercentile, acc, accKey, policy, polKey] {
-            if (view) {
-                m_viewPercentile = percentile;
-                showView(view);
+    computeInBackground(
+        [this, in, options, block, sweep, run, accKey, polKey]() -> std::function<void()> {
+            // The other parts' sweeps (one thread) run beside the block comparison, which takes
+            // whatever core they leave free: a format change waits for the longer of the two, not
+            // for their sum. A failure in either is rethrown here.
+            std::shared_ptr<const core::Fp8AccumulationResult> acc;
+            std::shared_ptr<const core::Fp8PolicyResult> policy;
+            auto others = std::async(std::launch::async, [&] {
+                if (sweep)
+                    acc = std::make_shared<const core::Fp8AccumulationResult>(core::fp8Accumulation(
+                        accKey.inputs, accKey.format, accKey.blockSize, accKey.overflow));
+                if (run)
+                    policy = std::make_shared<const core::Fp8PolicyResult>(core::fp8Policy(
+                        polKey.inputs, polKey.format, polKey.blockSize, polKey.overflow));
+            });
+            std::shared_ptr<const core::Fp8View> view;
+            try {
+                if (block)
+                    view = std::make_shared<const core::Fp8View>(core::computeFp8View(in, options));
+            } catch (...) {
+                others.wait(); // it writes acc and policy, which live in this frame
+                throw;
             }
-            if (acc)
-                showAccumulation(acc, accKey);
-            if (policy)
-                showPolicy(policy, polKey);
-            showPartFigures();
-        };
-    });
+            others.get();
+            return [this, view, percentile = options.shownPercentile, acc, accKey, policy, polKey] {
+                if (view) {
+                    m_viewPercentile = percentile;
+                    showView(view);
+                }
+                if (acc)
+                    showAccumulation(acc, accKey);
+                if (policy)
+                    showPolicy(policy, polKey);
+                showPartFigures();
+            };
+        });
 }
 
 void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)

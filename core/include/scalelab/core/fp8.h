@@ -375,9 +375,10 @@ public:
     /// errors (any round trip's: maxAbs depends on the values only) of `values`, the matrix the
     /// last generate returned: the blocks outside its outlier list hold the normals, so their
     /// order is kept while the normals and the list stay, and an outlier_scale change sorts only
-    /// the outliers again and merges them in. Any other matrix is sorted whole.
-    std::vector<std::int64_t> orderByMagnitude(const MatrixF& values,
-                                               const std::vector<Fp8BlockError>& blocks);
+    /// the outliers again and merges them in; the same matrix again (a format change) gets the
+    /// order found last. Any other matrix is sorted whole.
+    std::shared_ptr<const std::vector<std::int64_t>>
+    orderByMagnitude(const MatrixF& values, const std::vector<Fp8BlockError>& blocks);
 
     /// Both pictures of errorPicture at once, `first`'s into slot 0 and `second`'s into slot 1,
     /// through fp8ErrorPicturesInto (the same figures, the values read once). Read them with
@@ -400,6 +401,9 @@ private:
     };
     /// A generated matrix of the inputs' shape that no caller holds (made when there is none).
     Spare& spareFor(const Fp8Inputs& in);
+    /// orderByMagnitude for blocks of m_generated (the lock held): outliers merged into the
+    /// kept order of the rest, or everything sorted (kept for next time) when the rest changed.
+    std::vector<std::int64_t> orderOfCurrent(const std::vector<Fp8BlockError>& blocks);
 
     std::mutex m_mutex;
     Fp8Inputs m_normalsKey, m_outliersKey, m_generatedKey;
@@ -410,6 +414,11 @@ private:
     std::shared_ptr<const Fp8Generated> m_generated;
     /// The normals and outlier list m_generated was made from (m_normalsId, m_outliersId then).
     std::uint64_t m_generatedNormalsId = 0, m_generatedOutliersId = 0;
+    /// Counts the matrices generate has written (a spare written again counts anew).
+    std::uint64_t m_generations = 0;
+    /// The last order orderByMagnitude found for m_generated, and m_generations then.
+    std::shared_ptr<const std::vector<std::int64_t>> m_order;
+    std::uint64_t m_orderGeneration = 0;
     std::vector<Spare> m_pool; ///< generated matrices, to be reused
     std::vector<Fp8ScalingOutcome> m_outcomes;
     Fp8ErrorPicture m_pictures[2];

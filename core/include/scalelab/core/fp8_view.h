@@ -94,7 +94,8 @@ struct Fp8View {
     /// draw it again (null for explicit values).
     std::shared_ptr<const MatrixF> normals;
     /// The generated matrix with its outliers, kept so a change of format, overflow or shown
-    /// block does not build it again (null for explicit values).
+    /// block does not build it again (null for explicit values, and with a workspace, which
+    /// keeps it instead).
     std::shared_ptr<const MatrixF> generated;
     /// With the chart parts: the block indices ordered by magnitude (fp8OrderByMagnitude of the
     /// matrix's blocks), kept so a change that leaves the generated matrix as it is does not sort
