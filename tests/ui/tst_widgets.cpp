@@ -258,6 +258,33 @@ private slots:
         QVERIFY(!heat.writesValues(QSizeF(800, 600)));
     }
 
+    void longerRowLabelsMoveThePlotRight()
+    {
+        // The widest row label is measured once per labels (a thousand of them cost a paint
+        // milliseconds): new labels must be measured again.
+        HeatmapPanel heat("test-heatmap");
+        Eigen::MatrixXd m(2, 2);
+        m << 4, 4, 4, 4; // every cell the top colour
+        heat.setMatrix(m);
+        const auto firstCellColumn = [&heat] {
+            QImage image(600, 400, QImage::Format_ARGB32);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            heat.render(painter, QRectF(0, 0, 600, 400));
+            painter.end();
+            for (int x = 0; x < image.width(); ++x)
+                if (image.pixelColor(x, image.height() / 2) == heat.colorFor(4))
+                    return x;
+            return -1;
+        };
+        heat.setRowLabels({"1", "2"});
+        const int shortLabels = firstCellColumn();
+        heat.setRowLabels({"a much longer first row", "and a second one"});
+        const int longLabels = firstCellColumn();
+        QVERIFY(shortLabels > 0);
+        QVERIFY(longLabels > shortLabels + 50);
+    }
+
     void aLoneOutlierSurvivesPooling()
     {
         // 3000 x 3000 is pooled to at most 1024 a side; one large value must still colour its

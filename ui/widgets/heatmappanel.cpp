@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <vector>
 
 namespace scalelab::ui {
 
@@ -62,7 +64,10 @@ void HeatmapPanel::setColorBarTitle(const QString& title)
 
 void HeatmapPanel::setRowLabels(const QStringList& labels)
 {
+    if (labels == m_rowLabels)
+        return;
     m_rowLabels = labels;
+    m_rowLabelWidth = -1;
     update();
 }
 
@@ -106,6 +111,15 @@ std::pair<double, double> HeatmapPanel::colorRange() const
 {
     if (m_fixedRange)
         return *m_fixedRange;
+    // Found once per matrix: the image, the colour bar and the tooltips all ask, and a
+    // million-cell map takes milliseconds to scan.
+    if (!m_foundRange)
+        m_foundRange = findRange();
+    return *m_foundRange;
+}
+
+std::pair<double, double> HeatmapPanel::findRange() const
+{
     if (m_values.size() == 0)
         return {0.0, 1.0};
     double lo = m_values.minCoeff();
@@ -142,6 +156,7 @@ QColor HeatmapPanel::colorFor(double value) const
 void HeatmapPanel::rebuildImage()
 {
     m_image = QImage();
+    m_foundRange.reset();
     update();
 }
 
@@ -164,7 +179,7 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
     // value where each step begins: a cell then costs a binary search, not a logarithm (a
     // million-cell map redraws within a frame).
     constexpr int kLevels = 512;
-    const auto range = colorRange(); // once: it scans the whole matrix
+    const auto range = colorRange();
     std::array<QRgb, kLevels> colours;
     std::array<double, kLevels - 1> starts;
     for (int k = 0; k < kLevels; ++k)
@@ -182,15 +197,24 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
         return colours[static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), v)
                                                 - starts.begin())];
     };
+    // Each pool's largest value, the matrix read once down its columns (it is stored by column);
+    // a NaN never wins a pool, and a pool of NaNs alone gets the bottom colour, as a NaN does.
+    std::vector<double> pooled(static_cast<std::size_t>(w) * static_cast<std::size_t>(h),
+                               -std::numeric_limits<double>::infinity());
+    for (Eigen::Index c = 0; c < cols; ++c) {
+        const double* column = m_values.data() + c * rows;
+        double* out = pooled.data() + (c / poolC) * h;
+        for (int y = 0; y < h; ++y) {
+            double best = out[y];
+            for (Eigen::Index r = y * poolR; r < std::min(rows, (y + 1) * poolR); ++r)
+                best = column[r] > best ? column[r] : best;
+            out[y] = best;
+        }
+    }
     for (int y = 0; y < h; ++y) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(y));
-        for (int x = 0; x < w; ++x) {
-            const Eigen::Index r0 = y * poolR, c0 = x * poolC;
-            const double v =
-                m_values.block(r0, c0, std::min(poolR, rows - r0), std::min(poolC, cols - c0))
-                    .maxCoeff();
-            line[x] = colourOf(v);
-        }
+        for (int x = 0; x < w; ++x)
+            line[x] = colourOf(pooled[static_cast<std::size_t>(x) * h + y]);
     }
     return m_image;
 }
@@ -209,13 +233,24 @@ bool HeatmapPanel::writesValues(const QSizeF& size) const
     return cellW >= widest + 6 && cellH >= fm.height() + 4;
 }
 
+double HeatmapPanel::rowLabelWidth(const QFont& font) const
+{
+    // A thousand labels take milliseconds to measure, and every paint lays the panel out.
+    if (m_rowLabelWidth < 0 || m_rowLabelFont != font.key()) {
+        const QFontMetricsF fm(font);
+        m_rowLabelWidth = fm.horizontalAdvance("0000");
+        for (const QString& s : m_rowLabels)
+            m_rowLabelWidth = std::max(m_rowLabelWidth, fm.horizontalAdvance(s));
+        m_rowLabelFont = font.key();
+    }
+    return m_rowLabelWidth;
+}
+
 HeatmapPanel::Layout HeatmapPanel::layoutFor(const QRectF& t) const
 {
     const ChartFonts f = chartFonts();
     const QFontMetricsF titleFm(f.title), axisFm(f.axisTitle), labelFm(f.axisLabels);
-    double labelWidth = labelFm.horizontalAdvance("0000");
-    for (const QString& s : m_rowLabels)
-        labelWidth = std::max(labelWidth, labelFm.horizontalAdvance(s));
+    const double labelWidth = rowLabelWidth(f.axisLabels);
     const double barWidth = 22 + 12 + labelFm.horizontalAdvance("0.000e-00") + axisFm.height() + 8;
     Layout l;
     l.title = QRectF(t.left(), t.top() + 6, t.width(), titleFm.height() + 8);

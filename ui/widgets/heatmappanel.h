@@ -61,6 +61,10 @@ private:
         QRectF title, plot, bar, xTitle, yTitle;
     };
     Layout layoutFor(const QRectF& target) const;
+    /// The matrix's own range (colorRange() without a fixed one): a scan of every cell.
+    std::pair<double, double> findRange() const;
+    /// The widest row label (at least "0000") in `font`, measured once per labels and font.
+    double rowLabelWidth(const QFont& font) const;
     // The steps of render(): the cells (with their values and the diagonal when asked), the row
     // and column labels, the axis titles, and the colour bar with its ticks and title.
     void renderCells(QPainter& painter, const Layout& l, const QSizeF& size);
@@ -77,6 +81,10 @@ private:
     bool m_log = false;
     std::function<QString(double)> m_format;
     std::optional<std::pair<double, double>> m_fixedRange;
+    /// colorRange() of the matrix shown, once found (without a fixed range).
+    mutable std::optional<std::pair<double, double>> m_foundRange;
+    mutable double m_rowLabelWidth = -1; ///< rowLabelWidth's last answer; < 0: none yet
+    mutable QString m_rowLabelFont; ///< the font key it was measured for
     Eigen::MatrixXd m_values;
     QImage m_image; ///< one pixel per pooled cell, for the size last drawn
 };
