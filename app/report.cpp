@@ -7,12 +7,16 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace scalelab::app {
 
@@ -303,40 +307,82 @@ QJsonObject fp8Section(const core::Fp8Inputs& in, core::MatrixF* scalesOut)
     return out;
 }
 
-/// Appends one number as Qt's JSON writer would read it back: the shortest text that gives the
-/// same double, null for a non-finite one.
-void appendNumber(std::string& out, double v)
-{
-    if (!std::isfinite(v)) {
-        out += "null";
-        return;
-    }
-    char buffer[32];
-    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, v);
-    out.append(buffer, end);
-}
-
 /// Rows [first, last) of a float matrix as indented JSON array elements, each row followed by a
-/// comma except the matrix's last.
-std::string formatRows(const core::MatrixF& m, Eigen::Index first, Eigen::Index last,
-                       const std::string& indent)
+/// comma except the matrix's last, written into `out` (grown as needed, never shrunk, so that a
+/// reused buffer touches fresh memory once). Returns the bytes written.
+std::size_t formatRowsInto(const core::MatrixF& m, Eigen::Index first, Eigen::Index last,
+                           const std::string& indent, std::vector<char>& out)
 {
-    std::string out;
-    out.reserve(static_cast<std::size_t>((last - first) * (m.cols() * 26 + 40)));
     const std::string rowIndent = indent + "    ";
     const std::string valueIndent = indent + "        ";
+    // A double's shortest text is at most 24 characters; each value also has its indent and ",\n".
+    const std::size_t valueBound = valueIndent.size() + 32;
+    const std::size_t rowBound =
+        2 * (rowIndent.size() + 4) + static_cast<std::size_t>(m.cols()) * valueBound;
+    const std::size_t bound = static_cast<std::size_t>(last - first) * rowBound;
+    if (out.size() < bound)
+        out.resize(bound);
+    char* at = out.data();
+    const auto put = [&at](const std::string& text) {
+        std::memcpy(at, text.data(), text.size());
+        at += text.size();
+    };
     for (Eigen::Index i = first; i < last; ++i) {
-        out += rowIndent;
-        out += "[\n";
+        put(rowIndent);
+        *at++ = '[';
+        *at++ = '\n';
         for (Eigen::Index j = 0; j < m.cols(); ++j) {
-            out += valueIndent;
-            appendNumber(out, static_cast<double>(m(i, j)));
-            out += j + 1 < m.cols() ? ",\n" : "\n";
+            put(valueIndent);
+            const double v = static_cast<double>(m(i, j));
+            if (std::isfinite(v)) {
+                at = std::to_chars(at, at + 32, v).ptr;
+            } else {
+                std::memcpy(at, "null", 4);
+                at += 4;
+            }
+            if (j + 1 < m.cols())
+                *at++ = ',';
+            *at++ = '\n';
         }
-        out += rowIndent;
-        out += i + 1 < m.rows() ? "],\n" : "]\n";
+        put(rowIndent);
+        *at++ = ']';
+        if (i + 1 < m.rows())
+            *at++ = ',';
+        *at++ = '\n';
     }
-    return out;
+    return static_cast<std::size_t>(at - out.data());
+}
+
+/// Takes the report's text piece by piece, in order; false when a piece could not be written.
+using TextSink = std::function<bool(const char*, std::size_t)>;
+
+/// The rows of `scales` as formatRowsInto writes them, handed to `sink` a batch at a time: each
+/// batch of about 64 K values is formatted in two halves side by side into two reused buffers,
+/// so that a million scales need neither one 40 MB text nor 40 MB of fresh pages.
+bool streamRows(const core::MatrixF& scales, const std::string& indent, const TextSink& sink)
+{
+    const Eigen::Index cols = std::max<Eigen::Index>(1, scales.cols());
+    const Eigen::Index batch = std::max<Eigen::Index>(2, 65'536 / cols);
+    std::vector<char> first, second;
+    bool ok = true;
+    for (Eigen::Index top = 0; ok && top < scales.rows(); top += batch) {
+        const Eigen::Index bottom = std::min(scales.rows(), top + batch);
+        const Eigen::Index half = top + (bottom - top) / 2;
+        std::size_t secondSize = 0;
+        std::thread helper;
+        const auto formatSecond = [&] {
+            secondSize = formatRowsInto(scales, half, bottom, indent, second);
+        };
+        if ((bottom - top) * cols >= 4096)
+            helper = std::thread(formatSecond);
+        else
+            formatSecond();
+        const std::size_t firstSize = formatRowsInto(scales, top, half, indent, first);
+        if (helper.joinable())
+            helper.join();
+        ok = sink(first.data(), firstSize) && sink(second.data(), secondSize);
+    }
+    return ok;
 }
 
 QJsonObject communication(const core::CommunicationBytes& c)
@@ -517,83 +563,51 @@ QJsonObject buildReport(const core::Scenario& scenario, const ReportBounds& boun
 
 namespace {
 
-/// The report text in pieces: Qt's text, in which [at, at + cut) is the marker's place, and what
-/// goes there (empty pieces when there is no marker: Qt's text is all).
-struct ReportPieces {
-    QByteArray json;
-    qsizetype at = -1;
-    qsizetype cut = 0;
-    std::string open, first, second, close;
-};
-
-ReportPieces reportPieces(const core::Scenario& scenario)
+/// The report's text, handed to `sink` in order: Qt's text for everything but fp8.scales, whose
+/// marker is replaced by the scales streamed from streamRows. A million scales through QJsonArray
+/// cost more than the whole computation.
+bool emitReport(const core::Scenario& scenario, const TextSink& sink)
 {
-    ReportPieces p;
     core::MatrixF scales;
-    p.json = QJsonDocument(reportObject(scenario, ReportBounds{}, &scales))
-                 .toJson(QJsonDocument::Indented);
-    // A million scales through QJsonArray cost more than the whole computation: Qt writes the
-    // rest, the scales are formatted here (two halves side by side) and put in the marker's place.
+    const QByteArray json = QJsonDocument(reportObject(scenario, ReportBounds{}, &scales))
+                                .toJson(QJsonDocument::Indented);
+    const auto put = [&sink](const char* data, qsizetype size) {
+        return sink(data, static_cast<std::size_t>(size));
+    };
     const QByteArray marker = QByteArray("\"") + kScalesMarker + '"';
-    const qsizetype at = p.json.indexOf(marker);
-    if (at < 0 || scales.size() == 0)
-        return p;
-    const qsizetype lineStart = p.json.lastIndexOf('\n', at) + 1;
+    const qsizetype at = json.indexOf(marker);
+    if (at < 0)
+        return put(json.constData(), json.size());
+    const qsizetype lineStart = json.lastIndexOf('\n', at) + 1;
     qsizetype keyIndent = 0;
-    while (p.json.at(lineStart + keyIndent) == ' ')
+    while (json.at(lineStart + keyIndent) == ' ')
         ++keyIndent;
     const std::string indent(static_cast<std::size_t>(keyIndent), ' ');
-    const Eigen::Index half = scales.rows() / 2;
-    std::thread helper;
-    if (scales.size() >= 4096)
-        helper = std::thread([&] { p.second = formatRows(scales, half, scales.rows(), indent); });
-    else
-        p.second = formatRows(scales, half, scales.rows(), indent);
-    p.first = formatRows(scales, 0, half, indent);
-    if (helper.joinable())
-        helper.join();
-    p.at = at;
-    p.cut = marker.size();
-    p.open = "[\n";
-    p.close = indent + "]";
-    return p;
+    const std::string open = scales.size() == 0 ? "[" : "[\n";
+    const std::string close = scales.size() == 0 ? "]" : indent + "]";
+    const qsizetype rest = at + marker.size();
+    return put(json.constData(), at) && sink(open.data(), open.size())
+        && streamRows(scales, indent, sink) && sink(close.data(), close.size())
+        && put(json.constData() + rest, json.size() - rest);
 }
 
 } // namespace
 
 QByteArray reportJson(const core::Scenario& scenario)
 {
-    ReportPieces p = reportPieces(scenario);
-    if (p.at < 0)
-        return p.json;
-    // The finished text in one go: Qt's text up to the marker, the scales, the rest.
     QByteArray out;
-    out.reserve(p.json.size() - p.cut
-                + static_cast<qsizetype>(p.open.size() + p.first.size() + p.second.size()
-                                         + p.close.size()));
-    out.append(p.json.constData(), p.at);
-    for (std::string* piece : {&p.open, &p.first, &p.second, &p.close}) {
-        out.append(piece->data(), static_cast<qsizetype>(piece->size()));
-        std::string().swap(*piece); // give the memory back before the next copy
-    }
-    out.append(p.json.constData() + p.at + p.cut, p.json.size() - p.at - p.cut);
+    emitReport(scenario, [&out](const char* data, std::size_t size) {
+        out.append(data, static_cast<qsizetype>(size));
+        return true;
+    });
     return out;
 }
 
 bool writeReportJson(const core::Scenario& scenario, std::FILE* out)
 {
-    const ReportPieces p = reportPieces(scenario);
-    const auto put = [out](const char* data, std::size_t size) {
+    return emitReport(scenario, [out](const char* data, std::size_t size) {
         return std::fwrite(data, 1, size, out) == size;
-    };
-    if (p.at < 0)
-        return put(p.json.constData(), static_cast<std::size_t>(p.json.size()));
-    // The pieces one after the other: the 30-odd MB of scales are never copied into one text.
-    bool ok = put(p.json.constData(), static_cast<std::size_t>(p.at));
-    for (const std::string* piece : {&p.open, &p.first, &p.second, &p.close})
-        ok = ok && put(piece->data(), piece->size());
-    const qsizetype rest = p.at + p.cut;
-    return ok && put(p.json.constData() + rest, static_cast<std::size_t>(p.json.size() - rest));
+    });
 }
 
 } // namespace scalelab::app

@@ -223,6 +223,9 @@ private slots:
         QTest::newRow("default 64 x 256") << 0;
         QTest::newRow("128 x 512 e5m2") << 1; // 8192 scales: formatted in two halves
         QTest::newRow("explicit 3 x 4") << 2;
+        // 777 x 300 scales: batches of 218 rows (65,536 / 300), the last of 123, each split
+        // into two unequal halves
+        QTest::newRow("777 x 300, blocks of 1") << 3;
     }
 
     void reportTextReadsBackAsTheReport()
@@ -240,6 +243,10 @@ private slots:
             m << 0.5f, -1.25f, 3.0f, 1e-30f, 7.0f, 0.0f, -0.0f, 1e30f, 2.0f, 3.0f, 4.0f, 5.0f;
             s.fp8.values = m;
             s.fp8.blockSize = 2;
+        } else if (which == 3) {
+            s.fp8.rows = 777;
+            s.fp8.cols = 300;
+            s.fp8.blockSize = 1;
         }
         QJsonParseError error{};
         const QJsonDocument doc = QJsonDocument::fromJson(app::reportJson(s), &error);
