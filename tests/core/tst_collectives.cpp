@@ -6,6 +6,8 @@
 
 #include <QTest>
 #include <cmath>
+#include <numeric>
+#include <vector>
 
 using namespace scalelab::core;
 
@@ -380,6 +382,31 @@ private slots:
         // With wider weights than gradients the ZeRO stages move more than DP.
         const ZeroTraffic wide = zeroTraffic(ZeroInputs{1000, ranks, 4, 2, 12}, LinkModel{});
         QVERIFY(wide.zero12.bytes.value() > wide.dp.bytes.value());
+    }
+
+    void ratiosReduceByTheGreatestCommonDivisor()
+    {
+        // makeRatio's own gcd against the standard one: powers of two on both sides, odd
+        // factors, equal values, 1, 0 and the largest magnitudes.
+        std::vector<std::int64_t> values{0,         1,
+                                         2,         3,
+                                         12,        18,
+                                         1000,      1LL << 40,
+                                         3LL << 40, (1LL << 62) + 1,
+                                         INT64_MAX, INT64_MAX - 1};
+        Rng rng(5);
+        for (int i = 0; i < 400; ++i)
+            values.push_back(static_cast<std::int64_t>(rng.below(1ULL << 30)) << rng.below(33));
+        for (const std::int64_t a : values)
+            for (const std::int64_t b : {std::int64_t(1), std::int64_t(6), std::int64_t(1) << 20,
+                                         std::int64_t(96'000), INT64_MAX, values[50]})
+                for (const std::int64_t n : {a, -a}) {
+                    const Ratio r = makeRatio(n, b);
+                    const std::int64_t g = std::gcd(n, b);
+                    QCOMPARE(r, (Ratio{n / g, b / g}));
+                }
+        QCOMPARE(makeRatio(0, 7), (Ratio{0, 1}));
+        QCOMPARE(makeRatio(0, 0), (Ratio{0, 1}));
     }
 
     void badInput()

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace scalelab::core {
 
@@ -29,13 +30,15 @@ private:
     bool m_isExpectation = true;
 };
 
-/// Throws InputError(field, expected) unless `ok`.
-void require(bool ok, const std::string& field, const std::string& expected);
+/// Throws InputError(field, expected) unless `ok`. The texts are views, made into strings only
+/// on the throw: the checks run in every candidate of the layout search, and a literal passed as
+/// a std::string cost a heap allocation each time.
+void require(bool ok, std::string_view field, std::string_view expected);
 
 /// a * b, or InputError(field, "...too large...") when the product leaves the int64 range.
-std::int64_t checkedMul(std::int64_t a, std::int64_t b, const std::string& field);
+std::int64_t checkedMul(std::int64_t a, std::int64_t b, std::string_view field);
 /// a + b, or InputError(field, "...too large...") when the sum leaves the int64 range.
-std::int64_t checkedAdd(std::int64_t a, std::int64_t b, const std::string& field);
+std::int64_t checkedAdd(std::int64_t a, std::int64_t b, std::string_view field);
 
 /// An exact non-negative ratio of byte counts: `numerator / denominator`, reduced. A byte figure
 /// such as P*o/n is whole or not depending on the inputs; the report prints it as an integer
