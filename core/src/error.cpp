@@ -70,6 +70,8 @@ std::int64_t binaryGcd(std::int64_t a, std::int64_t b)
 
 Ratio makeRatio(std::int64_t numerator, std::int64_t denominator)
 {
+    if (denominator == 1)
+        return {numerator, 1}; // most byte counts are whole: no gcd, no division
     const std::int64_t g = binaryGcd(numerator, denominator);
     if (g == 0)
         return {0, 1};

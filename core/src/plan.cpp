@@ -659,6 +659,16 @@ void stageModelState(const PlanInputs& in, std::int64_t d, PlanStage& st)
     st.communication.dataParallel = add(shared.traffic, experts.traffic, fb);
 }
 
+/// What stageModelState gives, from a stage with the same parameter counts.
+void copyModelState(const PlanStage& from, PlanStage& to)
+{
+    to.weightBytes = from.weightBytes;
+    to.gradBytes = from.gradBytes;
+    to.optimizerBytes = from.optimizerBytes;
+    to.modelStateBytes = from.modelStateBytes;
+    to.communication.dataParallel = from.communication.dataParallel;
+}
+
 /// The peak stage, whether it fits, the bubble, and the largest traffic of any stage.
 void summarize(const PlanInputs& in, PlanResult& out)
 {
@@ -706,7 +716,12 @@ PlanResult computeUnchecked(const PlanInputs& in)
         st.layers = layout.layers[s];
         st.moeLayers = layout.moeLayers[s];
         stageParameters(in, dims, weights, i, st);
-        stageModelState(in, d, st);
+        const PlanStage* before = i > 0 ? &out.stages[s - 1] : nullptr;
+        if (before && before->parameters == st.parameters
+            && before->expertParameters == st.expertParameters)
+            copyModelState(*before, st); // a function of the two counts: most stages repeat
+        else
+            stageModelState(in, d, st);
         st.inFlight = std::min(p - i, m);
         st.activationBytes = activations[s];
         st.totalBytes = add(st.modelStateBytes, st.activationBytes, kSequence);
