@@ -14,8 +14,10 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace scalelab::app {
@@ -302,8 +304,6 @@ QJsonObject fp8Section(const core::Fp8Inputs& in, core::MatrixF* scalesOut)
     }
     if (in.values)
         out.insert("dequantized", floatMatrix(v.blockDequantized));
-    out.insert("accumulation", accumulationSection(in));
-    out.insert("policy", policySection(in));
     return out;
 }
 
@@ -542,16 +542,29 @@ QJsonObject reportObject(const core::Scenario& scenario, const ReportBounds& bou
                          core::MatrixF* scalesOut)
 {
     core::validate(scenario);
-    return {
+    // The three longest parts side by side: the FP8 experiments and the layout search are each
+    // one long computation with serial stretches, which the others fill. Each result is taken
+    // in the sections' order, so the first section to refuse its input names the error, as
+    // when they ran one after the other.
+    auto experiments = std::async(std::launch::async, [&scenario] {
+        return std::pair{accumulationSection(scenario.fp8), policySection(scenario.fp8)};
+    });
+    auto plan = std::async(std::launch::async, [&] { return planSection(scenario.plan, bounds); });
+    QJsonObject out{
         {"scalelab_report", 1},
         {"memory", memorySection(scenario.memory)},
         {"zero", zeroSection(scenario.zero)},
         {"tensor_parallel", tensorParallelSection(scenario.tensorParallel)},
         {"pipeline", pipelineSection(scenario.pipeline, bounds.comparedPasses)},
         {"experts", expertsSection(scenario.experts)},
-        {"fp8", fp8Section(scenario.fp8, scalesOut)},
-        {"plan", planSection(scenario.plan, bounds)},
     };
+    QJsonObject fp8 = fp8Section(scenario.fp8, scalesOut);
+    auto [accumulation, policy] = experiments.get();
+    fp8.insert("accumulation", accumulation);
+    fp8.insert("policy", policy);
+    out.insert("fp8", fp8);
+    out.insert("plan", plan.get());
+    return out;
 }
 
 } // namespace
