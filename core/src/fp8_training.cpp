@@ -67,6 +67,15 @@ double cutToStep(double x, int stepExponent)
     return static_cast<double>(steps) * powerOfTwo(stepExponent);
 }
 
+/// std::ilogb(x) for x != 0, from the exponent field where x is a normal double (the library
+/// call, which the AlignedBlock fold made once per block, only for a subnormal or non-finite x).
+int exponentOf(double x)
+{
+    const auto field =
+        static_cast<int>((std::bit_cast<std::uint64_t>(x) >> kDoubleFractionBits) & 0x7FF);
+    return field != 0 && field != 0x7FF ? field - kDoubleBias : std::ilogb(x);
+}
+
 /// The AlignedBlock step: the accumulator and `count` products aligned to the largest exponent
 /// among them, each cut to `bits` fraction bits of that exponent, added exactly (at most 33
 /// terms of bits + 1 bits: well inside a double), the sum cut to `bits` fraction bits.
@@ -77,11 +86,17 @@ double foldAligned(double accumulator, const double* products, int count, int bi
         largest = std::max(largest, std::abs(products[i]));
     if (largest == 0.0)
         return 0.0;
-    const int step = std::max(std::ilogb(largest) - bits, kFloatMinExponent);
+    const int step = std::max(exponentOf(largest) - bits, kFloatMinExponent);
     double sum = cutToStep(accumulator, step);
     for (int i = 0; i < count; ++i)
         sum += cutToStep(products[i], step);
-    return roundToAccumulator(sum, 0.0, bits, AccumulatorRounding::Truncate);
+    // roundToAccumulator(sum, 0, bits, Truncate), for an exact sum: cut toward zero to `bits`
+    // fraction bits of its own exponent, then held to the largest the accumulator can hold.
+    if (sum == 0.0)
+        return sum;
+    const double cut = cutToStep(sum, std::max(exponentOf(sum) - bits, kFloatMinExponent));
+    const double most = (powerOfTwo(bits + 1) - 1.0) * powerOfTwo(kFloatMaxExponent - bits);
+    return std::abs(cut) > most ? std::copysign(most, cut) : cut;
 }
 
 /// A limited accumulator of either kind: one rounding per product, or one aligned block of

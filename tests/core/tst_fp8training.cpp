@@ -3,6 +3,7 @@
 // from the error model derived next to each test.
 
 #include "scalelab/core/error.h"
+#include "scalelab/core/fp8.h"
 #include "scalelab/core/fp8_training.h"
 #include "scalelab/core/random.h"
 #include "testhelpers.h"
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 using namespace scalelab::core;
 using scalelab::test::throwsInputError;
@@ -70,6 +72,7 @@ private slots:
     void errorGrowsWithoutPromotionAndStaysFlatWithIt();
     void truncationGrowsFasterThanRounding();
     void alignedBlockIsLimited();
+    void alignedBlockFollowsItsDefinition();
     void kValues();
     void accumulationRefusesBadInput();
     void scalesFollowThePolicies();
@@ -260,6 +263,93 @@ void TstFp8Training::alignedBlockIsLimited()
     QVERIFY(p.maxRelativeError[kLimited] < 0.05);
     QVERIFY(p.rmsRelativeError[kPromoted] < p.rmsRelativeError[kLimited] / 3);
     QVERIFY(p.rmsRelativeError[kFloat32] < 0x1p-20);
+}
+
+namespace {
+
+/// The operand of the experiment as docs/CLI.md defines it: standard normals scaled per 1 x 16
+/// block by a power of two and rounded to E4M3.
+MatrixF operand(std::int64_t outputs, std::int64_t k, std::int64_t seed)
+{
+    Fp8Inputs gen;
+    gen.rows = outputs;
+    gen.cols = k;
+    gen.seed = seed;
+    gen.blockSize = 1;
+    Fp8Scaling scaling;
+    scaling.blockRows = 1;
+    scaling.blockCols = 16;
+    scaling.powerOfTwoScale = true;
+    return fp8BlockQuantize(fp8NormalMatrix(gen), Fp8Format::E4M3, scaling, Fp8Overflow::Saturate)
+        .dequantized;
+}
+
+/// One AlignedBlock step by its definition: align to the largest exponent of the accumulator and
+/// the products, cut each to `bits` fraction bits of it, add, and let the accumulator keep the sum
+/// cut toward zero (roundToAccumulator's Truncate on an exact sum).
+double alignedStep(double acc, const std::vector<double>& products, int bits)
+{
+    double largest = std::abs(acc);
+    for (double p : products)
+        largest = std::max(largest, std::abs(p));
+    if (largest == 0)
+        return 0;
+    const int step = std::max(std::ilogb(largest) - bits, -149);
+    const auto cut = [step](double x) {
+        return std::trunc(std::ldexp(x, -step));
+    };
+    double sum = cut(acc);
+    for (double p : products)
+        sum += cut(p);
+    return roundToAccumulator(std::ldexp(sum, step), 0.0, bits, kTruncate);
+}
+
+} // namespace
+
+void TstFp8Training::alignedBlockFollowsItsDefinition()
+{
+    // The limited AlignedBlock accumulator without promotion, output by output, worked here from
+    // the public rounding and compared bit for bit: blocks of 32 products, K = 256 and 1024, 8
+    // and 13 bits (the 8-bit sums saturate nothing but cut hard).
+    for (const int bits : {8, 13})
+        for (const std::int64_t k : {256, 1024}) {
+            Fp8AccumulationInputs in;
+            in.kMin = in.kMax = k;
+            in.accumulatorBits = bits;
+            in.outputs = 3;
+            in.promotionInterval = kMaxAccumulationK;
+            const MatrixF a = operand(in.outputs, k, in.seed);
+            const MatrixF bt = operand(in.outputs, k, in.seed + 1);
+            double maxError = 0, maxReference = 0, errorSquares = 0, referenceSquares = 0;
+            for (Eigen::Index i = 0; i < in.outputs; ++i)
+                for (Eigen::Index j = 0; j < in.outputs; ++j) {
+                    double acc = 0, hi = 0, lo = 0;
+                    std::vector<double> block;
+                    for (Eigen::Index x = 0; x < k; ++x) {
+                        const double product = double(a(i, x)) * double(bt(j, x));
+                        block.push_back(product);
+                        if (block.size() == 32) {
+                            acc = alignedStep(acc, block, bits);
+                            block.clear();
+                        }
+                        const double s = hi + product; // the float64 reference, as TwoSum
+                        const double bv = s - hi;
+                        lo += (hi - (s - bv)) + (product - bv);
+                        hi = s;
+                    }
+                    const double reference = hi + lo;
+                    const double e = acc - reference;
+                    maxError = std::max(maxError, std::abs(e));
+                    maxReference = std::max(maxReference, std::abs(reference));
+                    errorSquares += e * e;
+                    referenceSquares += reference * reference;
+                }
+            const Fp8AccumulationPoint p = run(in).points.front();
+            QVERIFY(sameBits(p.maxRelativeError[kLimited], maxError / maxReference));
+            QVERIFY(
+                sameBits(p.rmsRelativeError[kLimited], std::sqrt(errorSquares / referenceSquares)));
+            QVERIFY(p.rmsRelativeError[kLimited] > 0);
+        }
 }
 
 void TstFp8Training::kValues()
