@@ -55,7 +55,10 @@ MatrixF quantizedOperand(std::int64_t outputs, std::int64_t k, std::int64_t seed
     scaling.blockRows = 1;
     scaling.blockCols = std::min(blockSize, k);
     scaling.powerOfTwoScale = true;
-    return fp8BlockQuantize(normals, format, scaling, overflow).dequantized;
+    // Into the caller's matrices: fp8BlockQuantize would also copy the normals into its result.
+    MatrixF scales, dequantized;
+    fp8BlockQuantizeInto(normals, format, scaling, overflow, scales, dequantized);
+    return dequantized;
 }
 
 /// x cut toward zero to a multiple of 2^stepExponent (exact: a scaling by a power of two and a
