@@ -3,11 +3,17 @@
 #include "scalelab/core/error.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <string>
 #include <thread>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace scalelab::core {
 
@@ -195,6 +201,229 @@ OutputSums accumulateOutput(const float* a, const float* b, std::int64_t k, int 
     return out;
 }
 
+// The AlignedBlock experiment four outputs at a time, one output per vector lane, for processors
+// with AVX2 and FMA (found at run time). Every lane does the IEEE operations accumulateOutput
+// does, in the same order, so each output's sums are the same bits: fmaf is one fused
+// multiply-add, the float64 products are exact, truncating a scaled value toward zero is what
+// the conversion to an integer and back does, and maximums of finite values are exact.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)                                \
+    && !defined(SCALELAB_NO_AVX2_KERNELS)
+#define SCALELAB_HAVE_AVX2_ACCUMULATION 1
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+
+constexpr int kLanes = 4;
+
+/// 2^e for four exponents in -1022..1023, from their bits.
+__m256d powersOfTwo(__m256i e)
+{
+    return _mm256_castsi256_pd(
+        _mm256_slli_epi64(_mm256_add_epi64(e, _mm256_set1_epi64x(kDoubleBias)), 52));
+}
+
+/// Each lane's exponent field minus the bias: its ilogb for a normal double.
+__m256i exponentsOf(__m256d magnitude)
+{
+    return _mm256_sub_epi64(_mm256_srli_epi64(_mm256_castpd_si256(magnitude), kDoubleFractionBits),
+                            _mm256_set1_epi64x(kDoubleBias));
+}
+
+/// The larger of each lane's e - bits and float32's smallest step.
+__m256i stepsOf(__m256i e, int bits)
+{
+    const __m256i step = _mm256_sub_epi64(e, _mm256_set1_epi64x(bits));
+    const __m256i floor = _mm256_set1_epi64x(kFloatMinExponent);
+    return _mm256_blendv_epi8(step, floor, _mm256_cmpgt_epi64(floor, step));
+}
+
+/// Each lane cut toward zero to a multiple of 2^step (cutToStep).
+__m256d cutToSteps(__m256d x, __m256d down, __m256d up)
+{
+    return _mm256_mul_pd(
+        _mm256_round_pd(_mm256_mul_pd(x, down), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), up);
+}
+
+/// foldAligned on four lanes at once. A lane whose largest magnitude is not a normal double
+/// (never, for products of E4M3 values with float32 scales) takes the scalar fold.
+__m256d foldAligned4(__m256d acc, const __m256d* products, int count, int bits)
+{
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    __m256d largest = _mm256_andnot_pd(sign, acc);
+    for (int i = 0; i < count; ++i)
+        largest = _mm256_max_pd(largest, _mm256_andnot_pd(sign, products[i]));
+    const __m256d zero = _mm256_setzero_pd();
+    const __m256d smallestNormal = _mm256_set1_pd(std::numeric_limits<double>::min());
+    const __m256d notNormal = _mm256_andnot_pd(
+        _mm256_cmp_pd(largest, zero, _CMP_EQ_OQ),
+        _mm256_or_pd(_mm256_cmp_pd(largest, smallestNormal, _CMP_LT_OQ),
+                     _mm256_cmp_pd(largest, _mm256_set1_pd(std::numeric_limits<double>::max()),
+                                   _CMP_GT_OQ)));
+    if (_mm256_movemask_pd(notNormal) != 0) {
+        alignas(32) double lanes[kLanes];
+        alignas(32) double column[kLanes][kAlignedBlockProducts];
+        _mm256_store_pd(lanes, acc);
+        for (int i = 0; i < count; ++i) {
+            alignas(32) double p[kLanes];
+            _mm256_store_pd(p, products[i]);
+            for (int l = 0; l < kLanes; ++l)
+                column[l][i] = p[l];
+        }
+        for (int l = 0; l < kLanes; ++l)
+            lanes[l] = foldAligned(lanes[l], column[l], count, bits);
+        return _mm256_load_pd(lanes);
+    }
+    const __m256i step = stepsOf(exponentsOf(largest), bits);
+    const __m256d down = powersOfTwo(_mm256_sub_epi64(_mm256_setzero_si256(), step));
+    const __m256d up = powersOfTwo(step);
+    __m256d sum = cutToSteps(acc, down, up);
+    for (int i = 0; i < count; ++i)
+        sum = _mm256_add_pd(sum, cutToSteps(products[i], down, up));
+    // The exact sum cut to `bits` fraction bits of its own exponent (it is a nonzero multiple
+    // of 2^-149, so a normal double, or zero), then held to the accumulator's largest value.
+    const __m256i sumStep = stepsOf(exponentsOf(_mm256_andnot_pd(sign, sum)), bits);
+    const __m256d cut = cutToSteps(
+        sum, powersOfTwo(_mm256_sub_epi64(_mm256_setzero_si256(), sumStep)), powersOfTwo(sumStep));
+    const __m256d most =
+        _mm256_set1_pd((powerOfTwo(bits + 1) - 1.0) * powerOfTwo(kFloatMaxExponent - bits));
+    const __m256d held =
+        _mm256_blendv_pd(cut, _mm256_or_pd(most, _mm256_and_pd(sign, cut)),
+                         _mm256_cmp_pd(_mm256_andnot_pd(sign, cut), most, _CMP_GT_OQ));
+    const __m256d kept = _mm256_blendv_pd(held, sum, _mm256_cmp_pd(sum, zero, _CMP_EQ_OQ));
+    return _mm256_blendv_pd(kept, zero, _mm256_cmp_pd(largest, zero, _CMP_EQ_OQ));
+}
+
+/// One AlignedBlock accumulator of four lanes, as LimitedAccumulator keeps one. (No member
+/// initializers: GCC would make the constructor outside the AVX target.)
+struct Aligned4 {
+    __m256d value;
+    __m256d pending[kAlignedBlockProducts];
+    int count;
+
+    void add(__m256d product, int bits)
+    {
+        pending[count++] = product;
+        if (count == kAlignedBlockProducts) {
+            value = foldAligned4(value, pending, count, bits);
+            count = 0;
+        }
+    }
+    __m256d take(int bits)
+    {
+        if (count > 0)
+            value = foldAligned4(value, pending, count, bits);
+        count = 0;
+        return value;
+    }
+};
+
+/// accumulateOutput for AlignedBlock, outputs j..j+3 of row i: `a` is A's row, `b` B's four
+/// columns interleaved (k x 4: b[4 x + l] is column j + l's value x).
+void accumulateFour(const float* a, const float* b, std::int64_t k, int bits, std::int64_t interval,
+                    OutputSums* out)
+{
+    __m128 plain = _mm_setzero_ps();
+    __m128 promoted = _mm_setzero_ps();
+    Aligned4 limited;
+    Aligned4 block;
+    limited.value = block.value = _mm256_setzero_pd();
+    limited.count = block.count = 0;
+    __m256d refHi = _mm256_setzero_pd();
+    __m256d refLo = _mm256_setzero_pd();
+    std::int64_t inBlock = 0;
+    for (std::int64_t x = 0; x < k; ++x) {
+        const __m128 av = _mm_set1_ps(a[x]);
+        const __m128 bv = _mm_loadu_ps(b + kLanes * x);
+        plain = _mm_fmadd_ps(av, bv, plain);
+        const __m256d product = _mm256_mul_pd(_mm256_cvtps_pd(av), _mm256_cvtps_pd(bv));
+        limited.add(product, bits);
+        block.add(product, bits);
+        if (++inBlock == interval) {
+            promoted = _mm_add_ps(promoted, _mm256_cvtpd_ps(block.take(bits)));
+            block.value = _mm256_setzero_pd();
+            inBlock = 0;
+        }
+        // TwoSum, as twoSum does it.
+        const __m256d hi = _mm256_add_pd(refHi, product);
+        const __m256d bVirtual = _mm256_sub_pd(hi, refHi);
+        const __m256d aVirtual = _mm256_sub_pd(hi, bVirtual);
+        const __m256d lo =
+            _mm256_add_pd(_mm256_sub_pd(refHi, aVirtual), _mm256_sub_pd(product, bVirtual));
+        refHi = hi;
+        refLo = _mm256_add_pd(refLo, lo);
+    }
+    if (inBlock > 0)
+        promoted = _mm_add_ps(promoted, _mm256_cvtpd_ps(block.take(bits)));
+    alignas(32) float plainLanes[kLanes], promotedLanes[kLanes];
+    alignas(32) double limitedLanes[kLanes], hiLanes[kLanes], loLanes[kLanes];
+    _mm_store_ps(plainLanes, plain);
+    _mm_store_ps(promotedLanes, promoted);
+    _mm256_store_pd(limitedLanes, limited.take(bits));
+    _mm256_store_pd(hiLanes, refHi);
+    _mm256_store_pd(loLanes, refLo);
+    for (int l = 0; l < kLanes; ++l) {
+        out[l].value[static_cast<int>(AccumulationMode::Float32)] = plainLanes[l];
+        out[l].value[static_cast<int>(AccumulationMode::Limited)] = limitedLanes[l];
+        out[l].value[static_cast<int>(AccumulationMode::Promoted)] = promotedLanes[l];
+        out[l].reference = hiLanes[l] + loLanes[l];
+    }
+}
+
+} // namespace avx2
+#pragma GCC pop_options
+#endif
+
+/// Whether accumulateFour can run here.
+bool fourAtOnce([[maybe_unused]] AccumulatorRounding rounding)
+{
+#ifdef SCALELAB_HAVE_AVX2_ACCUMULATION
+    static const bool supported = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }();
+    return supported && rounding == AccumulatorRounding::AlignedBlock;
+#else
+    return false;
+#endif
+}
+
+/// Every output of row i: four at a time where they can be, each on its own otherwise.
+void accumulateRow(const Fp8AccumulationInputs& in, const MatrixF& a, const MatrixF& bt,
+                   [[maybe_unused]] const std::vector<float>& interleaved, std::int64_t i,
+                   OutputSums* row)
+{
+    const std::int64_t k = a.cols();
+    const int bits = static_cast<int>(in.accumulatorBits);
+    std::int64_t j = 0;
+#ifdef SCALELAB_HAVE_AVX2_ACCUMULATION
+    if (!interleaved.empty())
+        for (; j + avx2::kLanes <= in.outputs; j += avx2::kLanes)
+            avx2::accumulateFour(a.row(i).data(), interleaved.data() + j * k, k, bits,
+                                 in.promotionInterval, row + j);
+#endif
+    for (; j < in.outputs; ++j)
+        row[j] = accumulateOutput(a.row(i).data(), bt.row(j).data(), k, bits, in.promotionInterval,
+                                  in.rounding);
+}
+
+/// B's columns in groups of four, each group's four values of every x side by side, for
+/// accumulateFour (empty when it does not run).
+std::vector<float> interleaveColumns(const MatrixF& bt, AccumulatorRounding rounding)
+{
+    constexpr std::int64_t lanes = 4;
+    std::vector<float> out;
+    if (!fourAtOnce(rounding) || bt.rows() < lanes)
+        return out;
+    const std::int64_t k = bt.cols();
+    const std::int64_t groups = bt.rows() / lanes;
+    out.resize(static_cast<std::size_t>(groups * lanes * k));
+    for (std::int64_t g = 0; g < groups; ++g)
+        for (std::int64_t x = 0; x < k; ++x)
+            for (std::int64_t l = 0; l < lanes; ++l)
+                out[static_cast<std::size_t>((g * k + x) * lanes + l)] = bt(g * lanes + l, x);
+    return out;
+}
+
 Fp8AccumulationPoint accumulationPoint(const Fp8AccumulationInputs& in, std::int64_t k,
                                        Fp8Format format, std::int64_t blockSize,
                                        Fp8Overflow overflow)
@@ -202,15 +431,13 @@ Fp8AccumulationPoint accumulationPoint(const Fp8AccumulationInputs& in, std::int
     const MatrixF a = quantizedOperand(in.outputs, k, in.seed, format, blockSize, overflow);
     // B's columns, stored as rows (B transposed), so that both walk along K in memory.
     const MatrixF bt = quantizedOperand(in.outputs, k, in.seed + 1, format, blockSize, overflow);
-    const int bits = static_cast<int>(in.accumulatorBits);
+    const std::vector<float> interleaved = interleaveColumns(bt, in.rounding);
     // Every output on its own; rows of outputs spread over the cores, then gathered in order,
     // so the figures do not depend on the number of threads.
     std::vector<OutputSums> sums(static_cast<std::size_t>(in.outputs * in.outputs));
     const auto rowsOf = [&](std::int64_t first, std::int64_t step) {
         for (std::int64_t i = first; i < in.outputs; i += step)
-            for (std::int64_t j = 0; j < in.outputs; ++j)
-                sums[static_cast<std::size_t>(i * in.outputs + j)] = accumulateOutput(
-                    a.row(i).data(), bt.row(j).data(), k, bits, in.promotionInterval, in.rounding);
+            accumulateRow(in, a, bt, interleaved, i, sums.data() + i * in.outputs);
     };
     const auto threads = static_cast<std::int64_t>(std::min<unsigned>(
         std::max(1u, std::thread::hardware_concurrency()), static_cast<unsigned>(in.outputs)));
