@@ -654,11 +654,29 @@ std::int64_t blockCountOf(const MatrixF& values, std::int64_t blockSize)
 struct RoundTrip {
     TileShape t{};
     ScaleRule rule = ScaleRule::MaxOverFormat;
-    std::vector<float> scales; ///< gridRows x gridCols, row-major
+    /// gridRows x gridCols, row-major: the caller's matrix when it keeps them (no copy of a
+    /// million scales afterwards), else ownScales (placeScales).
+    float* scales = nullptr;
+    std::vector<float> ownScales;
     float* dequantized = nullptr; ///< rows x cols, or null when only the stats are wanted
     std::vector<ErrorSums> all; ///< per chunk, every value
     std::vector<ErrorSums> small; ///< per chunk, the values of blocks not excluded
 };
+
+/// Points job.scales at `keep`, shaped to the job's grid (its memory reused when the shape is
+/// already right), or at the job's own buffer when `keep` is null.
+void placeScales(RoundTrip& job, MatrixF* keep)
+{
+    const TileShape& t = job.t;
+    if (keep) {
+        if (keep->rows() != t.gridRows || keep->cols() != t.gridCols)
+            keep->resize(t.gridRows, t.gridCols);
+        job.scales = keep->data();
+        return;
+    }
+    job.ownScales.resize(static_cast<std::size_t>(t.gridRows * t.gridCols));
+    job.scales = job.ownScales.data();
+}
 
 /// Whether a round trip's scales are found chunk by chunk during the round trip itself (tiles of
 /// one row, several of them): the values are then read once, while in cache.
@@ -685,7 +703,9 @@ void requireFiniteTiles(const MatrixF& values, const TileShape& t)
 bool findScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::uint32_t globalMax)
 {
     const TileShape& t = job.t;
-    job.scales.assign(static_cast<std::size_t>(t.gridRows * t.gridCols), 1.0f);
+    if (!job.scales)
+        placeScales(job, nullptr);
+    std::fill_n(job.scales, t.gridRows * t.gridCols, 1.0f);
     if (scalesInLoop(t))
         return true;
     if (t.gridRows * t.gridCols == 1) {
@@ -841,7 +861,7 @@ bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int6
             const std::int64_t whole = g1 * t.tileCols <= t.cols ? count : count - 1;
             finite = spreadWholeTiles(maxima.data(), tileScale.data(), count, whole,
                                       t.tileCols / kSumLanes, (c1 - c0) / kSumLanes, out,
-                                      job.scales.data() + rowBase + g0)
+                                      job.scales + rowBase + g0)
                 && finite;
             k += c1 - c0;
             continue;
@@ -1029,12 +1049,8 @@ Fp8Stats roundTripOne(const MatrixF& values, Fp8Format format, const TileShape& 
         }
         jobs[0].dequantized = dequantizedOut->data();
     }
-    const Fp8Stats stats = roundTrips(values, format, overflow, jobs, {}, 0).front().first;
-    if (scalesOut) {
-        scalesOut->resize(t.gridRows, t.gridCols);
-        std::copy(jobs[0].scales.begin(), jobs[0].scales.end(), scalesOut->data());
-    }
-    return stats;
+    placeScales(jobs[0], scalesOut);
+    return roundTrips(values, format, overflow, jobs, {}, 0).front().first;
 }
 
 ScaleRule ruleOf(const Fp8Scaling& scaling)
@@ -1331,6 +1347,7 @@ void quantizeScalingsInto(const MatrixF& values, Fp8Format format, Fp8Overflow o
     // buffer. Every job visits each chunk while it is in cache.
     out.resize(jobs.size());
     for (std::size_t i = 0; i < jobs.size(); ++i) {
+        placeScales(trips[i], jobs[i].keepScales ? &out[i].scales : nullptr);
         MatrixF& d = out[i].dequantized;
         if (!jobs[i].keepDequantized) {
             d.resize(0, 0);
@@ -1348,12 +1365,8 @@ void quantizeScalingsInto(const MatrixF& values, Fp8Format format, Fp8Overflow o
         out[i].all = stats[i].first;
         out[i].small = stats[i].second;
         out[i].scaleCount = t.gridRows * t.gridCols;
-        if (jobs[i].keepScales) {
-            out[i].scales.resize(t.gridRows, t.gridCols);
-            std::copy(trips[i].scales.begin(), trips[i].scales.end(), out[i].scales.data());
-        } else {
-            out[i].scales.resize(0, 0);
-        }
+        if (!jobs[i].keepScales)
+            out[i].scales.resize(0, 0); // the scales were the job's own
     }
 }
 
