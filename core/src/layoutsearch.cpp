@@ -455,6 +455,15 @@ LayoutSearchResult searchLayouts(const PlanInputs& plan, const LayoutSearchOptio
     std::vector<LayoutPoint> points;
     std::vector<bool> lowerBound;
     std::vector<LayoutFailure> refused;
+    // Sized once: growing these by doubling copied the ranked layouts several times over.
+    std::size_t pointCount = 0, fittingCount = 0;
+    for (const GroupResult& r : results) {
+        pointCount += r.points.size();
+        fittingCount += r.fitting.size();
+    }
+    points.reserve(pointCount);
+    lowerBound.reserve(pointCount);
+    out.ranked.reserve(fittingCount);
     for (GroupResult& r : results) {
         out.pruned += r.pruned;
         points.insert(points.end(), r.points.begin(), r.points.end());
