@@ -1,3 +1,4 @@
+#include "backgroundrunner.h"
 #include "cli.h"
 #include "exportcommand.h"
 #include "handoutcommand.h"
@@ -42,6 +43,7 @@ void installTranslations(QApplication& app)
 
 int main(int argc, char** argv)
 {
+    scalelab::ui::keepFreedMemoryForReuse();
     using namespace scalelab::app;
     QStringList args;
     for (int i = 1; i < argc; ++i)

@@ -3,13 +3,15 @@
 // Two kinds of change are timed apart, because they cost different work:
 //  - outlier scale and format: the cached normal matrix is reused (target: 250 ms);
 //  - seed and rows (a new shape): the normal matrix is generated again (target: 1 s).
-// A benchmark, not a test: run it on a quiet machine. The last column, the processor time of all
-// threads per change, tells a busy machine's waiting from the work itself.
+// A benchmark, not a test: run it on a quiet machine. The processor time of all threads per change
+// (median) tells a busy machine's waiting from the work itself; the most page faults of any one
+// change tell memory touched afresh (each fault costs microseconds on a virtual machine).
 //
 //   cmake --build --preset release --target bench_fp8_window
 //   QT_QPA_PLATFORM=offscreen ./build/release/bench/bench_fp8_window [--runs N] [--size N]
 //       [--only outlier|format|seed|rows]
 
+#include "backgroundrunner.h"
 #include "fp8tab.h"
 #include "parametercontrol.h"
 
@@ -22,6 +24,7 @@
 #include <cstdio>
 #include <ctime>
 #include <functional>
+#include <sys/resource.h>
 #include <vector>
 
 using namespace scalelab;
@@ -37,6 +40,18 @@ double processCpuMs()
     return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
+/// Page faults of the process so far: memory touched for the first time (each a trip through
+/// the kernel, costly on a virtual machine).
+long pageFaults()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt + usage.ru_majflt;
+}
+
+/// Page faults of each change timed since the last report.
+std::vector<long> g_faults;
+
 /// Processor time (all threads) of each change timed since the last report: on a busy machine
 /// the elapsed time says how long one waited, this how much work there was.
 std::vector<double> g_cpuMs;
@@ -46,6 +61,7 @@ std::vector<double> g_cpuMs;
 double timeChange(Fp8Tab& tab, const std::function<void()>& change)
 {
     const auto before = tab.view();
+    const long faultsBefore = pageFaults();
     const double cpuBefore = processCpuMs();
     QElapsedTimer timer;
     timer.start();
@@ -57,6 +73,7 @@ double timeChange(Fp8Tab& tab, const std::function<void()>& change)
     QCoreApplication::sendPostedEvents();
     QCoreApplication::processEvents();
     const double elapsed = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    g_faults.push_back(pageFaults() - faultsBefore);
     g_cpuMs.push_back(processCpuMs() - cpuBefore);
     return elapsed;
 }
@@ -68,8 +85,12 @@ void report(const char* what, std::vector<double> ms, double targetMs)
     std::sort(g_cpuMs.begin(), g_cpuMs.end());
     const double cpuMedian = g_cpuMs.empty() ? 0.0 : g_cpuMs[g_cpuMs.size() / 2];
     g_cpuMs.clear();
-    std::printf("%-34s %5zu %10.1f %10.1f %10.1f %9.0f  %-8s %10.1f\n", what, ms.size(), ms.front(),
-                median, ms.back(), targetMs, ms.back() <= targetMs ? "met" : "NOT met", cpuMedian);
+    std::sort(g_faults.begin(), g_faults.end());
+    const long faultsMax = g_faults.empty() ? 0 : g_faults.back();
+    g_faults.clear();
+    std::printf("%-34s %5zu %10.1f %10.1f %10.1f %9.0f  %-8s %10.1f %10ld\n", what, ms.size(),
+                ms.front(), median, ms.back(), targetMs, ms.back() <= targetMs ? "met" : "NOT met",
+                cpuMedian, faultsMax);
     std::fflush(stdout);
 }
 
@@ -79,6 +100,7 @@ int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
+    ui::keepFreedMemoryForReuse(); // as main() does: measure what the window does
     QApplication app(argc, argv);
     int runs = 10;
     std::int64_t size = 4096;
@@ -128,8 +150,8 @@ int main(int argc, char** argv)
 
     std::printf("%lld x %lld, seven granularities per recompute\n", static_cast<long long>(size),
                 static_cast<long long>(size));
-    std::printf("%-34s %5s %10s %10s %10s %9s  %-8s %10s\n", "change", "runs", "min ms",
-                "median ms", "max ms", "target", "(max)", "cpu ms");
+    std::printf("%-34s %5s %10s %10s %10s %9s  %-8s %10s %10s\n", "change", "runs", "min ms",
+                "median ms", "max ms", "target", "(max)", "cpu ms", "faults max");
     const auto wanted = [&only](const char* name) {
         return only.isEmpty() || only == name;
     };

@@ -27,6 +27,7 @@
 // many steps the search was still running when the repaint was done. With
 // bench/scenarios/plan-1t-4096.json that is the largest search.
 
+#include "backgroundrunner.h"
 #include "parametercontrol.h"
 #include "scenariodocument.h"
 #include "scenariojson.h"
@@ -193,6 +194,7 @@ int neighbourPosition(Tab& tab, ParameterControl& control)
 
 int main(int argc, char** argv)
 {
+    scalelab::ui::keepFreedMemoryForReuse(); // as main() does: measure what the window does
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     TimingApplication app(argc, argv);

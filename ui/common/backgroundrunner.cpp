@@ -2,7 +2,20 @@
 
 #include <QMetaObject>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace scalelab::ui {
+
+void keepFreedMemoryForReuse()
+{
+#ifdef __GLIBC__
+    // 32 MB is the largest threshold glibc takes; setting it also stops glibc from moving it.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+}
 
 BackgroundRunner::BackgroundRunner(QObject* parent)
     : QObject(parent)

@@ -10,6 +10,14 @@
 
 namespace scalelab::ui {
 
+/// Asks the C library to keep freed memory for reuse instead of giving it back: background
+/// recomputes free and make again buffers of tens of megabytes on every slider step (an FP8
+/// view's error maps and block lists), and memory given back must be faulted in afresh, page by
+/// page (at 4096 x 4096, some 11,000 faults, about 90 ms on a virtual machine, every step or
+/// every other). Buffers up to 32 MB then come from the heap, and up to 512 MB of freed heap is
+/// kept. Call once, first thing in main(); a no-op where the C library is not glibc.
+void keepFreedMemoryForReuse();
+
 /// Runs heavy computations off the GUI thread and delivers only the newest result. A slider
 /// dragged across a slow computation never blocks: each request supersedes the previous one,
 /// a superseded job that has not started is never run, and a superseded result is dropped.
