@@ -318,6 +318,20 @@ std::int64_t fp8BlockSizeFor(std::int64_t cols, std::int64_t preferred)
     return pick;
 }
 
+std::size_t fp8ViewHeapBytes(const Fp8View& v)
+{
+    const auto bytes = [](const auto& container) {
+        return static_cast<std::size_t>(container.size()) * sizeof(*container.data());
+    };
+    std::size_t total = bytes(v.excluded) + bytes(v.table) + bytes(v.blockScales)
+        + bytes(v.blockDequantized) + bytes(v.tensorPoints) + bytes(v.blockPoints)
+        + bytes(v.shownValues) + bytes(v.shownTensorDeq) + bytes(v.shownBlockDeq)
+        + bytes(v.tensorGrid) + bytes(v.blockGrid) + bytes(v.tensorMap) + bytes(v.blockMap);
+    if (v.order)
+        total += bytes(*v.order);
+    return total;
+}
+
 std::vector<std::int64_t> fp8PlottedRanks(std::int64_t blocks, int maxPoints)
 {
     std::vector<std::int64_t> ranks;

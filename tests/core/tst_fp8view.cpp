@@ -192,6 +192,29 @@ private slots:
         }
     }
 
+    void heapBytesCountWhatTheViewOwns()
+    {
+        // 256 x 256 in blocks of 16: 4,096 blocks. The view owns its scales (4,096 floats) and
+        // maps (two of mapSide x mapSide doubles at most), and shares the order (4,096 indices);
+        // without charts only the table's parts are left.
+        Fp8Inputs in;
+        in.rows = in.cols = 256;
+        in.blockSize = 16;
+        const Fp8View full = computeFp8View(in);
+        const std::size_t scales = 4096 * sizeof(float);
+        const std::size_t order = 4096 * sizeof(std::int64_t);
+        const std::size_t maps = std::size_t(full.tensorMap.size() + full.blockMap.size()) * 8;
+        QVERIFY(maps > 0);
+        const std::size_t counted = fp8ViewHeapBytes(full);
+        QVERIFY(counted >= scales + order + maps);
+        QVERIFY(counted < scales + order + maps + 256 * 1024); // the rest is small vectors
+        Fp8ViewOptions options;
+        options.charts = false;
+        const Fp8View table = computeFp8View(in, options);
+        QVERIFY(fp8ViewHeapBytes(table) >= scales);
+        QVERIFY(fp8ViewHeapBytes(table) < scales + order);
+    }
+
     void tilesThatDoNotDivideAreDescribed()
     {
         Fp8Inputs in;

@@ -1,6 +1,10 @@
 #include "backgroundrunner.h"
 
 #include <QMetaObject>
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <vector>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -15,6 +19,21 @@ void keepFreedMemoryForReuse()
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
 #endif
+}
+
+void prefaultHeap(std::size_t bytes)
+{
+    // Pieces below the 32 MB at which glibc would map memory of its own, freed last first so
+    // that they join into one free stretch of this thread's heap.
+    constexpr std::size_t kPiece = std::size_t{8} << 20;
+    std::vector<std::unique_ptr<char[]>> pieces;
+    for (std::size_t done = 0; done < bytes; done += kPiece) {
+        const std::size_t size = std::min(kPiece, bytes - done);
+        pieces.push_back(std::make_unique_for_overwrite<char[]>(size));
+        std::memset(pieces.back().get(), 0, size);
+    }
+    while (!pieces.empty())
+        pieces.pop_back();
 }
 
 BackgroundRunner::BackgroundRunner(QObject* parent)

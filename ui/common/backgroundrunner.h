@@ -3,6 +3,7 @@
 #include <QObject>
 #include <atomic>
 #include <condition_variable>
+#include <cstddef>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -17,6 +18,12 @@ namespace scalelab::ui {
 /// every other). Buffers up to 32 MB then come from the heap, and up to 512 MB of freed heap is
 /// kept. Call once, first thing in main(); a no-op where the C library is not glibc.
 void keepFreedMemoryForReuse();
+
+/// Touches `bytes` of fresh heap on this thread and frees it again, so that (with
+/// keepFreedMemoryForReuse) the next computation of that size on this thread finds its memory
+/// faulted in already. For a worker whose results are double-buffered: while the first result of
+/// a shape is shown, the second is made in memory that nothing has touched yet.
+void prefaultHeap(std::size_t bytes);
 
 /// Runs heavy computations off the GUI thread and delivers only the newest result. A slider
 /// dragged across a slow computation never blocks: each request supersedes the previous one,

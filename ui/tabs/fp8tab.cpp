@@ -1,5 +1,6 @@
 #include "fp8tab.h"
 
+#include "backgroundrunner.h"
 #include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
@@ -747,6 +748,11 @@ void Fp8Tab::recompute()
                 throw;
             }
             others.get();
+            // The first view of a shape: the next one is made while this one is shown, in
+            // memory no view has touched yet (about 10,000 page faults at 4096 x 4096, 80 ms
+            // of the first slider step). Touched here once, it is ready.
+            if (view && (!options.previous || options.previous->blockCount != view->blockCount))
+                prefaultHeap(core::fp8ViewHeapBytes(*view));
             return [this, view, percentile = options.shownPercentile, acc, accKey, policy, polKey] {
                 if (view) {
                     m_viewPercentile = percentile;

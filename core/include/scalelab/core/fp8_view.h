@@ -138,6 +138,11 @@ std::int64_t fp8BlockSizeFor(std::int64_t cols, std::int64_t preferred);
 /// The ranks (from 0) a series of `blocks` blocks draws: all of them up to `maxPoints`,
 /// otherwise `maxPoints` ranks spread evenly from the first to the last.
 std::vector<std::int64_t> fp8PlottedRanks(std::int64_t blocks, int maxPoints);
+
+/// Bytes of the buffers `v` holds of its own, and of its block order: what the next view of
+/// the same shape asks for afresh while this one is still shown (the matrices it shares with
+/// a workspace are not counted).
+std::size_t fp8ViewHeapBytes(const Fp8View& v);
 /// The rank (from 0) of the block at `percentile` of `blocks` blocks, rounded down.
 std::int64_t fp8RankAtPercentile(std::int64_t blocks, double percentile);
 
