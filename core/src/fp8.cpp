@@ -1159,28 +1159,33 @@ MatrixF fp8NormalMatrix(const Fp8Inputs& in)
     float* data = out.data();
     const std::int64_t count = in.rows * in.cols;
     const std::int64_t chunks = (count + kNormalChunk - 1) / kNormalChunk;
-    // Two chunks side by side on each thread: their streams are independent, so the processor
-    // overlaps one draw's arithmetic with the other's.
-    const std::int64_t pairs = (chunks + 1) / 2;
-    runSpread(pairs, threadsFor(count), [data, count, chunks, key](std::int64_t p) {
-        const std::int64_t c0 = 2 * p;
-        const std::int64_t c1 = std::min(c0 + 1, chunks - 1);
-        float* a = data + c0 * kNormalChunk;
-        float* b = data + c1 * kNormalChunk;
-        const std::int64_t na = std::min(count, (c0 + 1) * kNormalChunk) - c0 * kNormalChunk;
-        const std::int64_t nb =
-            c1 == c0 ? 0 : std::min(count, (c1 + 1) * kNormalChunk) - c1 * kNormalChunk;
-        Rng ra(key + static_cast<std::uint64_t>(c0));
-        Rng rb(key + static_cast<std::uint64_t>(c1));
-        const std::int64_t both = std::min(na, nb);
-        for (std::int64_t i = 0; i < both; ++i) {
-            a[i] = static_cast<float>(ziggurat(ra)); // nearest float32, ties to even
-            b[i] = static_cast<float>(ziggurat(rb));
+    // Four chunks side by side on each thread: their streams are independent, so the processor
+    // overlaps one draw's arithmetic with the others'.
+    constexpr std::int64_t kSide = 4;
+    const std::int64_t groups = (chunks + kSide - 1) / kSide;
+    runSpread(groups, threadsFor(count), [data, count, chunks, key](std::int64_t g) {
+        std::array<float*, kSide> at{};
+        std::array<std::int64_t, kSide> size{};
+        std::array<Rng, kSide> rng{Rng(0), Rng(0), Rng(0), Rng(0)};
+        for (std::int64_t s = 0; s < kSide; ++s) {
+            const std::int64_t c = std::min(kSide * g + s, chunks - 1);
+            at[static_cast<std::size_t>(s)] = data + c * kNormalChunk;
+            // A chunk past the end (the last group's) repeats the last one with no values.
+            size[static_cast<std::size_t>(s)] = kSide * g + s < chunks
+                ? std::min(count, (c + 1) * kNormalChunk) - c * kNormalChunk
+                : 0;
+            rng[static_cast<std::size_t>(s)] = Rng(key + static_cast<std::uint64_t>(c));
         }
-        for (std::int64_t i = both; i < na; ++i)
-            a[i] = static_cast<float>(ziggurat(ra));
-        for (std::int64_t i = both; i < nb; ++i)
-            b[i] = static_cast<float>(ziggurat(rb));
+        const std::int64_t all = *std::min_element(size.begin(), size.end());
+        for (std::int64_t i = 0; i < all; ++i) {
+            at[0][i] = static_cast<float>(ziggurat(rng[0])); // nearest float32, ties to even
+            at[1][i] = static_cast<float>(ziggurat(rng[1]));
+            at[2][i] = static_cast<float>(ziggurat(rng[2]));
+            at[3][i] = static_cast<float>(ziggurat(rng[3]));
+        }
+        for (std::size_t s = 0; s < kSide; ++s)
+            for (std::int64_t i = all; i < size[s]; ++i)
+                at[s][i] = static_cast<float>(ziggurat(rng[s]));
     });
     return out;
 }
