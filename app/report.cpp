@@ -380,7 +380,9 @@ bool streamRows(const core::MatrixF& scales, const std::string& indent, const Te
         const std::size_t firstSize = formatRowsInto(scales, top, half, indent, first);
         if (helper.joinable())
             helper.join();
-        ok = sink(first.data(), firstSize) && sink(second.data(), secondSize);
+        // An empty half (a batch of one row) has no buffer: nothing to hand on.
+        ok = (firstSize == 0 || sink(first.data(), firstSize))
+            && (secondSize == 0 || sink(second.data(), secondSize));
     }
     return ok;
 }
@@ -619,7 +621,7 @@ QByteArray reportJson(const core::Scenario& scenario)
 bool writeReportJson(const core::Scenario& scenario, std::FILE* out)
 {
     return emitReport(scenario, [out](const char* data, std::size_t size) {
-        return std::fwrite(data, 1, size, out) == size;
+        return size == 0 || std::fwrite(data, 1, size, out) == size; // fwrite takes no null
     });
 }
 
