@@ -1561,7 +1561,9 @@ void TstFp8::groupedTilesMatchScalar()
                 const Fp8Result r = fp8BlockQuantize(m, f, s, mode);
                 const std::int64_t tileRows = s.blockRows == 0 ? m.rows() : s.blockRows;
                 const std::int64_t tileCols = s.blockCols == 0 ? m.cols() : s.blockCols;
-                std::vector<double> terms;
+                std::vector<double> terms, signalTerms;
+                double maxAbs = 0.0;
+                std::int64_t underflow = 0;
                 for (Eigen::Index i = 0; i < m.rows(); ++i)
                     for (Eigen::Index j = 0; j < m.cols(); ++j) {
                         const float x = m(i, j);
@@ -1575,10 +1577,18 @@ void TstFp8::groupedTilesMatchScalar()
                                                  .arg(tileCols)));
                         const double d = static_cast<double>(want) - x;
                         terms.push_back(d * d);
+                        signalTerms.push_back(static_cast<double>(x) * x);
+                        maxAbs = std::max(maxAbs, std::fabs(d)); // a NaN error never wins
+                        underflow += (x != 0.0f && want == 0.0f) ? 1 : 0;
                     }
+                // Every figure is its definition, the sums in the documented order.
                 const double error = documentedSum(terms);
                 VERIFY_SAME_DOUBLE(r.stats.rmse,
                                    std::sqrt(error / static_cast<double>(terms.size())));
+                VERIFY_SAME_DOUBLE(r.stats.relativeError,
+                                   std::sqrt(error / documentedSum(signalTerms)));
+                VERIFY_SAME_DOUBLE(r.stats.maxAbsError, maxAbs);
+                QCOMPARE(r.stats.underflowCount, underflow);
             }
 }
 
