@@ -5,6 +5,7 @@
 
 #include "chartexport.h"
 #include "chartpanel.h"
+#include "chartstyle.h"
 #include "explanationpanel.h"
 #include "fields.h"
 #include "format.h"
@@ -170,7 +171,8 @@ private:
             measured = idle ? r.bubbleTime / (r.bubbleTime + work) : r.bubbleRate;
         }
         QCOMPARE(tab.currentPoint()->at(0), QPointF(double(in.microbatches), 100.0 * measured));
-        const QString yTitle = tab.bubbleChart()->chart()->axes(Qt::Vertical).first()->titleText();
+        const QString yTitle =
+            ui::axisTitle(tab.bubbleChart()->chart()->axes(Qt::Vertical).first());
         QVERIFY2(yTitle.contains(idle ? "Idle share" : "over ideal"), qPrintable(yTitle));
 
         // Memory chart: the simulator's peak activations, schedule by schedule.
@@ -1021,7 +1023,7 @@ private slots:
         const auto texts = [chart] {
             QStringList out{chart->title()};
             for (QAbstractAxis* axis : chart->axes())
-                out << axis->titleText();
+                out << ui::axisTitle(axis);
             for (QAbstractSeries* series : chart->series())
                 out << series->name();
             return out;

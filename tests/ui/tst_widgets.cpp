@@ -488,6 +488,55 @@ private slots:
         QTest::qWait(100);
         QCOMPARE(chart->legend()->alignment(), Qt::AlignBottom);
     }
+
+    void axisTitlesWrapOrShortenInsteadOfBeingCut()
+    {
+        auto* chart = new QChart;
+        styleChart(chart);
+        auto* x = new QValueAxis;
+        auto* y = new QValueAxis;
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        const QString xTitle = "Blocks ranked by the largest magnitude of their values";
+        const QString yTitle = "Relative RMS error of the block (%)";
+        styleAxis(x, xTitle);
+        styleAxis(y, yTitle, "Block error (%)");
+        auto* s = new QLineSeries;
+        s->append(0, 0);
+        s->append(1, 1);
+        chart->addSeries(s);
+        s->attachAxis(x);
+        s->attachAxis(y);
+        QChartView view(chart);
+        view.resize(1600, 900);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        // Room for both: whole, on one line.
+        QTRY_COMPARE(x->titleText(), xTitle);
+        QCOMPARE(y->titleText(), yTitle);
+        // A short, narrow chart: the bottom title wraps onto lines of whole words, and the side
+        // one, which would need more lines than its room across, takes its short form.
+        view.resize(420, 260);
+        QTRY_COMPARE(y->titleText(), QString("Block error (%)"));
+        QTRY_VERIFY(x->titleText().contains("<br>"));
+        QCOMPARE(x->titleText().split("<br>").join(' '), xTitle);
+        const QFontMetricsF fm(x->titleFont());
+        for (const QString& line : x->titleText().split("<br>"))
+            QVERIFY2(fm.horizontalAdvance(line) <= chart->plotArea().width(), qPrintable(line));
+        // The tab's title is still the whole one, and setting it again changes nothing shown.
+        QCOMPARE(axisTitle(y), yTitle);
+        QCOMPARE(axisTitle(x), xTitle);
+        const QString shown = x->titleText();
+        setAxisTitle(x, xTitle);
+        QCOMPARE(x->titleText(), shown);
+        // Wide again: whole titles come back.
+        view.resize(1600, 900);
+        QTRY_COMPARE(x->titleText(), xTitle);
+        QTRY_COMPARE(y->titleText(), yTitle);
+        // A new title from the tab replaces the kept one.
+        setAxisTitle(y, "Error (%)");
+        QCOMPARE(axisTitle(y), QString("Error (%)"));
+    }
 };
 
 QTEST_MAIN(TstWidgets)

@@ -192,18 +192,29 @@ void ChartViewPanel::render(QPainter& painter, const QRectF& target)
     // scene, then hand the view its own size back.
     const QRectF onScreen = m_chart->geometry();
     m_chart->setGeometry(QRectF(QPointF(0, 0), target.size()));
-    fitChartTexts(m_chart);
-    if (m_chart->layout())
-        m_chart->layout()->activate();
+    settleTexts();
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
     m_chart->scene()->render(&painter, target, m_chart->sceneBoundingRect(), Qt::IgnoreAspectRatio);
     painter.restore();
     m_chart->setGeometry(onScreen);
-    fitChartTexts(m_chart);
-    if (m_chart->layout())
-        m_chart->layout()->activate();
+    settleTexts();
+}
+
+void ChartViewPanel::settleTexts()
+{
+    // The texts are fitted to the plot as laid out for the present size; a wrapped title moves
+    // the plot's edges, and the titles along the other side are fitted once more to that.
+    const auto layOut = [this] {
+        if (m_chart->layout())
+            m_chart->layout()->activate();
+    };
+    for (int round = 0; round < 2; ++round) {
+        layOut();
+        fitChartTexts(m_chart);
+    }
+    layOut();
 }
 
 } // namespace scalelab::ui

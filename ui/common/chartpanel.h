@@ -84,6 +84,8 @@ private:
     static void setLook(QObject* item, const Look& look);
     QList<QObject*> styledItems() const;
     bool applyEmphasis();
+    /// Lays the chart out for its present geometry with its texts fitted to it (render).
+    void settleTexts();
     void restorePlainLooks();
 
     QChart* m_chart;

@@ -229,6 +229,41 @@ void fitTitle(QChart* chart)
         chart->setTitle(fit);
 }
 
+/// Each axis title in lines that fit the plot's side it runs along (its width for an axis along
+/// the bottom or top, its height for one up the side), where Qt Charts would cut it short
+/// ("Saved activations (..."). An axis up the side has little room across for more lines (Qt
+/// Charts gives the side axes 40% of the width at most, and the title less than its height
+/// where the tick labels are narrower than "..."): where its title does not fit on one line,
+/// its short form (styleAxis) is shown instead, wrapped only if it must be. As for the chart's
+/// title, the whole title is kept to fit again at another size, and a title the tab set since is
+/// the new whole one.
+void fitAxisTitles(QChart* chart)
+{
+    const QSizeF plot = chart->plotArea().size();
+    if (plot.width() < 1 || plot.height() < 1)
+        return;
+    // The title is a text item: a margin each side, and a little slack.
+    constexpr double kTextItemMargins = 2 * 4 + 4;
+    for (QAbstractAxis* axis : chart->axes()) {
+        const QString shown = axis->titleText();
+        if (shown.isEmpty() || !axis->isTitleVisible())
+            continue;
+        QString whole = axis->property("scalelab_title").toString();
+        if (shown != axis->property("scalelab_titleShown").toString())
+            whole = shown;
+        const bool side = axis->orientation() == Qt::Vertical;
+        const double along = (side ? plot.height() : plot.width()) - kTextItemMargins;
+        QString fit = wrapWords(whole, axis->titleFont(), along);
+        const QString shortTitle = axis->property("scalelab_shortTitle").toString();
+        if (side && !shortTitle.isEmpty() && fit != whole)
+            fit = wrapWords(shortTitle, axis->titleFont(), along);
+        axis->setProperty("scalelab_title", whole);
+        axis->setProperty("scalelab_titleShown", fit);
+        if (fit != shown)
+            axis->setTitleText(fit);
+    }
+}
+
 /// Legend entries in lines that fit: beside the plot, the legend's share of the width less the
 /// marker. Below the plot, entries stay on one line (Qt Charts cuts a wrapped entry of a row
 /// short); keepLegendWhole moves a row too long for the chart beside it.
@@ -279,6 +314,7 @@ void fitChartTexts(QChart* chart)
         return;
     fitTitle(chart);
     fitLegend(chart);
+    fitAxisTitles(chart);
 }
 
 namespace {
@@ -338,16 +374,32 @@ void styleChart(QChart* chart)
     }
 }
 
-void styleAxis(QAbstractAxis* axis, const QString& title)
+void styleAxis(QAbstractAxis* axis, const QString& title, const QString& shortTitle)
 {
     const ChartFonts f = chartFonts();
-    axis->setTitleText(title);
+    axis->setProperty("scalelab_shortTitle", shortTitle);
+    setAxisTitle(axis, title);
     axis->setTitleFont(f.axisTitle);
     axis->setTitleBrush(chartTextColor());
     axis->setLabelsFont(f.axisLabels);
     axis->setLabelsColor(chartTextColor());
     axis->setGridLineColor(chartGridColor());
     axis->setLinePenColor(QColor(90, 90, 90));
+}
+
+QString axisTitle(const QAbstractAxis* axis)
+{
+    const QString shown = axis->titleText();
+    return shown == axis->property("scalelab_titleShown").toString()
+        ? axis->property("scalelab_title").toString()
+        : shown;
+}
+
+void setAxisTitle(QAbstractAxis* axis, const QString& title)
+{
+    // The same title, perhaps shown wrapped, is left alone: setting it lays the chart out again.
+    if (axisTitle(axis) != title)
+        axis->setTitleText(title);
 }
 
 void styleNote(QGraphicsSimpleTextItem* note, QFont font)

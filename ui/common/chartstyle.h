@@ -55,7 +55,14 @@ QColor chartGridColor();
 /// Gives a chart ScaleLab's look: white background, readable fonts, legend below, thin margins.
 void styleChart(QChart* chart);
 /// Fonts and grid of one axis; `title` includes the unit, e.g. "Memory (GB)".
-void styleAxis(QAbstractAxis* axis, const QString& title);
+/// `shortTitle`, whole words with the unit, is what an axis up the side shows where the whole
+/// title does not fit in its room (fitChartTexts); empty: the whole title wraps.
+void styleAxis(QAbstractAxis* axis, const QString& title, const QString& shortTitle = {});
+/// An axis's whole title: what the tab set, though fitChartTexts may show it wrapped.
+QString axisTitle(const QAbstractAxis* axis);
+/// Sets an axis's title, only when it is not already the whole title (a change lays the chart
+/// out again).
+void setAxisTitle(QAbstractAxis* axis, const QString& title);
 /// A note in a chart's scene ("n = 64", "Yours: 8") in bold `font` and the text colour;
 /// touches the item only when either differs (a note, unlike a title or legend name, never
 /// lays the chart out again).
@@ -86,9 +93,9 @@ void setLogDecades(QLogValueAxis* axis, double lo, double hi);
 /// Charts shows its texts as rich text). A word longer than the width keeps a line of its own;
 /// rich text (a text with a tag) is left as it is.
 QString wrapWords(const QString& text, const QFont& font, double width);
-/// Fits the chart's title and legend entries to its present size by wrapping them onto more
-/// lines, where Qt Charts would cut them short ("Checkpointed a..."). Done on every resize of
-/// a styled chart, after every refresh of a tab and before every export.
+/// Fits the chart's title, legend entries and axis titles to its present size by wrapping them
+/// onto more lines, where Qt Charts would cut them short ("Checkpointed a..."). Done on every
+/// resize of a styled chart, after every refresh of a tab and before every export.
 void fitChartTexts(QChart* chart);
 
 /// Line width in pixels for data lines (3 px or more reads on a projector).

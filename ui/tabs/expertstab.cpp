@@ -293,7 +293,7 @@ void ExpertsTab::buildLoadChart()
     m_loadBars->attachAxis(m_expertAxis);
     m_loadBars->attachAxis(m_loadY);
     styleAxis(m_expertAxis, tr("Experts, grouped by owner rank"));
-    styleAxis(m_loadY, tr("Token slots (before drops)"));
+    styleAxis(m_loadY, tr("Token slots (before drops)"), tr("Token slots"));
 
     m_loadMean = new QLineSeries;
     m_loadMean->setPen(QPen(chartTextColor(), kLineWidth, Qt::DotLine));
@@ -548,7 +548,7 @@ void ExpertsTab::labelRankBands(const std::vector<std::int64_t>& owners, std::in
                                         : QString("%1-%2").arg(first).arg(last),
                              static_cast<double>(end) - 0.5);
     }
-    m_expertAxis->setTitleText(tr("Experts, grouped by owner rank"));
+    setAxisTitle(m_expertAxis, tr("Experts, grouped by owner rank"));
 }
 
 void ExpertsTab::labelExpertIds(std::int64_t experts)
@@ -563,7 +563,7 @@ void ExpertsTab::labelExpertIds(std::int64_t experts)
                                         : QString("%1-%2").arg(first).arg(last),
                              static_cast<double>(last) + 0.5);
     }
-    m_expertAxis->setTitleText(tr("Expert id"));
+    setAxisTitle(m_expertAxis, tr("Expert id"));
 }
 
 void ExpertsTab::showResult()

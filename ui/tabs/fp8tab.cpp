@@ -465,7 +465,7 @@ void Fp8Tab::buildErrorChart()
     chart->addAxis(m_rankAxis, Qt::AlignBottom);
     chart->addAxis(m_errorAxis, Qt::AlignLeft);
     styleAxis(m_rankAxis, tr("Blocks ranked by largest |value|"));
-    styleAxis(m_errorAxis, tr("Relative RMS error of the block (%)"));
+    styleAxis(m_errorAxis, tr("Relative RMS error of the block (%)"), tr("Block error (%)"));
 
     // The outlier blocks as a shaded band behind the points.
     m_bandTop = new QLineSeries(this);

@@ -163,7 +163,7 @@ void MemoryTab::buildCheckpointChart()
     chart->addAxis(m_bytesAxis, Qt::AlignLeft);
     chart->addAxis(m_computeAxis, Qt::AlignRight);
     styleAxis(m_segmentsAxis, tr("Checkpoint segments"));
-    styleAxis(m_computeAxis, tr("Extra compute (% of one forward)"));
+    styleAxis(m_computeAxis, tr("Extra compute (% of one forward)"), tr("Extra compute (%)"));
     setNiceRange(m_computeAxis, 0, 110);
     m_computeAxis->setGridLineVisible(false);
 
@@ -416,7 +416,8 @@ void MemoryTab::showCheckpointing(const core::MemoryResult& r)
     for (const QPointF& p : ckptPoints)
         top = std::max(top, p.y());
     setStickyRange(m_bytesAxis, 0, top * 1.04);
-    styleAxis(m_bytesAxis, tr("Saved activations (%1)").arg(unitName(byteUnit())));
+    styleAxis(m_bytesAxis, tr("Saved activations (%1)").arg(unitName(byteUnit())),
+              tr("Saved (%1)").arg(unitName(byteUnit())));
     placePointNotes(); // the points moved (a new range moves them again: plotAreaChanged)
 }
 

@@ -59,8 +59,7 @@ void setName(QAbstractSeries* series, const QString& name)
 
 void setTitle(QAbstractAxis* axis, const QString& title)
 {
-    if (axis->titleText() != title)
-        axis->setTitleText(title);
+    setAxisTitle(axis, title);
 }
 
 // Sets a bar set to `values` in place: only the difference in length is added or removed, since
@@ -238,7 +237,7 @@ void PipelineTab::buildMemoryChart()
     m_bars->attachAxis(m_stageAxis);
     m_bars->attachAxis(m_heldAxis);
     styleAxis(m_stageAxis, tr("Pipeline stage (one rank each)"));
-    styleAxis(m_heldAxis, tr("Peak held (microbatches)"));
+    styleAxis(m_heldAxis, tr("Peak held (microbatches)"), tr("Held (microbatches)"));
     m_stageAxis->setGridLineVisible(false);
 }
 

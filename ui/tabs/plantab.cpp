@@ -407,7 +407,7 @@ void PlanTab::buildMemoryChart()
     m_stageBars->attachAxis(m_stageAxis);
     m_stageBars->attachAxis(m_memoryAxis);
     styleAxis(m_stageAxis, tr("Pipeline stage (one GPU of each)"));
-    styleAxis(m_memoryAxis, tr("Memory per GPU (GiB)"));
+    styleAxis(m_memoryAxis, tr("Memory per GPU (GiB)"), tr("Memory (GiB)"));
     chart->legend()->setAlignment(Qt::AlignRight);
     buildMemoryChartLines(chart);
 }
@@ -470,7 +470,7 @@ void PlanTab::buildRecomputeChart()
     styleAxis(m_variantAxis, QString());
     m_variantAxis->setTitleVisible(false);
     m_variantAxis->setGridLineVisible(false);
-    styleAxis(m_variantY, tr("Activations per GPU at its peak (GiB)"));
+    styleAxis(m_variantY, tr("Activations per GPU at its peak (GiB)"), tr("Activations (GiB)"));
 
     // Attached after the axes exist, but added before the bars were: drawn under their labels.
     m_roomLine->attachAxis(m_variantY);

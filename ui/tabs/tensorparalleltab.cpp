@@ -131,7 +131,7 @@ void rankAxis(QValueAxis* axis, double ranks)
 /// out again.
 void setTitle(QAbstractAxis* axis, const QString& title)
 {
-    if (axis->titleText() != title)
+    if (axisTitle(axis) != title)
         styleAxis(axis, title);
 }
 
@@ -366,7 +366,7 @@ void TensorParallelTab::buildErrorChart()
     chart->addAxis(m_errorRanks, Qt::AlignBottom);
     chart->addAxis(m_errorAxis, Qt::AlignLeft);
     styleAxis(m_errorRanks, tr("Tensor-parallel ranks"));
-    styleAxis(m_errorAxis, tr("Max |sharded − unsharded|"));
+    styleAxis(m_errorAxis, tr("Max |sharded − unsharded|"), tr("Max |difference|"));
     m_errorAxis->setLabelFormat("%.0e");
 
     const auto add = [&](QXYSeries* s, const QString& name) {

@@ -230,7 +230,7 @@ void ZeroTab::buildMemoryChart()
     chart->addAxis(m_memoryX, Qt::AlignBottom);
     chart->addAxis(m_memoryY, Qt::AlignLeft);
     styleAxis(m_memoryX, tr("Data-parallel ranks n (log scale)"));
-    styleAxis(m_memoryY, tr("State per rank (GB, log)"));
+    styleAxis(m_memoryY, tr("State per rank (GB, log)"), tr("State (GB, log)"));
 
     const auto add = [&](QXYSeries* s) {
         chart->addSeries(s);
@@ -327,7 +327,7 @@ void ZeroTab::buildBreakdownChart()
     m_bars->attachAxis(m_stageAxis);
     m_bars->attachAxis(m_breakdownY);
     styleAxis(m_stageAxis, QString());
-    styleAxis(m_breakdownY, tr("Model state per rank (GB)"));
+    styleAxis(m_breakdownY, tr("Model state per rank (GB)"), tr("State (GB)"));
     m_stageAxis->setTitleVisible(false);
     m_stageAxis->setGridLineVisible(false); // the bars separate the stages well enough
     m_breakdownLimit = new QLineSeries;
@@ -412,8 +412,8 @@ void ZeroTab::buildTrafficChart()
     chart->addAxis(m_trafficY, Qt::AlignLeft);
     chart->addAxis(m_bandwidthY, Qt::AlignRight);
     styleAxis(m_trafficX, tr("Data-parallel ranks n (log scale)"));
-    styleAxis(m_trafficY, tr("Sent per rank per step (GB)"));
-    styleAxis(m_bandwidthY, tr("DP all-reduce bandwidth (GB/s)"));
+    styleAxis(m_trafficY, tr("Sent per rank per step (GB)"), tr("Sent (GB)"));
+    styleAxis(m_bandwidthY, tr("DP all-reduce bandwidth (GB/s)"), tr("Bandwidth (GB/s)"));
     m_bandwidthY->setGridLineVisible(false);
 
     const auto add = [&](QXYSeries* s, QAbstractAxis* y) {
