@@ -917,6 +917,27 @@ bool groupScales(const MatrixF& values, RoundTrip& job, const Spec& s, std::int6
     return finite;
 }
 
+/// The small-block mask of the chunk [k0, k1) from `skip` (one flag per block of blockSize
+/// values): with `perGroup` (blocks are whole groups of kSumLanes) one flag per group in
+/// groupKeep, 1 where its block counts; else all ones per value in keep where it counts, 0 where
+/// it does not.
+void fillChunkMask(const std::vector<std::uint8_t>& skip, std::int64_t blockSize, std::int64_t k0,
+                   std::int64_t k1, bool perGroup, std::int32_t* keep, std::uint8_t* groupKeep)
+{
+    if (perGroup) {
+        for (std::int64_t g = 0; g < (k1 - k0) / kSumLanes; ++g)
+            groupKeep[g] = skip[static_cast<std::size_t>((k0 + g * kSumLanes) / blockSize)] == 0;
+        return;
+    }
+    for (std::int64_t k = k0; k < k1;) {
+        const std::int64_t b = k / blockSize;
+        const std::int64_t e = std::min(k1, (b + 1) * blockSize);
+        std::fill(keep + (k - k0), keep + (e - k0),
+                  skip[static_cast<std::size_t>(b)] == 0 ? -1 : 0);
+        k = e;
+    }
+}
+
 /// Runs round trips of one matrix, all chunks on all cores: scales first, then per chunk every
 /// job. `skip` (one flag per 1 x blockSize block, or empty) asks for the small-block sums too.
 /// Fills each job's sums over every value and over the small blocks; returns false when a value
@@ -948,21 +969,8 @@ bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overf
         std::array<std::int32_t, kSumChunk> keep; // the kernels' mask: all ones = counts
         std::array<std::uint8_t, kSumChunk / kSumLanes> groupKeep; // or one flag per group
         const bool perGroup = masked && blockSize % kSumLanes == 0;
-        if (perGroup) {
-            // Blocks are whole groups: a group counts when its block does.
-            for (std::int64_t g = 0; g < (k1 - k0) / kSumLanes; ++g)
-                groupKeep[static_cast<std::size_t>(g)] =
-                    skip[static_cast<std::size_t>((k0 + g * kSumLanes) / blockSize)] == 0 ? 1 : 0;
-        } else if (masked) {
-            // Block by block: every value of a block counts, or none.
-            for (std::int64_t k = k0; k < k1;) {
-                const std::int64_t b = k / blockSize;
-                const std::int64_t e = std::min(k1, (b + 1) * blockSize);
-                std::fill(keep.data() + (k - k0), keep.data() + (e - k0),
-                          skip[static_cast<std::size_t>(b)] == 0 ? -1 : 0);
-                k = e;
-            }
-        }
+        if (masked)
+            fillChunkMask(skip, blockSize, k0, k1, perGroup, keep.data(), groupKeep.data());
         // Every job on this chunk while it is in cache; the first also adds up the signal.
         for (std::size_t j = 0; j < jobs.size(); ++j) {
             RoundTrip& job = jobs[j];
