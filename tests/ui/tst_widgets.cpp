@@ -95,6 +95,28 @@ class TstWidgets : public QObject {
         return qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Horizontal).first());
     }
 
+    /// A styled chart with value axes along the bottom (x) and up the left (y), and a line from
+    /// (0, 0) to (1, 1) for each of `names`.
+    static QChart* twoAxisChart(const QStringList& names, QValueAxis*& x, QValueAxis*& y)
+    {
+        auto* chart = new QChart;
+        styleChart(chart);
+        x = new QValueAxis;
+        y = new QValueAxis;
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        for (const QString& name : names) {
+            auto* s = new QLineSeries;
+            s->setName(name);
+            s->append(0, 0);
+            s->append(1, 1);
+            chart->addSeries(s);
+            s->attachAxis(x);
+            s->attachAxis(y);
+        }
+        return chart;
+    }
+
 private slots:
     void aFailedRefreshIsKnownNotLost()
     {
@@ -454,22 +476,10 @@ private slots:
 
     void aLegendTooWideForOneRowMovesToTheSide()
     {
-        auto* chart = new QChart;
-        styleChart(chart);
-        auto* x = new QValueAxis;
-        auto* y = new QValueAxis;
-        chart->addAxis(x, Qt::AlignBottom);
-        chart->addAxis(y, Qt::AlignLeft);
-        for (const char* name : {"Weights (bf16)", "Gradients (bf16)", "Master weights (fp32)",
-                                 "Adam moments (fp32)", "Activations saved"}) {
-            auto* s = new QLineSeries;
-            s->setName(name);
-            s->append(0, 0);
-            s->append(1, 1);
-            chart->addSeries(s);
-            s->attachAxis(x);
-            s->attachAxis(y);
-        }
+        QValueAxis *x = nullptr, *y = nullptr;
+        QChart* chart = twoAxisChart({"Weights (bf16)", "Gradients (bf16)", "Master weights (fp32)",
+                                      "Adam moments (fp32)", "Activations saved"},
+                                     x, y);
         QChartView view(chart);
         view.resize(1600, 500);
         view.show();
@@ -491,22 +501,12 @@ private slots:
 
     void axisTitlesWrapOrShortenInsteadOfBeingCut()
     {
-        auto* chart = new QChart;
-        styleChart(chart);
-        auto* x = new QValueAxis;
-        auto* y = new QValueAxis;
-        chart->addAxis(x, Qt::AlignBottom);
-        chart->addAxis(y, Qt::AlignLeft);
+        QValueAxis *x = nullptr, *y = nullptr;
+        QChart* chart = twoAxisChart({QString()}, x, y);
         const QString xTitle = "Blocks ranked by the largest magnitude of their values";
         const QString yTitle = "Relative RMS error of the block (%)";
         styleAxis(x, xTitle);
         styleAxis(y, yTitle, "Block error (%)");
-        auto* s = new QLineSeries;
-        s->append(0, 0);
-        s->append(1, 1);
-        chart->addSeries(s);
-        s->attachAxis(x);
-        s->attachAxis(y);
         QChartView view(chart);
         view.resize(1600, 900);
         view.show();
