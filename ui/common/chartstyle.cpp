@@ -203,6 +203,10 @@ void keepLegendWhole(QChart* chart)
     }
 }
 
+/// What a chart's text item adds around its text when Qt Charts measures it against the room it
+/// has: a margin each side, and a little slack.
+constexpr double kTextItemMargins = 2 * 4 + 4;
+
 /// The chart's title in lines that fit its width; the whole title is kept to fit it again at
 /// another width. A title the tab set since (it differs from the lines last shown) is the new
 /// whole title.
@@ -219,7 +223,6 @@ void fitTitle(QChart* chart)
     qreal left = 0, top = 0, right = 0, bottom = 0;
     if (chart->layout())
         chart->layout()->getContentsMargins(&left, &top, &right, &bottom);
-    constexpr double kTextItemMargins = 2 * 4 + 4; // each side's margin, and a little slack
     const double width =
         chart->size().width() - m.left() - m.right() - left - right - kTextItemMargins;
     const QString fit = wrapWords(whole, chart->titleFont(), width);
@@ -242,15 +245,11 @@ void fitAxisTitles(QChart* chart)
     const QSizeF plot = chart->plotArea().size();
     if (plot.width() < 1 || plot.height() < 1)
         return;
-    // The title is a text item: a margin each side, and a little slack.
-    constexpr double kTextItemMargins = 2 * 4 + 4;
     for (QAbstractAxis* axis : chart->axes()) {
         const QString shown = axis->titleText();
         if (shown.isEmpty() || !axis->isTitleVisible())
             continue;
-        QString whole = axis->property("scalelab_title").toString();
-        if (shown != axis->property("scalelab_titleShown").toString())
-            whole = shown;
+        const QString whole = axisTitle(axis);
         const bool side = axis->orientation() == Qt::Vertical;
         const double along = (side ? plot.height() : plot.width()) - kTextItemMargins;
         QString fit = wrapWords(whole, axis->titleFont(), along);
