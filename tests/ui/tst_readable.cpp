@@ -42,7 +42,7 @@ QList<SceneText> textsOf(const QChart* chart)
 {
     QList<SceneText> texts;
     for (QGraphicsItem* item : chart->scene()->items()) {
-        if (!item->isVisible() || item->opacity() == 0)
+        if (!item->isVisible() || item->effectiveOpacity() == 0)
             continue;
         QString text;
         QRectF box;

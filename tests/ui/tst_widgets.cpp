@@ -7,6 +7,7 @@
 #include "figureslabel.h"
 #include "format.h"
 #include "heatmappanel.h"
+#include "legendrows.h"
 #include "scalelab/core/error.h"
 #include "tab.h"
 
@@ -14,6 +15,8 @@
 #include <QChart>
 #include <QChartView>
 #include <QFile>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QImage>
 #include <QLineSeries>
 #include <QPainter>
@@ -474,7 +477,7 @@ private slots:
         QCOMPARE(set.at(0), 7.0);
     }
 
-    void aLegendTooWideForOneRowMovesToTheSide()
+    void aLegendTooWideForOneRowMovesToTheSideOrIntoRows()
     {
         QValueAxis *x = nullptr, *y = nullptr;
         QChart* chart = twoAxisChart({"Weights (bf16)", "Gradients (bf16)", "Master weights (fp32)",
@@ -493,10 +496,35 @@ private slots:
         // Wide again: back under the chart.
         view.resize(1600, 500);
         QTRY_COMPARE(chart->legend()->alignment(), Qt::AlignBottom);
-        // So narrow that a column would squeeze the plot and its axes: it stays underneath.
+        // So narrow that a column would squeeze the plot and its axes: the names go into rows
+        // under the plot, each whole, in the scene (so exports show them too), below the plot
+        // and its axis and inside the chart.
         view.resize(380, 500);
-        QTest::qWait(100);
-        QCOMPARE(chart->legend()->alignment(), Qt::AlignBottom);
+        QTRY_VERIFY(legendRowsShown(chart));
+        QVERIFY(!chart->legend()->isAttachedToChart());
+        QCOMPARE(chart->legend()->opacity(), 0.0);
+        const QStringList rows = legendRowsTexts(chart);
+        QCOMPARE(rows.size(), 5);
+        QCOMPARE(rows.join(' ').replace('\n', ' '),
+                 QString("Weights (bf16) Gradients (bf16) Master weights (fp32) Adam moments "
+                         "(fp32) Activations saved"));
+        QRectF names;
+        for (QGraphicsItem* item : chart->scene()->items())
+            if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item);
+                text && rows.contains(text->text()))
+                names |= text->sceneBoundingRect();
+        QVERIFY(!names.isEmpty());
+        QVERIFY2(chart->sceneBoundingRect().contains(names), "the rows leave the chart");
+        const QRectF plot = chart->mapRectToScene(chart->plotArea());
+        QVERIFY2(names.top() > plot.bottom(), "the rows overlap the plot");
+        QCOMPARE(chart->margins().bottom() > 6, true); // room made for them
+        // Wide again: Qt's own legend under the chart, and the room given back.
+        view.resize(1600, 500);
+        QTRY_VERIFY(!legendRowsShown(chart));
+        QTRY_VERIFY(chart->legend()->isAttachedToChart());
+        QCOMPARE(chart->legend()->opacity(), 1.0);
+        QCOMPARE(chart->margins().bottom(), 6);
+        QTRY_COMPARE(chart->legend()->alignment(), Qt::AlignBottom);
     }
 
     void axisTitlesWrapOrShortenInsteadOfBeingCut()

@@ -1,5 +1,7 @@
 #include "chartstyle.h"
 
+#include "legendrows.h"
+
 #include <QAbstractAxis>
 #include <QAbstractBarSeries>
 #include <QApplication>
@@ -141,15 +143,6 @@ ChartFonts chartFonts()
 
 namespace {
 
-/// A legend entry's whole text: its series' name or bar set's label, not the lines it is
-/// shown in.
-QString fullLabel(QLegendMarker* marker)
-{
-    if (auto* bar = qobject_cast<QBarLegendMarker*>(marker))
-        return bar->barset()->label();
-    return marker->series() ? marker->series()->name() : marker->label();
-}
-
 /// The share of a chart's width Qt Charts gives a legend beside the plot, at most.
 constexpr double kSideLegendShare = 0.4;
 
@@ -166,21 +159,33 @@ void deferOnce(QChart* chart, const char* pending, void (*work)(QChart*))
     });
 }
 
+/// The chart property that keeps the chart's width when its legend went into rows.
+constexpr const char* kRowsSince = "scalelab_legendRowsSince";
+
+/// A legend shown in rows (legendrows.h) at the chart's present width, from now on.
+void legendIntoRows(QChart* chart)
+{
+    chart->setProperty(kRowsSince, chart->size().width());
+    showLegendRows(chart, true);
+}
+
 /// A legend under the chart is one row, and Qt Charts cuts every name short when the row is
 /// wider than the chart ("Param...", "Activa..."): such a legend moves to the right, one name a
-/// line, and comes back under the chart when the chart is wide enough again.
+/// line, and comes back under the chart when the chart is wide enough again. Where a column on
+/// the right would squeeze the plot, the legend goes into rows under the plot instead.
 void keepLegendWhole(QChart* chart)
 {
     QLegend* legend = chart->legend();
     const bool moved = chart->property("scalelab_legendMoved").toBool();
-    if (!legend->isVisible() || (legend->alignment() != Qt::AlignBottom && !moved))
+    if (!legend->isVisible() || legendRowsShown(chart)
+        || (legend->alignment() != Qt::AlignBottom && !moved))
         return;
     const QFontMetricsF fm(legend->font());
     double row = 0, widest = 0;
     for (QLegendMarker* marker : legend->markers())
         if (marker->isVisible()) {
-            const double entry =
-                fm.horizontalAdvance(fullLabel(marker)) + fm.height() + 3 * fm.averageCharWidth();
+            const double entry = fm.horizontalAdvance(legendEntryName(marker)) + fm.height()
+                + 3 * fm.averageCharWidth();
             row += entry;
             widest = std::max(widest, entry);
         }
@@ -200,6 +205,21 @@ void keepLegendWhole(QChart* chart)
     } else if (moved && (fits || !roomOnTheRight)) {
         legend->setAlignment(Qt::AlignBottom);
         chart->setProperty("scalelab_legendMoved", false);
+    }
+    if (!fits && !roomOnTheRight)
+        legendIntoRows(chart);
+}
+
+/// Qt's legend where it shows every entry whole, rows where it cuts one (a name too long for
+/// the legend's share beside the plot, a row too long under it). Rows stay until the chart is
+/// a fifth wider than where they began: then Qt's legend is tried again.
+void chooseLegendRows(QChart* chart)
+{
+    if (legendRowsShown(chart)) {
+        const bool wider = chart->size().width() > 1.2 * chart->property(kRowsSince).toDouble();
+        showLegendRows(chart, !wider);
+    } else if (legendWouldCut(chart)) {
+        legendIntoRows(chart);
     }
 }
 
@@ -269,7 +289,7 @@ void fitAxisTitles(QChart* chart)
 void fitLegend(QChart* chart)
 {
     QLegend* legend = chart->legend();
-    if (!legend->isVisible())
+    if (!legend->isVisible() || legendRowsShown(chart))
         return;
     const QFontMetricsF fm(legend->font());
     const bool side = legend->alignment() == Qt::AlignLeft || legend->alignment() == Qt::AlignRight;
@@ -278,7 +298,7 @@ void fitLegend(QChart* chart)
         ? kSideLegendShare * chart->size().width() - fm.height() - 4 * fm.averageCharWidth()
         : 0.0;
     for (QLegendMarker* marker : legend->markers()) {
-        const QString fit = wrapWords(fullLabel(marker), legend->font(), width);
+        const QString fit = wrapWords(legendEntryName(marker), legend->font(), width);
         if (marker->label() != fit)
             marker->setLabel(fit);
     }
@@ -313,6 +333,7 @@ void fitChartTexts(QChart* chart)
         return;
     fitTitle(chart);
     fitLegend(chart);
+    chooseLegendRows(chart);
     fitAxisTitles(chart);
 }
 
