@@ -24,6 +24,7 @@
 #include <QPainter>
 #include <QPixmap>
 #include <QScatterSeries>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -377,7 +378,8 @@ void ZeroTab::placeNotes()
     QChart* breakdown = m_breakdown->chart();
     const QRectF plot = breakdown->plotArea();
     const QRectF legend = breakdown->legend()->geometry();
-    if (breakdown->legend()->alignment() == Qt::AlignRight && legend.width() > 0)
+    if (breakdown->legend()->isAttachedToChart()
+        && breakdown->legend()->alignment() == Qt::AlignRight && legend.width() > 0)
         m_breakdownNote->setPos(legend.left() + kNoteInset, plot.top());
     else
         m_breakdownNote->setPos(plot.right() - m_breakdownNote->boundingRect().width() - kNoteInset,
@@ -492,6 +494,7 @@ void ZeroTab::buildTable()
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->setWordWrap(false);
     fitTableHeight();
+    m_table->installEventFilter(this);
     // Under the charts, above the line for refused input.
     chartsColumn()->insertWidget(chartsColumn()->count() - 1, m_table);
 }
@@ -504,8 +507,36 @@ void ZeroTab::fitTableHeight()
     m_table->verticalHeader()->setDefaultSectionSize(row);
     const int header = fontMetrics().lineSpacing() * 2 + kTableHeaderPadding; // two-line titles
     m_table->horizontalHeader()->setFixedHeight(header);
+    const int scrollBar = m_table->horizontalScrollBarPolicy() == Qt::ScrollBarAlwaysOn
+        ? m_table->horizontalScrollBar()->sizeHint().height()
+        : 0;
     m_table->setFixedHeight(header + row * m_table->rowCount() + 2 * m_table->frameWidth()
-                            + kTableBottomPadding);
+                            + kTableBottomPadding + scrollBar);
+}
+
+void ZeroTab::fitTableColumns()
+{
+    QHeaderView* header = m_table->horizontalHeader();
+    // QTableView hides the measure QAbstractItemView gives everyone.
+    const QAbstractItemView* view = m_table;
+    int need = 0;
+    for (int column = 0; column < m_table->columnCount(); ++column)
+        need += std::max(header->sectionSizeHint(column), view->sizeHintForColumn(column));
+    // The viewport's width is the same with or without the scroll bar under it: no loop.
+    const bool whole = need <= m_table->viewport()->width();
+    const auto mode = whole ? QHeaderView::Stretch : QHeaderView::ResizeToContents;
+    if (header->sectionResizeMode(0) == mode)
+        return;
+    header->setSectionResizeMode(mode);
+    m_table->setHorizontalScrollBarPolicy(whole ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAlwaysOn);
+    fitTableHeight();
+}
+
+bool ZeroTab::eventFilter(QObject* watched, QEvent* event)
+{
+    if (m_table && watched == m_table && event->type() == QEvent::Resize)
+        fitTableColumns();
+    return Tab::eventFilter(watched, event);
 }
 
 void ZeroTab::changeEvent(QEvent* event)
@@ -665,6 +696,7 @@ void ZeroTab::showTable(const ZeroFigures& f)
             if (m_table->item(row, column)->text() != texts[static_cast<std::size_t>(column)])
                 m_table->item(row, column)->setText(texts[static_cast<std::size_t>(column)]);
     }
+    fitTableColumns();
 }
 
 } // namespace scalelab::ui

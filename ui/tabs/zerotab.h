@@ -57,6 +57,7 @@ public:
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void recompute() override;
 
 private:
@@ -77,6 +78,10 @@ private:
     /// The rank axes' base: every power of four where the labels fit, fewer where they do not.
     void fitRankAxes();
     void fitTableHeight();
+    /// Columns sharing the table's width where every header and cell shows whole in its share;
+    /// otherwise each column as wide as its texts, and the table scrolls sideways (a narrow
+    /// window in projector type cut "29.5 GB i...").
+    void fitTableColumns();
     void niceRange(QValueAxis* axis, double min, double max);
     /// The ring demo's shape and byte size last simulated, so other edits do not redo it.
     std::pair<std::int64_t, std::int64_t> m_ringKey{-1, -1};
