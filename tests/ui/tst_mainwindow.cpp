@@ -23,8 +23,10 @@
 #include <QComboBox>
 #include <QFileInfo>
 #include <QFontInfo>
+#include <QHeaderView>
 #include <QImage>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMap>
 #include <QMenuBar>
 #include <QPushButton>
@@ -35,6 +37,7 @@
 #include <QStandardPaths>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -451,6 +454,48 @@ private slots:
                 QVERIFY(visited.contains(control->slider())
                         && visited.contains(control->spinBox()));
         checkVisualOrder(tab, visited);
+    }
+
+    void controlsGoCompactWhereTheColumnWouldCrowdTheCharts()
+    {
+        // A classroom projector: 1280 x 800 in projector type. Each control in one row would
+        // take half the width; compact, the name stands over the slider and its value.
+        app::MainWindow w{core::Scenario{}};
+        w.setProjectorMode(true);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.showTab("zero");
+        ui::Tab* tab = w.currentTab();
+        tab->waitForIdle();
+        auto* ranks = tab->findChild<ui::ParameterControl*>("zero.ranks");
+        QVERIFY(ranks);
+        QTRY_VERIFY(ranks->isCompact());
+        QApplication::processEvents();
+        QVERIFY(ranks->label()->geometry().bottom() <= ranks->slider()->geometry().top());
+        QVERIFY(ranks->slider()->geometry().right() <= ranks->spinBox()->geometry().left());
+        auto* column = tab->findChild<QScrollArea*>();
+        QVERIFY(column);
+        QVERIFY2(column->width() <= 0.4 * tab->width(),
+                 qPrintable(QString("%1 of %2").arg(column->width()).arg(tab->width())));
+        // The table under the charts shows every header and cell whole, scrolling sideways if
+        // it must.
+        auto* table = tab->findChild<QTableWidget*>("zero.table");
+        QVERIFY(table);
+        QTRY_VERIFY(table->horizontalHeader()->length() > 0);
+        const QFontMetrics fm(table->font());
+        for (int c = 0; c < table->columnCount(); ++c)
+            for (int r = 0; r < table->rowCount(); ++r)
+                QVERIFY2(table->columnWidth(c) >= fm.horizontalAdvance(table->item(r, c)->text()),
+                         qPrintable(table->item(r, c)->text()));
+        // A large desk screen: one row per control again, the name beside its slider.
+        w.setProjectorMode(false);
+        w.resize(1920, 1080);
+        QTRY_VERIFY(!ranks->isCompact());
+        QApplication::processEvents();
+        QVERIFY(ranks->label()->geometry().right() <= ranks->slider()->geometry().left());
+        QCOMPARE(ranks->label()->geometry().center().y() / 4,
+                 ranks->slider()->geometry().center().y() / 4);
     }
 
     void ctrlTabSwitchesTabsFromAnywhere_data()

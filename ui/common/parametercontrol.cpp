@@ -1,7 +1,7 @@
 #include "parametercontrol.h"
 
 #include <QFontMetrics>
-#include <QHBoxLayout>
+#include <QGridLayout>
 #include <QKeyEvent>
 #include <QKeySequence>
 #include <QLabel>
@@ -27,6 +27,8 @@ constexpr double kExactLimit = 9007199254740992.0;
 constexpr int kMaxExactSteps = 10000;
 // ...and otherwise (and always on a log scale) this many equal steps.
 constexpr int kEvenSteps = 1000;
+/// The slider's least length in a compact control, in average characters: enough to drag.
+constexpr int kCompactSliderChars = 8;
 
 // The C locale, but with ',' between thousands: "8,030,261,248" is readable from the back row,
 // and a fixed locale keeps scenario values and tests the same on every machine.
@@ -385,12 +387,7 @@ ParameterControl::ParameterControl(ParameterSpec spec, QWidget* parent)
     }
     describe();
 
-    auto* row = new QHBoxLayout(this);
-    row->setContentsMargins(0, 0, 0, 0);
-    row->addWidget(m_label);
-    row->addWidget(m_slider, 1);
-    row->addWidget(m_spinBox);
-    row->addWidget(m_unitLabel);
+    arrange();
 
     applyRange(m_spec.minimum, m_spec.maximum);
     m_value = m_spec.minimum;
@@ -520,6 +517,40 @@ int ParameterControl::positionForValue(double value) const
             return neighbour;
     }
     return nearest;
+}
+
+void ParameterControl::setCompact(bool compact)
+{
+    if (compact == m_compact)
+        return;
+    m_compact = compact;
+    arrange();
+}
+
+void ParameterControl::arrange()
+{
+    // A new grid each time: the widgets stay, only where they sit changes.
+    delete layout();
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(0, 0, 0, 0);
+    if (m_compact) {
+        // The name over its row, which then needs no room for it: the slider keeps enough
+        // length to be dragged.
+        grid->setVerticalSpacing(fontMetrics().height() / 8);
+        grid->addWidget(m_label, 0, 0, 1, 3);
+        grid->addWidget(m_slider, 1, 0);
+        grid->addWidget(m_spinBox, 1, 1);
+        grid->addWidget(m_unitLabel, 1, 2);
+        grid->setColumnStretch(0, 1);
+        m_slider->setMinimumWidth(kCompactSliderChars * fontMetrics().averageCharWidth());
+    } else {
+        grid->addWidget(m_label, 0, 0);
+        grid->addWidget(m_slider, 0, 1);
+        grid->addWidget(m_spinBox, 0, 2);
+        grid->addWidget(m_unitLabel, 0, 3);
+        grid->setColumnStretch(1, 1);
+        m_slider->setMinimumWidth(0);
+    }
 }
 
 void ParameterControl::alignColumns(const QList<ParameterControl*>& controls)

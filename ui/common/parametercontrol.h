@@ -123,6 +123,11 @@ public:
     /// otherwise the nearest (in log10 on a log scale).
     int positionForValue(double value) const;
 
+    /// Compact: the label on a line of its own over the slider, spin box and unit, for a
+    /// narrow column (a classroom screen in large type); otherwise all four in one row.
+    void setCompact(bool compact);
+    bool isCompact() const { return m_compact; }
+
     /// Gives the labels, spin boxes and units of the given controls common widths, so controls
     /// stacked in a column line up. Call again after a font change (e.g. projector mode).
     static void alignColumns(const QList<ParameterControl*>& controls);
@@ -155,6 +160,8 @@ private:
     void describe();
     /// Says why typed text was not taken, beside the spin box and through inputRefused().
     void onRefused(const QString& typed);
+    /// Puts the label, slider, spin box and unit into a new grid, one row or two (setCompact).
+    void arrange();
 
     ParameterSpec m_spec;
     double m_value = 0;
@@ -163,6 +170,7 @@ private:
     double m_logLow = 0; // log10 of the value at position 0 on a log scale
     double m_logHigh = 0; // log10 of the value at the last position
     int m_significantDigits = 3;
+    bool m_compact = false;
 
     QLabel* m_label = nullptr;
     QSlider* m_slider = nullptr;

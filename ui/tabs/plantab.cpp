@@ -356,6 +356,7 @@ void PlanTab::buildExports(QVBoxLayout* group)
     megatron->setObjectName("plan.save_megatron");
     row->addWidget(deepSpeed);
     row->addWidget(megatron);
+    row->setProperty(kStackWhenCompact, true); // one over the other in a narrow column
     group->addLayout(row);
     m_exportStatus = new QLabel;
     m_exportStatus->setObjectName("plan.export_status");

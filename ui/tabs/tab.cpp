@@ -379,24 +379,67 @@ void Tab::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::FontChange) {
-        fitControlsColumn();
+        fitControlsColumn(true);
         arrangeCharts(true);
     }
 }
 
-void Tab::fitControlsColumn()
+void Tab::fitControlsColumn(bool measure)
 {
     // A scroll area keeps the width it was first given; the controls need their full width
     // (labels, sliders and exact values side by side) at every type size.
     QWidget* panel = m_scroll->widget();
     if (!panel)
         return;
-    panel->ensurePolished();
-    if (panel->layout())
-        panel->layout()->activate();
-    const int width = panel->sizeHint().width() + m_scroll->verticalScrollBar()->sizeHint().width();
-    if (m_scroll->minimumWidth() != width)
-        m_scroll->setMinimumWidth(width);
+    // The column's width with its controls arranged one way or the other.
+    const auto arranged = [this, panel](bool compact) {
+        m_compactControls = compact;
+        for (ParameterControl* control : panel->findChildren<ParameterControl*>())
+            control->setCompact(compact);
+        // Choice boxes likewise under their names.
+        const auto wrap = compact ? QFormLayout::WrapAllRows : QFormLayout::DontWrapRows;
+        for (QFormLayout* form : panel->findChildren<QFormLayout*>())
+            if (form->rowWrapPolicy() != wrap)
+                form->setRowWrapPolicy(wrap);
+        for (QBoxLayout* row : panel->findChildren<QBoxLayout*>())
+            if (row->property(kStackWhenCompact).toBool())
+                row->setDirection(compact ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+        // And none wider than kChoiceChars (a preset box is as wide as its longest choice on
+        // a large screen); the open list still shows every choice whole.
+        for (QComboBox* box : panel->findChildren<QComboBox*>()) {
+            // What the tab chose, given back when the column is wide again.
+            if (!box->property("scalelab_adjust").isValid()) {
+                box->setProperty("scalelab_adjust", static_cast<int>(box->sizeAdjustPolicy()));
+                box->setProperty("scalelab_chars", box->minimumContentsLength());
+            }
+            const int chars = box->property("scalelab_chars").toInt();
+            const auto adjust = compact ? QComboBox::AdjustToMinimumContentsLengthWithIcon
+                                        : static_cast<QComboBox::SizeAdjustPolicy>(
+                                            box->property("scalelab_adjust").toInt());
+            if (box->sizeAdjustPolicy() != adjust)
+                box->setSizeAdjustPolicy(adjust);
+            const int length = compact && chars == 0 ? kChoiceChars : chars;
+            if (box->minimumContentsLength() != length)
+                box->setMinimumContentsLength(length);
+        }
+        panel->ensurePolished();
+        if (panel->layout())
+            panel->layout()->activate();
+        return panel->sizeHint().width() + m_scroll->verticalScrollBar()->sizeHint().width();
+    };
+    if (measure || m_rowControlsWidth == 0 || !m_compactControls)
+        m_rowControlsWidth = arranged(false);
+    const bool compact = width() > 0 && m_rowControlsWidth > kControlsShare * width();
+    const int columnWidth =
+        compact == m_compactControls && !compact ? m_rowControlsWidth : arranged(compact);
+    if (m_scroll->minimumWidth() != columnWidth)
+        m_scroll->setMinimumWidth(columnWidth);
+}
+
+void Tab::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitControlsColumn();
 }
 
 void Tab::showEvent(QShowEvent* event)

@@ -134,6 +134,12 @@ protected:
                                            const QString& section, QComboBox*& box);
     /// A chart's readable width, in characters of chart type (setCharts).
     static constexpr int kMinChartChars = 48;
+    /// The most of a tab's width its controls column takes with each control in one row; a
+    /// wider column goes compact (fitControlsColumn).
+    static constexpr double kControlsShare = 0.4;
+    /// A property of a row of the controls column (a QBoxLayout) whose widgets stand one over
+    /// the other while the controls are compact.
+    static constexpr const char* kStackWhenCompact = "scalelab_stackWhenCompact";
     /// Places the charts in a grid of at most `columns` under the figures line. Charts are
     /// never squeezed below a readable size (kMinChartChars x kMinChartLines of chart text):
     /// when the window is too narrow, or the type large (projector mode), they take fewer
@@ -146,6 +152,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     /// A tab behind another asks for no room: QTabWidget's minimum is the largest of its
     /// pages', so the widest tab would keep the window wider than a small screen while a
     /// narrow one is on show.
@@ -211,8 +218,11 @@ private:
     void arrangeCharts(bool force = false);
     /// Rows of the chart grid at `columns` columns (the lead chart, when it spans, a row alone).
     int chartRows(int columns) const;
-    /// Gives the controls column the width its controls need at the current type size.
-    void fitControlsColumn();
+    /// Gives the controls column the width its controls need at the current type size: each
+    /// control in one row where that row takes at most kControlsShare of the tab's width,
+    /// otherwise compact (the name over the row), so the charts keep their room on a
+    /// classroom screen in large type. `measure` measures the one-row width again (new type).
+    void fitControlsColumn(bool measure = false);
 
     /// A control, check box or combo box showing one field.
     struct Binding {
@@ -246,6 +256,8 @@ private:
     QLabel* m_figures;
     QLabel* m_message;
     QList<ParameterControl*> m_controls;
+    bool m_compactControls = false;
+    int m_rowControlsWidth = 0; ///< the controls column's width with every control in one row
     ExplanationPanel* m_explanation = nullptr;
     bool m_explanationVisible = true;
     Failure m_failure = Failure::None;
