@@ -227,11 +227,18 @@ double side(std::int64_t n)
 // ---- Layout, step by step -------------------------------------------------------------------
 
 /// Title at the top, colour key at the bottom, the caption over it, the blocks' band between.
-void placeFrame(PictureLayout& l, const QRectF& t, const QString& caption)
+void placeFrame(PictureLayout& l, const QRectF& t, const QString& title, const QString& caption)
 {
     const QFontMetricsF titleFm(l.fonts.title), captionFm(l.fonts.caption),
         legendFm(l.fonts.legend);
-    l.title = QRectF(t.left(), t.top() + kTitleTop, t.width(), titleFm.height() + kLeading);
+    // A title wider than the picture wraps onto more lines rather than running off both sides.
+    const double titleHeight =
+        titleFm
+            .boundingRect(QRectF(0, 0, t.width() - 2 * kPad, kUnboundedHeight),
+                          Qt::TextWordWrap | Qt::AlignHCenter, title)
+            .height();
+    l.title =
+        QRectF(t.left() + kPad, t.top() + kTitleTop, t.width() - 2 * kPad, titleHeight + kLeading);
     l.legend = QRectF(t.left() + kPad, t.bottom() - legendFm.height() - kKeyBottom,
                       t.width() - 2 * kPad, legendFm.height() + kLeading);
     const double captionHeight = caption.isEmpty()
@@ -861,7 +868,7 @@ ShardingPanel::Layout ShardingPanel::layoutAt(const QRectF& t, bool notes, bool 
     l.fonts = fonts(scale);
     l.notes = notes;
     l.shards = shards;
-    placeFrame(l, t, m_picture.caption);
+    placeFrame(l, t, m_picture.title, m_picture.caption);
     sizeFor(l, m_picture.blocks.size());
     if (m_picture.blocks.empty())
         return l;
@@ -900,7 +907,7 @@ void ShardingPanel::render(QPainter& painter, const QRectF& target)
     painter.fillRect(target, Qt::white);
     painter.setPen(Qt::black);
     painter.setFont(l.fonts.title);
-    painter.drawText(l.title, Qt::AlignCenter, m_picture.title);
+    painter.drawText(l.title, Qt::AlignCenter | Qt::TextWordWrap, m_picture.title);
 
     for (std::size_t i = 0; i < m_picture.blocks.size(); ++i) {
         const Block& b = m_picture.blocks[i];
