@@ -24,6 +24,7 @@ constexpr double kFrameHeight = 80;
 constexpr int kMapMinWidth = 200;
 constexpr int kMapMinHeight = 140;
 constexpr double kTitlePadding = 14; // above and below the title line, together
+constexpr double kMinPlot = 40; // a plot narrower or shorter than this shows no pattern
 
 } // namespace
 
@@ -42,12 +43,13 @@ HeatmapPairPanel::HeatmapPairPanel(const QString& name, QWidget* parent)
     updateMargins();
     // Room for the maps side by side, the arrangement every size falls back to.
     setMinimumSize(2 * kMapMinWidth + static_cast<int>(kGap),
-                   kMapMinHeight + static_cast<int>(std::ceil(titleHeight())));
+                   kMapMinHeight + static_cast<int>(std::ceil(titleHeight(0))));
 }
 
 void HeatmapPairPanel::setTitle(const QString& title)
 {
     m_title = title;
+    updateMargins();
     update();
 }
 
@@ -95,19 +97,28 @@ bool HeatmapPairPanel::sideBySide(const QSizeF& size) const
     const auto misfit = [aspect](double w, double h) {
         return std::abs(std::log(std::max(w, 1.0) / std::max(h, 1.0) / aspect));
     };
-    // Stacking needs the height for two maps; otherwise side by side.
-    if ((size.height() - kGap) / 2 < kMapMinHeight)
-        return true;
-    const double across =
-        misfit((size.width() - kGap) / 2 - kFrameWidth, size.height() - kFrameHeight);
-    const double down =
-        misfit(size.width() - kFrameWidth, (size.height() - kGap) / 2 - kFrameHeight);
-    return across <= down;
+    // The plot areas each arrangement leaves, after each map's labels and colour bar.
+    const QSizeF across((size.width() - kGap) / 2 - kFrameWidth, size.height() - kFrameHeight);
+    const QSizeF down(size.width() - kFrameWidth, (size.height() - kGap) / 2 - kFrameHeight);
+    const auto roomy = [](QSizeF plot) {
+        return plot.width() >= kMinPlot && plot.height() >= kMinPlot;
+    };
+    // Where only one arrangement leaves each plot room, that one (side by side in a panel too
+    // narrow for it crowded the labels into black bars); where neither does, the larger plots;
+    // otherwise the plots of the matrix's shape.
+    if (roomy(across) != roomy(down))
+        return roomy(across);
+    const auto area = [](QSizeF plot) {
+        return std::max(0.0, plot.width()) * std::max(0.0, plot.height());
+    };
+    if (!roomy(across))
+        return area(across) >= area(down);
+    return misfit(across.width(), across.height()) <= misfit(down.width(), down.height());
 }
 
 void HeatmapPairPanel::updateDirection()
 {
-    const QSizeF area(width(), height() - titleHeight());
+    const QSizeF area(width(), height() - titleHeight(width()));
     auto* box = static_cast<QBoxLayout*>(layout());
     const auto direction = sideBySide(area) ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
     if (box->direction() != direction)
@@ -116,19 +127,31 @@ void HeatmapPairPanel::updateDirection()
 
 void HeatmapPairPanel::resizeEvent(QResizeEvent* event)
 {
+    updateMargins();
     updateDirection();
     ChartPanel::resizeEvent(event);
 }
 
-double HeatmapPairPanel::titleHeight() const
+double HeatmapPairPanel::titleHeight(double width) const
 {
-    return QFontMetricsF(chartFonts().title).height() + kTitlePadding;
+    // A title wider than the panel wraps onto more lines (it ran off both sides at 1280 x 800
+    // in projector type); without a width, one line.
+    const QFontMetricsF fm(chartFonts().title);
+    if (width <= 0)
+        return fm.height() + kTitlePadding;
+    return fm.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap | Qt::AlignHCenter, m_title)
+               .height()
+        + kTitlePadding;
 }
 
 void HeatmapPairPanel::updateMargins()
 {
     // The maps sit under the title line this panel paints itself.
-    layout()->setContentsMargins(0, static_cast<int>(std::ceil(titleHeight())), 0, 0);
+    const int top = static_cast<int>(std::ceil(titleHeight(width())));
+    int left = 0, old = 0, right = 0, bottom = 0;
+    layout()->getContentsMargins(&left, &old, &right, &bottom);
+    if (old != top)
+        layout()->setContentsMargins(0, top, 0, 0);
 }
 
 void HeatmapPairPanel::changeEvent(QEvent* event)
@@ -142,11 +165,11 @@ void HeatmapPairPanel::render(QPainter& painter, const QRectF& target)
 {
     painter.save();
     painter.fillRect(target, chartBackgroundColor());
-    const double th = titleHeight();
+    const double th = titleHeight(target.width());
     painter.setPen(chartTextColor());
     painter.setFont(chartFonts().title);
-    painter.drawText(QRectF(target.left(), target.top(), target.width(), th), Qt::AlignCenter,
-                     m_title);
+    painter.drawText(QRectF(target.left(), target.top(), target.width(), th),
+                     Qt::AlignCenter | Qt::TextWordWrap, m_title);
     const double top = target.top() + th;
     const double height = target.height() - th;
     if (sideBySide(QSizeF(target.width(), height))) {
@@ -165,11 +188,11 @@ void HeatmapPairPanel::paintEvent(QPaintEvent*)
 {
     // The title line and the gap between the maps: the maps paint themselves.
     QPainter painter(this);
-    const double th = titleHeight();
+    const double th = titleHeight(width());
     painter.fillRect(rect(), chartBackgroundColor());
     painter.setPen(chartTextColor());
     painter.setFont(chartFonts().title);
-    painter.drawText(QRectF(0, 0, width(), th), Qt::AlignCenter, m_title);
+    painter.drawText(QRectF(0, 0, width(), th), Qt::AlignCenter | Qt::TextWordWrap, m_title);
 }
 
 } // namespace scalelab::ui

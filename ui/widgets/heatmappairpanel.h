@@ -46,7 +46,8 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
-    double titleHeight() const;
+    /// The title's lines at `width` (one line for 0) and the room around them.
+    double titleHeight(double width) const;
     void updateMargins();
     void updateDirection();
 
