@@ -13,6 +13,7 @@
 #include <QGraphicsTextItem>
 #include <QLegend>
 #include <QLegendMarker>
+#include <QMarginsF>
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
@@ -39,8 +40,8 @@ struct Entry {
     QSizeF size; ///< swatch, gap and text
 };
 
-/// The rows: swatches painted by the item itself, names as text items of its own (so that
-/// whoever walks a chart's texts finds them), placed by layOut.
+/// The rows: swatches painted by the item itself, names as its only children, text items (so
+/// that whoever walks a chart's texts finds them), placed by setContents.
 class RowsItem : public QGraphicsItem {
 public:
     static constexpr int kType = UserType + 0x4c52; // "LR"
@@ -56,14 +57,21 @@ public:
     }
 
     QString signature; ///< what the rows were last built from
-    QStringList texts;
+
+    /// The names shown, in order.
+    QStringList texts() const
+    {
+        QStringList out;
+        for (const QGraphicsItem* item : childItems())
+            out << static_cast<const QGraphicsSimpleTextItem*>(item)->text();
+        return out;
+    }
 
     void setContents(const QList<Entry>& entries, const QFont& font, double width)
     {
         prepareGeometryChange();
         qDeleteAll(childItems());
         m_swatches.clear();
-        texts.clear();
         const QFontMetricsF fm(font);
         const double entryGap = kEntryGap * fm.averageCharWidth();
         const double rowGap = kRowGap * fm.height();
@@ -94,7 +102,6 @@ public:
                 name->setFont(font);
                 name->setBrush(chartTextColor());
                 name->setPos(x + side + kSwatchGap * fm.averageCharWidth(), y);
-                texts << e->text;
                 x += e->size.width() + entryGap;
             }
             y += rowHeight + rowGap;
@@ -122,14 +129,13 @@ QColor markerColour(const QLegendMarker* marker)
     return brush.style() == Qt::NoBrush ? marker->pen().color() : brush.color();
 }
 
-/// The width the rows have: the chart's less its margins and its layout's.
-double rowsWidth(const QChart* chart)
+/// The margins of the chart's layout, around its own margins.
+QMarginsF layoutMargins(const QChart* chart)
 {
     qreal left = 0, top = 0, right = 0, bottom = 0;
     if (chart->layout())
         chart->layout()->getContentsMargins(&left, &top, &right, &bottom);
-    const QMargins m = chart->margins();
-    return chart->size().width() - m.left() - m.right() - left - right;
+    return {left, top, right, bottom};
 }
 
 void setBottomMargin(QChart* chart, int bottom)
@@ -147,7 +153,11 @@ void layOutRows(QChart* chart, RowsItem* rows)
 {
     const QFont font = chart->legend()->font();
     const QFontMetricsF fm(font);
-    const double width = std::max(1.0, rowsWidth(chart));
+    const QMarginsF outer = layoutMargins(chart);
+    const QMargins own = chart->margins();
+    // The chart's width less its margins and its layout's.
+    const double width = std::max(
+        1.0, chart->size().width() - own.left() - own.right() - outer.left() - outer.right());
     QList<Entry> entries;
     QString signature =
         QString("%1|%2|%3").arg(font.toString()).arg(width).arg(chartTextColor().name());
@@ -171,11 +181,8 @@ void layOutRows(QChart* chart, RowsItem* rows)
     const int base = chart->property(kBaseBottom).toInt();
     const double height = rows->boundingRect().height();
     setBottomMargin(chart, base + static_cast<int>(std::ceil(height + kRowGap * fm.height())));
-    qreal left = 0, top = 0, right = 0, bottom = 0;
-    if (chart->layout())
-        chart->layout()->getContentsMargins(&left, &top, &right, &bottom);
-    const QPointF at(left + chart->margins().left(),
-                     chart->size().height() - bottom - base - height);
+    const QPointF at(outer.left() + own.left(),
+                     chart->size().height() - outer.bottom() - base - height);
     if (rows->pos() != at)
         rows->setPos(at);
 }
@@ -219,7 +226,7 @@ bool legendRowsShown(const QChart* chart)
 QStringList legendRowsTexts(const QChart* chart)
 {
     const RowsItem* rows = rowsOf(chart);
-    return rows ? rows->texts : QStringList();
+    return rows ? rows->texts() : QStringList();
 }
 
 void showLegendRows(QChart* chart, bool show)

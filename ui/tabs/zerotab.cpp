@@ -688,15 +688,20 @@ void ZeroTab::updateRing()
 
 void ZeroTab::showTable(const ZeroFigures& f)
 {
-    if (m_table->horizontalHeaderItem(1)->text() != f.fitsHeader)
+    bool changed = m_table->horizontalHeaderItem(1)->text() != f.fitsHeader;
+    if (changed)
         m_table->horizontalHeaderItem(1)->setText(f.fitsHeader);
     for (int row = 0; row < static_cast<int>(kStages.size()); ++row) {
         const ZeroTableRow& texts = f.table[static_cast<std::size_t>(row)];
         for (int column = 0; column < static_cast<int>(texts.size()); ++column)
-            if (m_table->item(row, column)->text() != texts[static_cast<std::size_t>(column)])
+            if (m_table->item(row, column)->text() != texts[static_cast<std::size_t>(column)]) {
                 m_table->item(row, column)->setText(texts[static_cast<std::size_t>(column)]);
+                changed = true;
+            }
     }
-    fitTableColumns();
+    // Measured again only when a text changed (a slider step often changes none).
+    if (changed)
+        fitTableColumns();
 }
 
 } // namespace scalelab::ui
