@@ -18,6 +18,8 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QImage>
+#include <QLegend>
+#include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
 #include <QSignalSpy>
@@ -501,8 +503,7 @@ private slots:
         // and its axis and inside the chart.
         view.resize(380, 500);
         QTRY_VERIFY(legendRowsShown(chart));
-        QVERIFY(!chart->legend()->isAttachedToChart());
-        QCOMPARE(chart->legend()->opacity(), 0.0);
+        QVERIFY(!chart->legend()->isVisible());
         const QStringList rows = legendRowsTexts(chart);
         QCOMPARE(rows.size(), 5);
         QCOMPARE(rows.join(' ').replace('\n', ' '),
@@ -518,11 +519,20 @@ private slots:
         const QRectF plot = chart->mapRectToScene(chart->plotArea());
         QVERIFY2(names.top() > plot.bottom(), "the rows overlap the plot");
         QCOMPARE(chart->margins().bottom() > 6, true); // room made for them
+        // An entry the tab leaves out leaves the rows, and stays out of Qt's legend after.
+        QLegendMarker* first = chart->legend()->markers().first();
+        showInLegend(first, false);
+        fitChartTexts(chart);
+        QCOMPARE(legendRowsTexts(chart).size(), 4);
+        QVERIFY(!legendRowsTexts(chart).join(' ').replace('\n', ' ').contains("Weights (bf16)"));
         // Wide again: Qt's own legend under the chart, and the room given back.
         view.resize(1600, 500);
         QTRY_VERIFY(!legendRowsShown(chart));
-        QTRY_VERIFY(chart->legend()->isAttachedToChart());
-        QCOMPARE(chart->legend()->opacity(), 1.0);
+        QVERIFY(chart->legend()->isVisible());
+        QVERIFY(!first->isVisible());
+        QVERIFY(chart->legend()->markers()[1]->isVisible());
+        showInLegend(first, true);
+        QVERIFY(first->isVisible());
         QCOMPARE(chart->margins().bottom(), 6);
         QTRY_COMPARE(chart->legend()->alignment(), Qt::AlignBottom);
     }

@@ -11,12 +11,14 @@
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
 #include <QGraphicsSimpleTextItem>
+#include <QHash>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineF>
 #include <QLogValueAxis>
 #include <QPointF>
 #include <QScatterSeries>
+#include <QThread>
 #include <QTimer>
 #include <QValueAxis>
 #include <QXYSeries>
@@ -306,10 +308,13 @@ void fitLegend(QChart* chart)
 
 } // namespace
 
-QString wrapWords(const QString& text, const QFont& font, double width)
+namespace {
+
+/// wrapWords without its memory.
+QString measureAndWrap(const QString& text, const QFont& font, double width)
 {
     const QFontMetricsF fm(font);
-    if (width <= 0 || text.contains('<') || fm.horizontalAdvance(text) <= width)
+    if (fm.horizontalAdvance(text) <= width)
         return text;
     QStringList lines;
     QString line;
@@ -325,6 +330,33 @@ QString wrapWords(const QString& text, const QFont& font, double width)
     if (!line.isEmpty())
         lines << line;
     return lines.join("<br>");
+}
+
+/// The texts wrapped lately. Every refresh of a tab fits every text of its charts again, mostly
+/// the same texts at the same widths, and measuring a text (shaping it) costs more than the
+/// rest of a small chart's refresh. Forgotten wholesale when full: the texts of one window are
+/// far fewer.
+constexpr qsizetype kWrappedKept = 1024;
+
+} // namespace
+
+QString wrapWords(const QString& text, const QFont& font, double width)
+{
+    if (width <= 0 || text.contains('<'))
+        return text;
+    if (const QCoreApplication* app = QCoreApplication::instance();
+        !app || QThread::currentThread() != app->thread())
+        return measureAndWrap(text, font, width); // the memory is the GUI thread's
+    static QHash<QString, QString> wrapped;
+    // The width to a tenth of a pixel; a font by its key (family, size, weight, style...).
+    const QString key = text + QChar(0) + font.key() + QChar(0) + QString::number(width, 'f', 1);
+    if (const auto it = wrapped.constFind(key); it != wrapped.cend())
+        return *it;
+    if (wrapped.size() >= kWrappedKept)
+        wrapped.clear();
+    const QString fit = measureAndWrap(text, font, width);
+    wrapped.insert(key, fit);
+    return fit;
 }
 
 void fitChartTexts(QChart* chart)

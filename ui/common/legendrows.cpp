@@ -24,6 +24,8 @@ namespace {
 
 /// The chart property that keeps the bottom margin the chart had before the rows took room.
 constexpr const char* kBaseBottom = "scalelab_legendRowsBaseBottom";
+/// The marker property set by showInLegend: false where the tab leaves the entry out.
+constexpr const char* kInLegend = "scalelab_inLegend";
 
 /// Room between the plot's axes and the first row, and between rows, in lines of legend type.
 constexpr double kRowGap = 0.35;
@@ -158,23 +160,24 @@ void layOutRows(QChart* chart, RowsItem* rows)
     // The chart's width less its margins and its layout's.
     const double width = std::max(
         1.0, chart->size().width() - own.left() - own.right() - outer.left() - outer.right());
+    // What the rows show, and what it depends on: measured (shaped) again only on a change.
     QList<Entry> entries;
-    QString signature =
-        QString("%1|%2|%3").arg(font.toString()).arg(width).arg(chartTextColor().name());
+    QString signature = QString("%1|%2|%3").arg(font.key()).arg(width).arg(chartTextColor().name());
     for (QLegendMarker* marker : chart->legend()->markers()) {
-        if (!marker->isVisible())
+        if (const QVariant in = marker->property(kInLegend); in.isValid() && !in.toBool())
             continue;
-        const double side = kSwatch * fm.height() + kSwatchGap * fm.averageCharWidth();
-        Entry e{markerColour(marker), legendEntryName(marker), {}};
-        e.text = wrapWords(e.text, font, width - side).replace("<br>", "\n");
-        double textWidth = 0;
-        for (const QString& line : e.text.split('\n'))
-            textWidth = std::max(textWidth, fm.horizontalAdvance(line));
-        e.size = QSizeF(side + textWidth, fm.height() * e.text.count('\n') + fm.height());
-        signature += '|' + e.colour.name(QColor::HexArgb) + e.text;
-        entries.append(e);
+        entries.append({markerColour(marker), legendEntryName(marker), {}});
+        signature += '|' + entries.last().colour.name(QColor::HexArgb) + entries.last().text;
     }
     if (signature != rows->signature) {
+        const double side = kSwatch * fm.height() + kSwatchGap * fm.averageCharWidth();
+        for (Entry& e : entries) {
+            e.text = wrapWords(e.text, font, width - side).replace("<br>", "\n");
+            double textWidth = 0;
+            for (const QString& line : e.text.split('\n'))
+                textWidth = std::max(textWidth, fm.horizontalAdvance(line));
+            e.size = QSizeF(side + textWidth, fm.height() * e.text.count('\n') + fm.height());
+        }
         rows->signature = signature;
         rows->setContents(entries, font, width);
     }
@@ -188,6 +191,12 @@ void layOutRows(QChart* chart, RowsItem* rows)
 }
 
 } // namespace
+
+void showInLegend(QLegendMarker* marker, bool shown)
+{
+    marker->setProperty(kInLegend, shown);
+    marker->setVisible(shown);
+}
 
 QString legendEntryName(QLegendMarker* marker)
 {
@@ -232,24 +241,21 @@ QStringList legendRowsTexts(const QChart* chart)
 void showLegendRows(QChart* chart, bool show)
 {
     RowsItem* rows = rowsOf(chart);
-    // Qt's legend steps aside without being hidden: a hidden legend hides its markers too, and
-    // the rows would no longer know which entries the tab keeps out of the legend. Detached,
-    // it takes no room in the chart's layout; transparent, it shows nowhere.
+    // Qt's legend is hidden: it then takes no room in the chart's layout, and is not laid out
+    // again whenever an entry's name changes. (Its markers are hidden with it: which entries the
+    // tab leaves out, the rows learn from showInLegend.)
     QLegend* legend = chart->legend();
     if (!show) {
         if (rows) {
             delete rows;
             setBottomMargin(chart, chart->property(kBaseBottom).toInt());
-            legend->setOpacity(1);
-            legend->attachToChart();
+            legend->show();
         }
         return;
     }
     if (!rows) {
         chart->setProperty(kBaseBottom, chart->margins().bottom());
-        legend->detachFromChart();
-        legend->setOpacity(0);
-        legend->setGeometry(QRectF());
+        legend->hide();
         rows = new RowsItem;
         rows->setParentItem(chart);
         rows->setZValue(legend->zValue());

@@ -13,8 +13,7 @@ namespace scalelab::ui {
 ///
 /// Qt Charts lays a legend under the plot in one row and cuts every name short when the row is
 /// wider than the chart ("Param...", "busbw ..."); beside the plot it cuts what is wider than its
-/// share of the chart. Where that would happen, ScaleLab sets Qt's legend aside (detached and
-/// transparent, so its markers keep saying which entries the tab shows) and draws this one: a
+/// share of the chart. Where that would happen, ScaleLab hides Qt's legend and draws this one: a
 /// swatch in the series' colour and the whole name, entries filling centred rows, a name wider
 /// than the chart wrapped at spaces. The chart's bottom margin makes room for the rows, so
 /// the plot and axes are laid out above them. The rows are items of the chart's scene, so they
@@ -28,6 +27,10 @@ void showLegendRows(QChart* chart, bool show);
 /// A legend entry's whole text: its series' name or bar set's label, not the lines a legend
 /// shows it in.
 QString legendEntryName(QLegendMarker* marker);
+/// Shows or leaves out one entry of a legend, Qt's or the rows. The tabs leave entries out
+/// through this, not QLegendMarker::setVisible: while the rows stand in for Qt's legend, that
+/// legend is hidden, and so are all its markers, whatever the tab asked.
+void showInLegend(QLegendMarker* marker, bool shown);
 /// Whether the chart's legend is drawn as rows at present.
 bool legendRowsShown(const QChart* chart);
 /// The texts the rows show, in order, one per visible entry (for tests).

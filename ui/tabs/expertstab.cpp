@@ -6,6 +6,7 @@
 #include "expertsrules.h"
 #include "format.h"
 #include "heatmappanel.h"
+#include "legendrows.h"
 #include "parametercontrol.h"
 
 #include <QBarSet>
@@ -145,11 +146,11 @@ void groupThousands(QChart* chart)
     chart->setLocalizeNumbers(true);
 }
 
-void showInLegend(QChart* chart, QAbstractSeries* series, bool visible)
+void showWithLegendEntry(QChart* chart, QAbstractSeries* series, bool visible)
 {
     series->setVisible(visible);
     for (QLegendMarker* marker : chart->legend()->markers(series))
-        marker->setVisible(visible);
+        showInLegend(marker, visible);
 }
 
 } // namespace
@@ -622,10 +623,10 @@ void ExpertsTab::showLoad(const core::ExpertsResult& r, const core::ExpertsInput
     const auto capacity = static_cast<double>(r.capacity);
     m_capacityLine->replace(QList<QPointF>{{left, capacity}, {right, capacity}});
     m_capacityLine->setName(tr("Capacity (%1 x mean)").arg(formatNumber(in.capacityFactor)));
-    showInLegend(m_load->chart(), m_capacityLine, limited);
+    showWithLegendEntry(m_load->chart(), m_capacityLine, limited);
     for (QLegendMarker* marker : m_load->chart()->legend()->markers(m_loadBars))
         if (marker->label() == m_loadDroppedSet->label())
-            marker->setVisible(limited);
+            showInLegend(marker, limited);
     setNiceRangeSafely(m_loadY, 0,
                        std::max({hottest, limited ? capacity : 0.0, 1.0}) * kLoadHeadroom);
 }
@@ -647,7 +648,7 @@ void ExpertsTab::showRanks(const core::ExpertsResult& r)
     const bool limited = m_resultInputs.capacityFactor > 0.0;
     for (QLegendMarker* marker : m_ranks->chart()->legend()->markers(m_rankBars))
         if (marker->label() == m_rankDroppedSet->label())
-            marker->setVisible(limited);
+            showInLegend(marker, limited);
     const auto busiestAt = std::max_element(r.receivedPerRank.begin(), r.receivedPerRank.end());
     const auto busiest = static_cast<double>(*busiestAt);
     const auto busiestRank = static_cast<double>(busiestAt - r.receivedPerRank.begin());

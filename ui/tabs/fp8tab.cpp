@@ -7,6 +7,7 @@
 #include "format.h"
 #include "heatmappairpanel.h"
 #include "heatmappanel.h"
+#include "legendrows.h"
 #include "parametercontrol.h"
 
 #include <QAreaSeries>
@@ -227,7 +228,7 @@ void attach(QChart* chart, QAbstractSeries* s, QAbstractAxis* x, QAbstractAxis* 
 void hideFromLegend(QChart* chart, QAbstractSeries* s)
 {
     for (QLegendMarker* m : chart->legend()->markers(s))
-        m->setVisible(false);
+        showInLegend(m, false);
 }
 
 /// A range around [lo, hi] that starts and ends on round multiples, with ticks on the

@@ -6,6 +6,7 @@
 #include "chartstyle.h"
 #include "format.h"
 #include "fp8tab.h"
+#include "legendrows.h"
 #include "parametercontrol.h"
 
 #include <QCategoryAxis>
@@ -81,7 +82,7 @@ QString kLabel(std::int64_t k)
 void hideLegendEntry(QChart* chart, QAbstractSeries* s)
 {
     for (QLegendMarker* m : chart->legend()->markers(s))
-        m->setVisible(false);
+        showInLegend(m, false);
 }
 
 /// A difference in percentage points with its sign: "+0.4", "-1.1".

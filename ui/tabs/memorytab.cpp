@@ -3,6 +3,7 @@
 #include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "legendrows.h"
 #include "parametercontrol.h"
 #include "scalelab/core/memory.h"
 
@@ -199,7 +200,7 @@ void MemoryTab::buildCheckpointChart()
     // The two points say what they are beside them, so the legend lists only the curves.
     for (QScatterSeries* point : {m_current, m_optimum})
         for (QLegendMarker* marker : chart->legend()->markers(point))
-            marker->setVisible(false);
+            showInLegend(marker, false);
     m_currentNote = new QGraphicsSimpleTextItem(chart);
     m_optimumNote = new QGraphicsSimpleTextItem(chart);
     connect(chart, &QChart::plotAreaChanged, this, &MemoryTab::placePointNotes);
@@ -361,7 +362,7 @@ void MemoryTab::showBudget(const core::MemoryResult& r)
     // The markers of an unused set stay out of the legend.
     const auto markers = m_budget->chart()->legend()->markers(m_bars);
     if (markers.size() == 6)
-        markers[5]->setVisible(checkpointing());
+        showInLegend(markers[5], checkpointing());
 
     const double limit = acceleratorBytes();
     m_limitLine->setName(tr("Accelerator: %1").arg(formatBytes(limit, byteUnit())));

@@ -8,6 +8,7 @@
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "format.h"
+#include "legendrows.h"
 #include "parametercontrol.h"
 #include "plancommunicationpanel.h"
 #include "planpublishedpanel.h"
@@ -432,7 +433,7 @@ void PlanTab::rebuildSearchPoints()
         replaceIfChanged(m_binPoints[b], bins[b]);
         // Only the bins that hold a layout in the legend.
         for (QLegendMarker* marker : m_searchChart->chart()->legend()->markers(m_binPoints[b]))
-            marker->setVisible(!bins[b].isEmpty());
+            showInLegend(marker, !bins[b].isEmpty());
     }
     QList<QPointF> best;
     if (has && !m_searchResult->ranked.empty()) {
@@ -491,7 +492,7 @@ void PlanTab::updateTimeChart()
         // A term neither layout has (experts in a dense model) leaves the legend.
         for (QLegendMarker* marker : m_timeChart->chart()->legend()->markers(m_termBars))
             if (auto* bar = qobject_cast<QBarLegendMarker*>(marker); bar && bar->barset() == set)
-                marker->setVisible(fastest > 0 || yours > 0);
+                showInLegend(marker, fastest > 0 || yours > 0);
     }
     if (best)
         top = std::max(top, best->total);

@@ -4,6 +4,7 @@
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "format.h"
+#include "legendrows.h"
 #include "parametercontrol.h"
 #include "ringpanel.h"
 
@@ -276,8 +277,8 @@ void ZeroTab::buildMemoryChart()
     add(m_fitMarkers);
     chart->legend()->setAlignment(Qt::AlignRight);
     // The current n is written beside its line instead of taking a legend row.
-    chart->legend()->markers(m_memoryAtCurrent).first()->setVisible(false);
-    chart->legend()->markers(m_memoryCurrent).first()->setVisible(false);
+    showInLegend(chart->legend()->markers(m_memoryAtCurrent).first(), false);
+    showInLegend(chart->legend()->markers(m_memoryCurrent).first(), false);
     connect(chart, &QChart::plotAreaChanged, this, &ZeroTab::placeNotes);
 }
 
@@ -339,7 +340,7 @@ void ZeroTab::buildBreakdownChart()
     m_breakdownLimit->attachAxis(m_breakdownY);
     // One hatched entry says what hatching means, so the legend lists each kind once.
     for (int k = 0; k < 2; ++k)
-        chart->legend()->markers(m_bars)[2 * k + 1]->setVisible(false);
+        showInLegend(chart->legend()->markers(m_bars)[2 * k + 1], false);
     m_breakdownNote = new QGraphicsSimpleTextItem(chart);
     connect(chart, &QChart::plotAreaChanged, this, &ZeroTab::placeNotes);
 }
@@ -378,8 +379,8 @@ void ZeroTab::placeNotes()
     QChart* breakdown = m_breakdown->chart();
     const QRectF plot = breakdown->plotArea();
     const QRectF legend = breakdown->legend()->geometry();
-    if (breakdown->legend()->isAttachedToChart()
-        && breakdown->legend()->alignment() == Qt::AlignRight && legend.width() > 0)
+    if (breakdown->legend()->isVisible() && breakdown->legend()->alignment() == Qt::AlignRight
+        && legend.width() > 0)
         m_breakdownNote->setPos(legend.left() + kNoteInset, plot.top());
     else
         m_breakdownNote->setPos(plot.right() - m_breakdownNote->boundingRect().width() - kNoteInset,
@@ -460,7 +461,7 @@ void ZeroTab::buildTrafficChart()
     m_busbw->setName(tr("busbw (right)"));
     m_busbw->setPen(QPen(palette::kBlue, kLineWidth));
     add(m_busbw, m_bandwidthY);
-    chart->legend()->markers(m_trafficCurrent).first()->setVisible(false);
+    showInLegend(chart->legend()->markers(m_trafficCurrent).first(), false);
     connect(chart, &QChart::plotAreaChanged, this, &ZeroTab::placeNotes);
 }
 
@@ -517,11 +518,9 @@ void ZeroTab::fitTableHeight()
 void ZeroTab::fitTableColumns()
 {
     QHeaderView* header = m_table->horizontalHeader();
-    // QTableView hides the measure QAbstractItemView gives everyone.
-    const QAbstractItemView* view = m_table;
     int need = 0;
     for (int column = 0; column < m_table->columnCount(); ++column)
-        need += std::max(header->sectionSizeHint(column), view->sizeHintForColumn(column));
+        need += columnWidthNeeded(column);
     // The viewport's width is the same with or without the scroll bar under it: no loop.
     const bool whole = need <= m_table->viewport()->width();
     const auto mode = whole ? QHeaderView::Stretch : QHeaderView::ResizeToContents;
@@ -530,6 +529,24 @@ void ZeroTab::fitTableColumns()
     header->setSectionResizeMode(mode);
     m_table->setHorizontalScrollBarPolicy(whole ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAlwaysOn);
     fitTableHeight();
+}
+
+int ZeroTab::columnWidthNeeded(int column)
+{
+    QString texts = m_table->horizontalHeaderItem(column)->text();
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        texts += QChar(0) + m_table->item(row, column)->text();
+    if (m_columnNeeds.size() != m_table->columnCount())
+        m_columnNeeds.resize(m_table->columnCount());
+    auto& [measured, width] = m_columnNeeds[column];
+    if (measured != texts) {
+        // QTableView hides the measure QAbstractItemView gives everyone.
+        const QAbstractItemView* view = m_table;
+        width = std::max(m_table->horizontalHeader()->sectionSizeHint(column),
+                         view->sizeHintForColumn(column));
+        measured = texts;
+    }
+    return width;
 }
 
 bool ZeroTab::eventFilter(QObject* watched, QEvent* event)
@@ -541,8 +558,10 @@ bool ZeroTab::eventFilter(QObject* watched, QEvent* event)
 
 void ZeroTab::changeEvent(QEvent* event)
 {
-    if (event->type() == QEvent::FontChange && m_table)
+    if (event->type() == QEvent::FontChange && m_table) {
+        m_columnNeeds.clear(); // every text measures differently now
         fitTableHeight();
+    }
     Tab::changeEvent(event);
 }
 

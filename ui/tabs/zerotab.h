@@ -82,6 +82,9 @@ private:
     /// otherwise each column as wide as its texts, and the table scrolls sideways (a narrow
     /// window in projector type cut "29.5 GB i...").
     void fitTableColumns();
+    /// The width column `column` asks for to show its header and cells whole, measured again
+    /// only when one of its texts or the font changed (measuring shapes every text).
+    int columnWidthNeeded(int column);
     void niceRange(QValueAxis* axis, double min, double max);
     /// The ring demo's shape and byte size last simulated, so other edits do not redo it.
     std::pair<std::int64_t, std::int64_t> m_ringKey{-1, -1};
@@ -121,6 +124,8 @@ private:
     QValueAxis* m_bandwidthY = nullptr;
 
     QTableWidget* m_table = nullptr;
+    /// Per column: its texts when last measured, and the width they asked for.
+    QList<std::pair<QString, int>> m_columnNeeds;
 };
 
 } // namespace scalelab::ui
