@@ -22,9 +22,13 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QTextDocument>
 #include <QThread>
 #include <QValueAxis>
 #include <atomic>
@@ -191,6 +195,56 @@ private slots:
         const QString hidden = fillExplanation(text, values, false);
         QCOMPARE(hidden, QString("<p>16 bytes x 7 billion = {{c}}</p>")); // unknown names stay
         QVERIFY(fillExplanation(text, values, true).contains("secret"));
+    }
+
+    void explanationValuesChangeInPlace()
+    {
+        // Every placeholder of the memory tab's text, each with a value of its own.
+        const auto valuesFor = [](const QString& html, const QString& prefix) {
+            static const QRegularExpression name("\\{\\{([A-Za-z0-9_.]+)\\}\\}");
+            QHash<QString, QString> values;
+            for (auto it = name.globalMatch(html); it.hasNext();) {
+                const QString key = it.next().captured(1);
+                values.insert(key, prefix + key);
+            }
+            return values;
+        };
+        const auto shownText = [](const ExplanationPanel& panel) {
+            return panel.findChild<QTextBrowser*>()->toPlainText();
+        };
+        ExplanationPanel panel("memory");
+        QHash<QString, QString> values = valuesFor(panel.html(), "a-");
+        QVERIFY(values.size() >= 3);
+        panel.setValues(values);
+        QTextDocument* document = panel.findChild<QTextBrowser*>()->document();
+        document->firstBlock().setUserState(42); // gone if the text is built anew
+        // New plain values: set where their placeholders are, the text not built again, and
+        // the same text as a panel that starts with them.
+        for (auto it = values.begin(); it != values.end(); ++it)
+            if (it.key().size() % 2 == 0)
+                it.value() = "1,234.5 GB";
+        panel.setValues(values);
+        QCOMPARE(document->firstBlock().userState(), 42);
+        ExplanationPanel fresh("memory");
+        fresh.setValues(values);
+        QCOMPARE(shownText(panel), shownText(fresh));
+        QVERIFY(shownText(panel).contains("1,234.5 GB"));
+        // A value with markup: the text is built anew, and still the same as a fresh one's.
+        values[values.keys().first()] = "<b>bold</b>";
+        panel.setValues(values);
+        QCOMPARE(document->firstBlock().userState(), -1);
+        fresh.setValues(values);
+        QCOMPARE(shownText(panel), shownText(fresh));
+        // Revealing the answer shows its values too.
+        panel.setAnswerRevealed(true);
+        fresh.setAnswerRevealed(true);
+        ExplanationPanel blank("memory"); // every placeholder, the answer's too
+        blank.setAnswerRevealed(true);
+        const QHash<QString, QString> revealed = valuesFor(blank.html(), "b-");
+        panel.setValues(revealed);
+        fresh.setValues(revealed);
+        QCOMPARE(shownText(panel), shownText(fresh));
+        QVERIFY(!shownText(panel).contains("{{"));
     }
 
     void explanationFollowsTheLocale_data()

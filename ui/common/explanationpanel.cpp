@@ -4,8 +4,12 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollBar>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QVBoxLayout>
+#include <utility>
 
 namespace scalelab::ui {
 
@@ -60,6 +64,7 @@ ExplanationPanel::ExplanationPanel(const QString& tab, QWidget* parent)
         m_template = QString::fromUtf8(file.readAll());
     m_text->setObjectName(tab + ".explanation.text");
     m_text->setOpenExternalLinks(true);
+    m_text->document()->setUndoRedoEnabled(false); // values set in place are no edits to undo
     m_text->setAccessibleName(tr("Explanation"));
     m_text->setAccessibleDescription(
         tr("The idea of this tab, its key equation with the current values, a common "
@@ -85,8 +90,81 @@ void ExplanationPanel::setValues(const QHash<QString, QString>& values)
 {
     if (values == m_values)
         return;
-    m_values = values;
-    refresh();
+    const QHash<QString, QString> before = std::exchange(m_values, values);
+    bool sameNames = before.size() == values.size();
+    for (auto it = values.cbegin(); sameNames && it != values.cend(); ++it)
+        sameNames = before.contains(it.key());
+    if (!sameNames || !setChangedValuesInPlace(before))
+        refresh();
+}
+
+namespace {
+
+/// The anchor name a value is shown under, so that it can be found again in the text.
+QString valueAnchor(const QString& key)
+{
+    return QStringLiteral("scalelab-value:") + key;
+}
+
+/// A value that is plain text, as the text shows it: set in place as it is.
+bool isPlain(const QString& value)
+{
+    return !value.isEmpty() && !value.contains('<') && !value.contains('&');
+}
+
+} // namespace
+
+bool ExplanationPanel::setChangedValuesInPlace(const QHash<QString, QString>& before)
+{
+    const QString shown = fillExplanation(m_template, {}, m_revealed); // the placeholders
+    QHash<QString, int> changed; // key: how often the shown text has it
+    for (auto it = m_values.cbegin(); it != m_values.cend(); ++it)
+        if (before.value(it.key()) != it.value()) {
+            if (!isPlain(it.value()) || !isPlain(before.value(it.key())))
+                return false;
+            changed.insert(it.key(), static_cast<int>(shown.count("{{" + it.key() + "}}")));
+        }
+    // Where each changed value sits. Qt puts an anchor's name on its first character only: the
+    // value runs from there for as many characters as the value shown (plain text shows as it
+    // is; where the text there is not that value, the whole text is built again).
+    struct Run {
+        int position, length;
+        QString key;
+        QTextCharFormat format;
+    };
+    QList<Run> runs;
+    QTextDocument* document = m_text->document();
+    QTextCursor cursor(document);
+    for (QTextBlock block = document->begin(); block.isValid(); block = block.next())
+        for (auto it = block.begin(); !it.atEnd(); ++it) {
+            const QTextFragment fragment = it.fragment();
+            const QTextCharFormat format = fragment.charFormat();
+            for (const QString& name : format.anchorNames()) {
+                const QString key = name.mid(valueAnchor({}).size());
+                if (!name.startsWith(valueAnchor({})) || !changed.contains(key))
+                    continue;
+                const QString old = before.value(key);
+                const auto length = static_cast<int>(old.size());
+                cursor.setPosition(fragment.position());
+                cursor.setPosition(fragment.position() + length, QTextCursor::KeepAnchor);
+                if (cursor.selectedText() != old)
+                    return false;
+                runs.append({fragment.position(), length, key, format});
+                --changed[key];
+            }
+        }
+    for (const int missing : std::as_const(changed))
+        if (missing != 0)
+            return false;
+    // From the end, so the positions of the runs before stay true; one edit, one layout.
+    cursor.beginEditBlock();
+    for (auto run = runs.crbegin(); run != runs.crend(); ++run) {
+        cursor.setPosition(run->position);
+        cursor.setPosition(run->position + run->length, QTextCursor::KeepAnchor);
+        cursor.insertText(m_values.value(run->key), run->format);
+    }
+    cursor.endEditBlock();
+    return true;
 }
 
 void ExplanationPanel::setAnswerRevealed(bool revealed)
@@ -102,7 +180,12 @@ void ExplanationPanel::refresh()
 {
     // Keep the reader's place: a slider step must not scroll the text back to the top.
     const int scroll = m_text->verticalScrollBar() ? m_text->verticalScrollBar()->value() : 0;
-    m_text->setHtml(html());
+    // Each value under an anchor of its own, where setChangedValuesInPlace finds it again.
+    QHash<QString, QString> anchored;
+    for (auto it = m_values.cbegin(); it != m_values.cend(); ++it)
+        anchored.insert(it.key(),
+                        QString("<a name=\"%1\">%2</a>").arg(valueAnchor(it.key()), it.value()));
+    m_text->setHtml(fillExplanation(m_template, anchored, m_revealed));
     if (m_text->verticalScrollBar())
         m_text->verticalScrollBar()->setValue(scroll);
 }

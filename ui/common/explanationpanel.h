@@ -35,7 +35,14 @@ public slots:
     void setAnswerRevealed(bool revealed);
 
 private:
+    /// Builds the whole text again: for new text, the answer shown or hidden, or new values
+    /// that cannot be set in place.
     void refresh();
+    /// Sets the values that changed since `before` into the text shown, each where its
+    /// placeholder is, without building the text again (a slider step changes a few numbers;
+    /// laying out the whole text anew cost a millisecond or two). False where it cannot: a
+    /// value with markup, or a placeholder not found as often as the text has it.
+    bool setChangedValuesInPlace(const QHash<QString, QString>& before);
 
     QString m_template;
     QHash<QString, QString> m_values;
