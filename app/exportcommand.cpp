@@ -3,6 +3,7 @@
 #include "chartexport.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "firstpaint.h"
 #include "lesson.h"
 #include "mainwindow.h"
 #include "planexport.h"
@@ -144,6 +145,9 @@ int runWindow(const CommandLine& cl)
     std::optional<Lesson> lesson;
     if (!loadScenario(cl, &scenario) || !loadLesson(cl, &lesson))
         return ExitBadInput;
+    ui::FirstPaintAnnouncer firstPaint; // bench/bench_startup's finishing line
+    if (qEnvironmentVariableIsSet("SCALELAB_REPORT_FIRST_PAINT"))
+        qApp->installEventFilter(&firstPaint);
     MainWindow window(scenario);
     if (cl.scenarioFile.isEmpty()) {
         // No file asked for: the last session's state, or the defaults with a word why.

@@ -10,6 +10,10 @@
 //                                                               [--during-search]
 //                                                               [--control KEY]
 //
+// Each line also gives the longest GUI-thread stall of its steps: the longest time the GUI thread
+// spent in one piece of work (the slider's move, or one event it handled) before it went back to
+// the event loop, where it could have drawn a frame or taken the next mouse move.
+//
 // With --spans each line also splits the median step into its three parts: the edit itself
 // (slider, document, undo step, controls shown again), the tab's refresh (computation and new
 // chart data) and what Qt does after (layout and paint), names the widgets painted, and gives
@@ -43,6 +47,7 @@
 #include <QMap>
 #include <QSlider>
 #include <QTest>
+#include <QThread>
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -95,16 +100,36 @@ QString ownerName(QObject* object)
     return {};
 }
 
-/// With --spans: the time each widget class spends in its paint events and in its layout
-/// requests (where Qt Charts lays a chart out again), summed over the steps. The event filter
-/// sees an event before its handler, so the handler is timed here, around the delivery.
+/// Times the events the GUI thread handles. Every event the event loop hands out (not those a
+/// handler sends on its way) is a stretch of work the loop waits for: the longest is the
+/// stall. With --spans, also the time each widget class spends in its paint events and in its
+/// layout requests (where Qt Charts lays a chart out again), summed over the steps. The event
+/// filter sees an event before its handler, so the handler is timed here, around the delivery.
 class TimingApplication : public QApplication {
 public:
     using QApplication::QApplication;
     bool timing = false;
     QMap<QString, double> ms; ///< "paint QWidget (pipeline-memory)", "layout QChart (...)"...
+    double longestStall = 0; ///< ms, the longest event the event loop handed out
 
     bool notify(QObject* receiver, QEvent* event) override
+    {
+        if (QThread::currentThread() != thread()) // a worker's events block no frame
+            return QApplication::notify(receiver, event);
+        QElapsedTimer timer;
+        timer.start();
+        ++m_depth;
+        const bool handled = spanned(receiver, event);
+        --m_depth;
+        if (m_depth == 0)
+            longestStall = std::max(longestStall, static_cast<double>(timer.nsecsElapsed()) / 1e6);
+        return handled;
+    }
+
+private:
+    int m_depth = 0; ///< events being handled, one inside another
+
+    bool spanned(QObject* receiver, QEvent* event)
     {
         const QEvent::Type type = event->type();
         if (!timing || (type != QEvent::Paint && type != QEvent::LayoutRequest))
@@ -226,9 +251,13 @@ int main(int argc, char** argv)
 
     if (duringSearch)
         only = "plan"; // the one tab with a search
-    std::printf("%-16s %-28s %-20s %6s %10s %10s %10s %7s\n", "tab", "parameter", "values", "runs",
-                "median ms", "p99 ms", "max ms", "paints");
+    std::printf("%-16s %-28s %-20s %6s %10s %10s %10s %10s %7s\n", "tab", "parameter", "values",
+                "runs", "median ms", "p99 ms", "max ms", "stall ms", "paints");
     bool allWithinFrame = true;
+    struct {
+        double ms = 0;
+        QString where;
+    } worstStall;
     EventCounter events;
     events.byClass = spans;
     app.timing = spans;
@@ -264,6 +293,7 @@ int main(int argc, char** argv)
                 timeOneStep(*tab, *slider, i % 2 ? a : b, events);
             events.painted.clear();
             app.ms.clear();
+            app.longestStall = 0;
             int overlapped = 0; // steps repainted while the search still ran
             for (int i = 0; i < runs; ++i) {
                 if (duringSearch) {
@@ -282,12 +312,17 @@ int main(int argc, char** argv)
             }
             const double p99 = percentile(ms, 0.99);
             allWithinFrame = allWithinFrame && p99 < 16.0;
+            // The slider's move runs outside any event the loop handed out: a stall of its own.
+            const double stall =
+                std::max(app.longestStall, *std::max_element(edit.begin(), edit.end()));
+            if (stall > worstStall.ms)
+                worstStall = {stall, tab->name() + " " + control->spec().key};
             // Widgets painted per step, on average: the charts and whatever else changed.
             const double paints = static_cast<double>(events.paints - paintsBefore) / (runs + 10);
-            std::printf("%-16s %-28s %-20s %6d %10.2f %10.2f %10.2f %7.1f\n",
+            std::printf("%-16s %-28s %-20s %6d %10.2f %10.2f %10.2f %10.2f %7.1f\n",
                         qPrintable(tab->name()), qPrintable(control->spec().key),
                         qPrintable(values), runs, percentile(ms, 0.5), p99,
-                        *std::max_element(ms.begin(), ms.end()), paints);
+                        *std::max_element(ms.begin(), ms.end()), stall, paints);
             if (spans) {
                 QStringList painted;
                 for (auto it = events.painted.cbegin(); it != events.painted.cend(); ++it)
@@ -318,5 +353,8 @@ int main(int argc, char** argv)
     std::printf("%s\n",
                 allWithinFrame ? "every p99 is under one 60 Hz frame (16 ms)"
                                : "some p99 is over one 60 Hz frame (16 ms)");
+    if (!worstStall.where.isEmpty())
+        std::printf("the longest GUI-thread stall: %.2f ms (%s)\n", worstStall.ms,
+                    qPrintable(worstStall.where));
     return 0;
 }
