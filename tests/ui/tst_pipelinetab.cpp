@@ -10,6 +10,7 @@
 #include "fields.h"
 #include "format.h"
 #include "ganttpanel.h"
+#include "legendrows.h"
 #include "parametercontrol.h"
 #include "pipelinepresenter.h"
 #include "pipelinetab.h"
@@ -436,6 +437,19 @@ private slots:
         QVERIFY(tab.messageLabel()->isHidden());
         checkAgainstCore(tab);
         QVERIFY(tab.memoryBars(Schedule::Interleaved)->label().contains("multiple"));
+        // Drawn in the legend's rows, which the memory chart keeps at every size: a changed
+        // name redraws the rows, not the chart's layout.
+        QChart* memory = qobject_cast<ChartViewPanel*>(tab.charts().last())->chart();
+        QVERIFY(legendKeptInRows(memory));
+        QVERIFY(legendRowsShown(memory));
+        QVERIFY(!memory->legend()->isVisible());
+        QVERIFY(legendRowsTexts(memory).join(' ').replace('\n', ' ').contains(
+            "Interleaved: m not a multiple of p"));
+        tab.control("pipeline.microbatches")->setValue(12);
+        settle(tab);
+        const QString names = legendRowsTexts(memory).join(' ').replace('\n', ' ');
+        QVERIFY(!names.contains("multiple"));
+        QVERIFY(names.contains(scheduleName(Schedule::Interleaved)));
     }
 
     void largeSchedulesFollowTheCoreAndStayReadable_data()

@@ -217,7 +217,9 @@ void keepLegendWhole(QChart* chart)
 /// a fifth wider than where they began: then Qt's legend is tried again.
 void chooseLegendRows(QChart* chart)
 {
-    if (legendRowsShown(chart)) {
+    if (legendKeptInRows(chart)) {
+        showLegendRows(chart, true); // laid out again for the present size and names
+    } else if (legendRowsShown(chart)) {
         const bool wider = chart->size().width() > 1.2 * chart->property(kRowsSince).toDouble();
         showLegendRows(chart, !wider);
     } else if (legendWouldCut(chart)) {

@@ -24,6 +24,10 @@ namespace {
 
 /// The chart property that keeps the bottom margin the chart had before the rows took room.
 constexpr const char* kBaseBottom = "scalelab_legendRowsBaseBottom";
+/// The chart property that keeps the rows' room: the chart's width (x) and the rows' height.
+constexpr const char* kRoom = "scalelab_legendRowsRoom";
+/// The chart property set by keepLegendInRows.
+constexpr const char* kKeptInRows = "scalelab_legendKeptInRows";
 /// The marker property set by showInLegend: false where the tab leaves the entry out.
 constexpr const char* kInLegend = "scalelab_inLegend";
 
@@ -181,8 +185,13 @@ void layOutRows(QChart* chart, RowsItem* rows)
         rows->signature = signature;
         rows->setContents(entries, font, width);
     }
+    // The room is the most the rows took at this width: names that change with a slider
+    // (a refused schedule says why) may take a row more or less, and a new margin lays the
+    // whole chart out again on every step. Under the plot, the rows start at the room's top.
     const int base = chart->property(kBaseBottom).toInt();
-    const double height = rows->boundingRect().height();
+    const QPointF kept = chart->property(kRoom).toPointF();
+    const double height = std::max(rows->boundingRect().height(), kept.x() == width ? kept.y() : 0);
+    chart->setProperty(kRoom, QPointF(width, height));
     setBottomMargin(chart, base + static_cast<int>(std::ceil(height + kRowGap * fm.height())));
     const QPointF at(outer.left() + own.left(),
                      chart->size().height() - outer.bottom() - base - height);
@@ -196,6 +205,17 @@ void showInLegend(QLegendMarker* marker, bool shown)
 {
     marker->setProperty(kInLegend, shown);
     marker->setVisible(shown);
+}
+
+void keepLegendInRows(QChart* chart)
+{
+    chart->setProperty(kKeptInRows, true);
+    showLegendRows(chart, true);
+}
+
+bool legendKeptInRows(const QChart* chart)
+{
+    return chart->property(kKeptInRows).toBool();
 }
 
 QString legendEntryName(QLegendMarker* marker)
@@ -248,14 +268,17 @@ void showLegendRows(QChart* chart, bool show)
     if (!show) {
         if (rows) {
             delete rows;
+            chart->setProperty(kRoom, QVariant());
             setBottomMargin(chart, chart->property(kBaseBottom).toInt());
             legend->show();
+            legend->attachToChart();
         }
         return;
     }
     if (!rows) {
         chart->setProperty(kBaseBottom, chart->margins().bottom());
         legend->hide();
+        legend->detachFromChart();
         rows = new RowsItem;
         rows->setParentItem(chart);
         rows->setZValue(legend->zValue());

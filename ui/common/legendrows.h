@@ -31,6 +31,11 @@ QString legendEntryName(QLegendMarker* marker);
 /// through this, not QLegendMarker::setVisible: while the rows stand in for Qt's legend, that
 /// legend is hidden, and so are all its markers, whatever the tab asked.
 void showInLegend(QLegendMarker* marker, bool shown);
+/// The chart's legend as rows at every size, for a chart whose legend names change with the
+/// inputs: a new name in Qt's legend lays the whole chart out again (a millisecond or more on
+/// every slider step), where the rows only redraw themselves.
+void keepLegendInRows(QChart* chart);
+bool legendKeptInRows(const QChart* chart);
 /// Whether the chart's legend is drawn as rows at present.
 bool legendRowsShown(const QChart* chart);
 /// The texts the rows show, in order, one per visible entry (for tests).

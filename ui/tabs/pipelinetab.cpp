@@ -4,6 +4,7 @@
 #include "chartstyle.h"
 #include "fields.h"
 #include "ganttpanel.h"
+#include "legendrows.h"
 #include "parametercontrol.h"
 
 #include <QAbstractAxis>
@@ -239,6 +240,8 @@ void PipelineTab::buildMemoryChart()
     styleAxis(m_stageAxis, tr("Pipeline stage (one rank each)"));
     styleAxis(m_heldAxis, tr("Peak held (microbatches)"), tr("Held (microbatches)"));
     m_stageAxis->setGridLineVisible(false);
+    // A schedule core refuses says why in its legend entry, so names change as m and p move.
+    keepLegendInRows(chart);
 }
 
 QList<ChartPanel*> PipelineTab::charts() const
