@@ -261,9 +261,10 @@ QStringList legendRowsTexts(const QChart* chart)
 void showLegendRows(QChart* chart, bool show)
 {
     RowsItem* rows = rowsOf(chart);
-    // Qt's legend is hidden: it then takes no room in the chart's layout, and is not laid out
-    // again whenever an entry's name changes. (Its markers are hidden with it: which entries the
-    // tab leaves out, the rows learn from showInLegend.)
+    // Qt's legend is detached and hidden: it then takes no room in the chart's layout, and a
+    // changed name lays out neither it nor the chart. (Its markers are hidden with it: which
+    // entries the tab leaves out, the rows learn from showInLegend.) Shown before it is attached
+    // again, so that its markers show as the tab left them.
     QLegend* legend = chart->legend();
     if (!show) {
         if (rows) {

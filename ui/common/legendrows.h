@@ -13,11 +13,11 @@ namespace scalelab::ui {
 ///
 /// Qt Charts lays a legend under the plot in one row and cuts every name short when the row is
 /// wider than the chart ("Param...", "busbw ..."); beside the plot it cuts what is wider than its
-/// share of the chart. Where that would happen, ScaleLab hides Qt's legend and draws this one: a
-/// swatch in the series' colour and the whole name, entries filling centred rows, a name wider
-/// than the chart wrapped at spaces. The chart's bottom margin makes room for the rows, so
-/// the plot and axes are laid out above them. The rows are items of the chart's scene, so they
-/// show on screen and in every export alike.
+/// share of the chart. Where that would happen, ScaleLab sets Qt's legend aside (detached and
+/// hidden) and draws this one: a swatch in the series' colour and the whole name, entries
+/// filling centred rows, a name wider than the chart wrapped at spaces. The chart's bottom
+/// margin makes room for the rows, so the plot and axes are laid out above them. The rows are
+/// items of the chart's scene, so they show on screen and in every export alike.
 ///
 /// `legendWouldCut` tells whether Qt's own legend, as laid out now, cuts an entry; `showLegendRows`
 /// switches to the rows (true) or back to Qt's legend (false) and, while shown, rebuilds the rows
