@@ -229,6 +229,16 @@ private slots:
         fresh.setValues(values);
         QCOMPARE(shownText(panel), shownText(fresh));
         QVERIFY(shownText(panel).contains("1,234.5 GB"));
+        // A value that goes shows its placeholder, and one that comes back its value: in place.
+        const QString gone = values.keys().first();
+        QHash<QString, QString> fewer = values;
+        fewer.remove(gone);
+        panel.setValues(fewer);
+        QCOMPARE(document->firstBlock().userState(), 42);
+        QVERIFY(shownText(panel).contains("{{" + gone + "}}"));
+        panel.setValues(values);
+        QCOMPARE(document->firstBlock().userState(), 42);
+        QCOMPARE(shownText(panel), shownText(fresh));
         // A value with markup: the text is built anew, and still the same as a fresh one's.
         values[values.keys().first()] = "<b>bold</b>";
         panel.setValues(values);

@@ -4,6 +4,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollBar>
+#include <QSet>
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTextCursor>
@@ -91,14 +92,27 @@ void ExplanationPanel::setValues(const QHash<QString, QString>& values)
     if (values == m_values)
         return;
     const QHash<QString, QString> before = std::exchange(m_values, values);
-    bool sameNames = before.size() == values.size();
-    for (auto it = values.cbegin(); sameNames && it != values.cend(); ++it)
-        sameNames = before.contains(it.key());
-    if (!sameNames || !setChangedValuesInPlace(before))
+    if (!setChangedValuesInPlace(before))
         refresh();
 }
 
 namespace {
+
+/// The names of the placeholders in `text`, each once.
+QSet<QString> placeholderNames(const QString& text)
+{
+    static const QRegularExpression placeholder("\\{\\{([A-Za-z0-9_.]+)\\}\\}");
+    QSet<QString> names;
+    for (auto it = placeholder.globalMatch(text); it.hasNext();)
+        names.insert(it.next().captured(1));
+    return names;
+}
+
+/// What the text shows for `key`: its value, or the placeholder itself where it has none.
+QString shownValue(const QHash<QString, QString>& values, const QString& key)
+{
+    return values.value(key, "{{" + key + "}}");
+}
 
 /// The anchor name a value is shown under, so that it can be found again in the text.
 QString valueAnchor(const QString& key)
@@ -116,13 +130,15 @@ bool isPlain(const QString& value)
 
 bool ExplanationPanel::setChangedValuesInPlace(const QHash<QString, QString>& before)
 {
+    // A name with no value shows as its placeholder: a value that comes or goes is a change
+    // like another.
     const QString shown = fillExplanation(m_template, {}, m_revealed); // the placeholders
     QHash<QString, int> changed; // key: how often the shown text has it
-    for (auto it = m_values.cbegin(); it != m_values.cend(); ++it)
-        if (before.value(it.key()) != it.value()) {
-            if (!isPlain(it.value()) || !isPlain(before.value(it.key())))
+    for (const QString& key : placeholderNames(shown))
+        if (shownValue(before, key) != shownValue(m_values, key)) {
+            if (!isPlain(shownValue(m_values, key)) || !isPlain(shownValue(before, key)))
                 return false;
-            changed.insert(it.key(), static_cast<int>(shown.count("{{" + it.key() + "}}")));
+            changed.insert(key, static_cast<int>(shown.count("{{" + key + "}}")));
         }
     // Where each changed value sits. Qt puts an anchor's name on its first character only: the
     // value runs from there for as many characters as the value shown (plain text shows as it
@@ -143,7 +159,7 @@ bool ExplanationPanel::setChangedValuesInPlace(const QHash<QString, QString>& be
                 const QString key = name.mid(valueAnchor({}).size());
                 if (!name.startsWith(valueAnchor({})) || !changed.contains(key))
                     continue;
-                const QString old = before.value(key);
+                const QString old = shownValue(before, key);
                 const auto length = static_cast<int>(old.size());
                 cursor.setPosition(fragment.position());
                 cursor.setPosition(fragment.position() + length, QTextCursor::KeepAnchor);
@@ -161,7 +177,7 @@ bool ExplanationPanel::setChangedValuesInPlace(const QHash<QString, QString>& be
     for (auto run = runs.crbegin(); run != runs.crend(); ++run) {
         cursor.setPosition(run->position);
         cursor.setPosition(run->position + run->length, QTextCursor::KeepAnchor);
-        cursor.insertText(m_values.value(run->key), run->format);
+        cursor.insertText(shownValue(m_values, run->key), run->format);
     }
     cursor.endEditBlock();
     return true;
@@ -180,11 +196,12 @@ void ExplanationPanel::refresh()
 {
     // Keep the reader's place: a slider step must not scroll the text back to the top.
     const int scroll = m_text->verticalScrollBar() ? m_text->verticalScrollBar()->value() : 0;
-    // Each value under an anchor of its own, where setChangedValuesInPlace finds it again.
+    // Each value (or placeholder without one) under an anchor of its own, where
+    // setChangedValuesInPlace finds it again.
     QHash<QString, QString> anchored;
-    for (auto it = m_values.cbegin(); it != m_values.cend(); ++it)
-        anchored.insert(it.key(),
-                        QString("<a name=\"%1\">%2</a>").arg(valueAnchor(it.key()), it.value()));
+    for (const QString& key : placeholderNames(m_template))
+        anchored.insert(
+            key, QString("<a name=\"%1\">%2</a>").arg(valueAnchor(key), shownValue(m_values, key)));
     m_text->setHtml(fillExplanation(m_template, anchored, m_revealed));
     if (m_text->verticalScrollBar())
         m_text->verticalScrollBar()->setValue(scroll);
