@@ -273,6 +273,15 @@ void showLegendRows(QChart* chart, bool show)
             setBottomMargin(chart, chart->property(kBaseBottom).toInt());
             legend->show();
             legend->attachToChart();
+            // Qt shows the markers' group only when the legend's layout is given a geometry,
+            // which would wait for the event loop: an export straight after would have no
+            // legend. The chart's layout places it again afterwards, as ever.
+            if (QGraphicsLayout* layout = chart->layout())
+                layout->activate();
+            if (QGraphicsLayout* layout = legend->layout()) {
+                layout->invalidate();
+                layout->activate();
+            }
         }
         return;
     }
