@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QVariant>
@@ -174,8 +175,12 @@ const QList<QuantityKind>& quantityKinds()
 }
 
 /// One row of the published-figures file, its plan validated and ScaleLab's value computed.
+/// The plans of the presets read so far, by id: the rows of a figures file share a few presets,
+/// and reading one takes a JSON round trip through every plan key.
+using PresetPlans = QHash<QString, core::PlanInputs>;
+
 PublishedFigure readFigure(const QJsonObject& row, const QString& path, const QString& groupTitle,
-                           const QString& groupSource)
+                           const QString& groupSource, PresetPlans& presets)
 {
     const Keys k(row, path,
                  {"what", "source", "preset", "plan", "quantity", "variant", "relative_to",
@@ -188,7 +193,10 @@ PublishedFigure readFigure(const QJsonObject& row, const QString& path, const QS
     if (row.contains("plan") && !row.value("plan").isObject())
         throw InputError(fieldOf(path, "plan"), "an object of plan keys");
     f.planOverrides = row.value("plan").toObject();
-    const core::PlanInputs preset = loadPlanPreset(f.presetId).plan;
+    auto known = presets.constFind(f.presetId);
+    if (known == presets.cend())
+        known = presets.insert(f.presetId, loadPlanPreset(f.presetId).plan);
+    const core::PlanInputs& preset = *known;
     const QString quantity = k.string("quantity");
     const auto& kinds = quantityKinds();
     const auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const QuantityKind& q) {
@@ -248,7 +256,8 @@ PublishedFigure readFigure(const QJsonObject& row, const QString& path, const QS
     f.why = row.value("why").toString();
     // The row's plan is what Load loads: core must accept it whatever the quantity.
     try {
-        f.plan = readPlanObject(f.planOverrides, preset);
+        // No overrides: the preset's plan as it is (reading it again would change nothing).
+        f.plan = f.planOverrides.isEmpty() ? preset : readPlanObject(f.planOverrides, preset);
         core::validate(f.plan);
         f.scalelab = computeFigure(f);
     } catch (const InputError& e) {
@@ -382,6 +391,7 @@ QList<PublishedFigure> publishedFigures(const QJsonObject& root)
     const Keys top(root, "published", {"scalelab_published", "note", "groups"});
     const QJsonArray groups = root.value("groups").toArray();
     QList<PublishedFigure> out;
+    PresetPlans presets;
     for (qsizetype g = 0; g < groups.size(); ++g) {
         const QString groupPath = QString("published.groups[%1]").arg(g);
         const QJsonObject group = groups[g].toObject();
@@ -389,7 +399,8 @@ QList<PublishedFigure> publishedFigures(const QJsonObject& root)
         const QJsonArray rows = group.value("rows").toArray();
         for (qsizetype r = 0; r < rows.size(); ++r) {
             const QString path = QString("%1.rows[%2]").arg(groupPath).arg(r);
-            out << readFigure(rows[r].toObject(), path, gk.string("title"), gk.string("source"));
+            out << readFigure(rows[r].toObject(), path, gk.string("title"), gk.string("source"),
+                              presets);
         }
     }
     return out;
