@@ -83,12 +83,11 @@ int runExport(const CommandLine& cl)
     std::vector<std::unique_ptr<ui::Tab>> tabs;
     QList<ui::ExportJob> jobs;
     const QDir out(cl.outDir);
-    for (ui::Tab* raw : ui::createTabs(&scenarioDocument)) {
+    for (ui::Tab* raw : ui::createTabs(&scenarioDocument, nullptr, ui::FirstDrawing::WhenShown)) {
         std::unique_ptr<ui::Tab> tab(raw);
         if (!cl.tab.isEmpty() && tab->name() != cl.tab)
             continue;
-        tab->refreshNow();
-        tab->waitForIdle();
+        tab->waitForIdle(); // draws it (made undrawn: only the tabs asked for are computed)
         // A refresh that failed leaves the charts on the last good inputs (the defaults here):
         // they are not this scenario's, so nothing is written.
         if (tab->failure() != ui::Tab::Failure::None) {

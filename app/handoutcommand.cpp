@@ -164,7 +164,7 @@ int runLessonHandout(const CommandLine& cl)
     const auto format = ui::imageFormatFromName(cl.format.isEmpty() ? "png" : cl.format);
     ui::setChartBackground(ui::ChartBackground::White);
     Views views;
-    for (ui::Tab* raw : ui::createTabs(&views.document))
+    for (ui::Tab* raw : ui::createTabs(&views.document, nullptr, ui::FirstDrawing::WhenShown))
         views.tabs.emplace_back(raw);
     std::error_code made;
     std::filesystem::create_directories(std::filesystem::path(cl.outDir.toStdString()), made);

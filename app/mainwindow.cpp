@@ -34,6 +34,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -53,8 +54,8 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
     setWindowTitle(tr("ScaleLab: training at scale"));
     m_tabWidget->setObjectName("tabs");
     m_tabWidget->setDocumentMode(true);
-    for (ui::Tab* tab : ui::createTabs(m_document)) {
-        tab->refreshNow();
+    // Only the tab on show draws before the window first paints; the others after (event).
+    for (ui::Tab* tab : ui::createTabs(m_document, nullptr, ui::FirstDrawing::WhenShown)) {
         m_tabs << tab;
         m_tabWidget->addTab(tab, tab->title());
         connect(tab, &ui::Tab::inputRefused, this,
@@ -573,6 +574,29 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event)
                 m_lastChart.insert(tab, chart);
     }
     return QMainWindow::eventFilter(watched, event);
+}
+
+bool MainWindow::event(QEvent* event)
+{
+    // The window paints first, then every widget on show in the same pass: a zero-delay timer
+    // set now fires after that pass.
+    const bool firstPaint = event->type() == QEvent::Paint && !m_painted;
+    const bool handled = QMainWindow::event(event);
+    if (firstPaint) {
+        m_painted = true;
+        QTimer::singleShot(0, this, &MainWindow::drawNextUndrawnTab);
+    }
+    return handled;
+}
+
+void MainWindow::drawNextUndrawnTab()
+{
+    const auto undrawn = std::find_if(m_tabs.cbegin(), m_tabs.cend(),
+                                      [](const ui::Tab* tab) { return tab->undrawn(); });
+    if (undrawn == m_tabs.cend())
+        return;
+    (*undrawn)->refreshNow();
+    QTimer::singleShot(0, this, &MainWindow::drawNextUndrawnTab);
 }
 
 QString MainWindow::exportCurrentChart(const QString& path, const QSize& size)

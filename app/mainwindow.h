@@ -109,8 +109,13 @@ public:
 protected:
     void closeEvent(QCloseEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
+    /// Draws the first tab still undrawn (Tab::undrawn), then comes back for the next on the
+    /// event loop's next turn: after the window's first paint, the tabs not on show draw one
+    /// at a time, each a short wait at most for a click or key.
+    void drawNextUndrawnTab();
     void buildMenus();
     void buildFileMenu();
     void buildEditMenu();
@@ -135,6 +140,7 @@ private:
     QTabWidget* m_tabWidget = nullptr;
     LessonBar* m_lessonBar = nullptr;
     QList<ui::Tab*> m_tabs;
+    bool m_painted = false; ///< the window has painted once (event)
     QHash<ui::Tab*, ui::ChartPanel*> m_lastChart;
     QMenu* m_recentMenu = nullptr;
     QAction* m_fullScreen = nullptr;

@@ -86,6 +86,30 @@ inline QList<qreal> values(const QBarSet* set)
 /// search on its worker under the sanitizers (DeepSeek-V3's takes about 8 s under ASan).
 inline constexpr int kSettleTimeoutMs = 30000;
 
+/// Calls `seen` whenever `watched` receives an event of `type`, before `watched` handles it;
+/// stops watching when it goes.
+class EventSpy : public QObject {
+public:
+    EventSpy(QObject* watched, QEvent::Type type, std::function<void()> seen)
+        : m_type(type)
+        , m_seen(std::move(seen))
+    {
+        watched->installEventFilter(this);
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == m_type)
+            m_seen();
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    QEvent::Type m_type;
+    std::function<void()> m_seen;
+};
+
 /// Waits until `tab` shows its current inputs (no recompute scheduled or running on a worker).
 /// Records a test failure if that takes longer than `timeoutMs`.
 inline void settle(ui::Tab& tab, int timeoutMs = kSettleTimeoutMs)

@@ -193,6 +193,50 @@ private slots:
             QVERIFY2(actions.contains(expected), qPrintable(expected));
     }
 
+    void onlyTheTabOnShowDrawsBeforeTheFirstPaint()
+    {
+        // Made, not shown: no tab has computed anything yet.
+        {
+            app::MainWindow w{core::Scenario{}};
+            for (ui::Tab* tab : w.tabs())
+                QVERIFY2(tab->undrawn() && tab->refreshPending(), qPrintable(tab->name()));
+            // Waited for (an export, a test), an undrawn tab draws.
+            ui::Tab* fp8 = w.tabs()[5];
+            fp8->waitForIdle();
+            QVERIFY(!fp8->undrawn());
+            QVERIFY(!fp8->figuresLabel()->text().isEmpty());
+            QVERIFY(w.tabs()[4]->undrawn());
+        }
+        app::MainWindow w{core::Scenario{}};
+        w.resize(1280, 800);
+        // When the tab on show first paints, it shows its inputs and the others wait.
+        QStringList undrawnAtFirstPaint;
+        bool currentDrawn = false;
+        bool painted = false;
+        test::EventSpy spy(w.currentTab()->figuresLabel(), QEvent::Paint, [&] {
+            if (painted)
+                return;
+            painted = true;
+            currentDrawn = !w.currentTab()->undrawn();
+            for (ui::Tab* tab : w.tabs())
+                if (tab->undrawn())
+                    undrawnAtFirstPaint << tab->name();
+        });
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QTRY_VERIFY(painted);
+        QVERIFY(currentDrawn);
+        QCOMPARE(undrawnAtFirstPaint,
+                 QStringList({"zero", "tensor_parallel", "pipeline", "experts", "fp8", "plan"}));
+        // Then the others draw, one a turn, without being shown.
+        QTRY_VERIFY(std::none_of(w.tabs().cbegin(), w.tabs().cend(),
+                                 [](const ui::Tab* tab) { return tab->undrawn(); }));
+        for (ui::Tab* tab : w.tabs()) {
+            test::settle(*tab); // a worker's result (FP8) comes a little later
+            QVERIFY2(!tab->figuresLabel()->text().isEmpty(), qPrintable(tab->name()));
+        }
+    }
+
     void everyExplanationIsFilledIn()
     {
         app::MainWindow w{core::Scenario{}};

@@ -176,7 +176,7 @@ ExpertsTab::ExpertsTab(document::ScenarioDocument* document, QWidget* parent)
     charts->setLayout(grid);
     chartsColumn()->insertWidget(1, charts, 1); // under the figures line
     sectionShown();
-    refreshNow();
+    drawFirst();
 }
 
 void ExpertsTab::buildControls()

@@ -355,7 +355,7 @@ Fp8Tab::Fp8Tab(document::ScenarioDocument* document, QWidget* parent)
     buildPartBar();
     showPart(static_cast<Part>(scenario().fp8Display.part));
     sectionShown();
-    refreshNow();
+    drawFirst();
 }
 
 QList<ChartPanel*> Fp8Tab::charts() const

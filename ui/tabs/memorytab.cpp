@@ -57,7 +57,7 @@ MemoryTab::MemoryTab(document::ScenarioDocument* document, QWidget* parent)
     // the checkpointing chart's legend under its plot; one above the other below that.
     setCharts({m_budget, m_checkpoint}, 2, kMemoryChartChars);
     sectionShown();
-    refreshNow();
+    drawFirst();
 }
 
 void MemoryTab::buildControls()

@@ -89,7 +89,7 @@ PipelineTab::PipelineTab(document::ScenarioDocument* document, QWidget* parent)
     buildMemoryChart();
     placeCharts();
     sectionShown();
-    refreshNow();
+    drawFirst();
 }
 
 void PipelineTab::placeCharts()

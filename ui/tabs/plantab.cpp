@@ -182,7 +182,7 @@ PlanTab::PlanTab(document::ScenarioDocument* document, QList<document::PlanPrese
     fitFonts();
 
     sectionShown();
-    refreshNow();
+    drawFirst();
 }
 
 QList<ChartPanel*> PlanTab::charts() const

@@ -444,6 +444,8 @@ void Tab::resizeEvent(QResizeEvent* event)
 
 void Tab::showEvent(QShowEvent* event)
 {
+    if (m_undrawn)
+        refreshNow(); // before it first paints
     QWidget::showEvent(event);
     fitControlsColumn();
     updateGeometry(); // its minimum counts again
@@ -528,18 +530,18 @@ void Tab::scheduleRefresh()
 
 bool Tab::refreshPending() const
 {
-    return m_timer->isActive() || (m_runner && m_runner->busy())
+    return m_undrawn || m_timer->isActive() || (m_runner && m_runner->busy())
         || (m_sideRunner && m_sideRunner->busy());
 }
 
 bool Tab::chartsPending() const
 {
-    return m_timer->isActive() || (m_runner && m_runner->busy());
+    return m_undrawn || m_timer->isActive() || (m_runner && m_runner->busy());
 }
 
 void Tab::waitForIdle()
 {
-    if (m_timer->isActive())
+    if (m_undrawn || m_timer->isActive())
         refreshNow();
     catchUp();
     if (m_runner)
@@ -587,8 +589,16 @@ std::pair<QString, Tab::Failure> describeFailure(const std::exception_ptr& throw
 
 } // namespace
 
+void Tab::drawFirst()
+{
+    m_undrawn = s_drawWhenShown && !isVisible();
+    if (!m_undrawn)
+        refreshNow();
+}
+
 void Tab::refreshNow()
 {
+    m_undrawn = false;
     m_timer->stop();
     try {
         recompute();

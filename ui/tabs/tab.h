@@ -61,6 +61,27 @@ public:
 
     /// Recomputes and redraws at once (the live loop calls it through a zero-delay timer).
     void refreshNow();
+    /// Whether the tab has not drawn its inputs yet: made with its first drawing left until
+    /// it is shown (createTabs, FirstDrawing::WhenShown). Showing it, waitForIdle() or
+    /// refreshNow() draws them.
+    bool undrawn() const { return m_undrawn; }
+
+    /// While one lives, every tab made leaves its first drawing until it is shown or waited
+    /// for (createTabs). One thread (the GUI's) makes tabs.
+    class FirstDrawingScope {
+    public:
+        explicit FirstDrawingScope(bool whenShown)
+            : m_before(s_drawWhenShown)
+        {
+            s_drawWhenShown = whenShown;
+        }
+        ~FirstDrawingScope() { s_drawWhenShown = m_before; }
+        FirstDrawingScope(const FirstDrawingScope&) = delete;
+        FirstDrawingScope& operator=(const FirstDrawingScope&) = delete;
+
+    private:
+        bool m_before;
+    };
     /// Whether a recompute is scheduled, or running on a worker thread, and not shown yet.
     bool refreshPending() const;
     /// refreshPending() without the side computation (sideRunner()): whether the charts'
@@ -180,6 +201,9 @@ protected:
     /// Called by waitForIdle() before its wait (to start such work) and after it (to draw
     /// what arrived), so exports and tests see every chart drawn.
     virtual void catchUp() { }
+    /// Ends a tab's constructor: draws its inputs at once, or leaves them undrawn (undrawn())
+    /// inside a FirstDrawingScope that says so.
+    void drawFirst();
     /// Calls core and updates the charts. Throws core::InputError for inputs core refuses.
     virtual void recompute() = 0;
     /// Schedules one recompute in this turn of the event loop.
@@ -236,6 +260,8 @@ private:
     core::Section m_section;
     QList<Binding> m_bindings;
     QTimer* m_timer;
+    bool m_undrawn = false; ///< made without drawing its inputs; drawn when shown (drawFirst)
+    static inline bool s_drawWhenShown = false; ///< set by a FirstDrawingScope
     QTimer* m_explanationTimer;
     bool m_explanationStale = false;
     bool m_hasNoExplanation = false;

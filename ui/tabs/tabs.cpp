@@ -31,11 +31,15 @@ PlanTab* makePlanTab(document::ScenarioDocument* document, QWidget* parent)
 
 } // namespace
 
-QList<Tab*> createTabs(document::ScenarioDocument* document, QWidget* parent)
+QList<Tab*> createTabs(document::ScenarioDocument* document, QWidget* parent, FirstDrawing first)
 {
-    return {new MemoryTab(document, parent),         new ZeroTab(document, parent),
-            new TensorParallelTab(document, parent), new PipelineTab(document, parent),
-            new ExpertsTab(document, parent),        new Fp8Tab(document, parent),
+    const Tab::FirstDrawingScope scope(first == FirstDrawing::WhenShown);
+    return {new MemoryTab(document, parent),
+            new ZeroTab(document, parent),
+            new TensorParallelTab(document, parent),
+            new PipelineTab(document, parent),
+            new ExpertsTab(document, parent),
+            new Fp8Tab(document, parent),
             makePlanTab(document, parent)};
 }
 

@@ -15,9 +15,15 @@ namespace scalelab::ui {
 
 class Tab;
 
+/// When a new tab first draws its inputs: at once (a tab on its own, a test), or when it is
+/// first shown or waited for (Tab::waitForIdle): a window draws only the tab on show before it
+/// first paints, and the rest after (MainWindow).
+enum class FirstDrawing { AtOnce, WhenShown };
+
 /// Every tab, in the window's order, each a view of `document`; a tab exists once its topic is
 /// built. The plan tab is handed the compiled-in presets.
-QList<Tab*> createTabs(document::ScenarioDocument* document, QWidget* parent = nullptr);
+QList<Tab*> createTabs(document::ScenarioDocument* document, QWidget* parent = nullptr,
+                       FirstDrawing first = FirstDrawing::AtOnce);
 
 /// The names of the tabs createTabs() makes ("memory", ...): the scenario's section names.
 QStringList tabNames();

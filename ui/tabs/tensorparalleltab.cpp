@@ -311,7 +311,7 @@ TensorParallelTab::TensorParallelTab(document::ScenarioDocument* document, QWidg
     buildErrorChart();
     buildCostChart();
     placeCharts();
-    refreshNow();
+    drawFirst();
 }
 
 void TensorParallelTab::buildControls()

@@ -175,7 +175,7 @@ ZeroTab::ZeroTab(document::ScenarioDocument* document, QWidget* parent)
     setCharts({m_memory, m_breakdown, m_ring, m_traffic});
     buildTable();
     addLesson();
-    refreshNow();
+    drawFirst();
 }
 
 void ZeroTab::buildControls()
