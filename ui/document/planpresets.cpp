@@ -174,11 +174,11 @@ const QList<QuantityKind>& quantityKinds()
     throw InputError::problem(field, e.expected());
 }
 
-/// One row of the published-figures file, its plan validated and ScaleLab's value computed.
 /// The plans of the presets read so far, by id: the rows of a figures file share a few presets,
 /// and reading one takes a JSON round trip through every plan key.
 using PresetPlans = QHash<QString, core::PlanInputs>;
 
+/// One row of the published-figures file, its plan validated and ScaleLab's value computed.
 PublishedFigure readFigure(const QJsonObject& row, const QString& path, const QString& groupTitle,
                            const QString& groupSource, PresetPlans& presets)
 {
