@@ -174,6 +174,20 @@ const QList<QuantityKind>& quantityKinds()
     throw InputError::problem(field, e.expected());
 }
 
+/// A row's "comparison" (equal when it has none).
+Comparison readComparison(const QJsonObject& row, const Keys& k, const QString& path)
+{
+    const QString comparison =
+        row.contains("comparison") ? k.string("comparison") : QString("equal");
+    if (comparison == "below")
+        return Comparison::Below;
+    if (comparison == "about")
+        return Comparison::About;
+    if (comparison == "equal")
+        return Comparison::Equal;
+    throw InputError(fieldOf(path, "comparison"), "equal, about or below");
+}
+
 /// The plans of the presets read so far, by id: the rows of a figures file share a few presets,
 /// and reading one takes a JSON round trip through every plan key.
 using PresetPlans = QHash<QString, core::PlanInputs>;
@@ -238,16 +252,7 @@ PublishedFigure readFigure(const QJsonObject& row, const QString& path, const QS
         throw InputError(fieldOf(path, "published"), "a time > 0 (seconds per step)");
     if (f.quantity == FigureQuantity::Mfu && !(f.published > 0 && f.published <= 100))
         throw InputError(fieldOf(path, "published"), "a percentage in (0, 100]");
-    const QString comparison =
-        row.contains("comparison") ? k.string("comparison") : QString("equal");
-    if (comparison == "below")
-        f.comparison = Comparison::Below;
-    else if (comparison == "about")
-        f.comparison = Comparison::About;
-    else if (comparison == "equal")
-        f.comparison = Comparison::Equal;
-    else
-        throw InputError(fieldOf(path, "comparison"), "equal, about or below");
+    f.comparison = readComparison(row, k, path);
     if (row.contains("tolerance_percent")) {
         f.tolerancePercent = k.requiredNumber("tolerance_percent");
         if (!(*f.tolerancePercent > 0))
