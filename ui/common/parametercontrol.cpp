@@ -1,5 +1,6 @@
 #include "parametercontrol.h"
 
+#include <QCoreApplication>
 #include <QFontMetrics>
 #include <QGridLayout>
 #include <QKeyEvent>
@@ -553,7 +554,7 @@ void ParameterControl::arrange()
     }
 }
 
-void ParameterControl::alignColumns(const QList<ParameterControl*>& controls)
+void ParameterControl::alignColumns(const QList<ParameterControl*>& controls, bool shared)
 {
     int labelWidth = 0;
     int spinBoxWidth = 0;
@@ -563,8 +564,17 @@ void ParameterControl::alignColumns(const QList<ParameterControl*>& controls)
         if (control)
             for (QWidget* w : {static_cast<QWidget*>(control->m_label),
                                static_cast<QWidget*>(control->m_spinBox),
-                               static_cast<QWidget*>(control->m_unitLabel)})
+                               static_cast<QWidget*>(control->m_unitLabel)}) {
                 w->setMinimumWidth(0);
+                // A label keeps the size hint it measured under its old minimum width until
+                // its contents change: told they did, it measures its text again.
+                if (qobject_cast<QLabel*>(w)) {
+                    QEvent changed(QEvent::ContentsRectChange);
+                    QCoreApplication::sendEvent(w, &changed);
+                }
+            }
+    if (!shared)
+        return;
     for (const ParameterControl* control : controls) {
         if (!control)
             continue;

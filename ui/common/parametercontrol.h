@@ -130,7 +130,9 @@ public:
 
     /// Gives the labels, spin boxes and units of the given controls common widths, so controls
     /// stacked in a column line up. Call again after a font change (e.g. projector mode).
-    static void alignColumns(const QList<ParameterControl*>& controls);
+    /// Not `shared`: each takes only the widths its own texts need (compact controls, whose
+    /// names stand over their rows, in a column kept narrow).
+    static void alignColumns(const QList<ParameterControl*>& controls, bool shared = true);
 
 public slots:
     /// Clamps to the range and rounds to the decimals; emits valueChanged only if that differs

@@ -392,10 +392,16 @@ void Tab::fitControlsColumn(bool measure)
     if (!panel)
         return;
     // The column's width with its controls arranged one way or the other.
-    const auto arranged = [this, panel](bool compact) {
+    const auto arranged = [this, panel, measure](bool compact) {
         m_compactControls = compact;
         for (ParameterControl* control : panel->findChildren<ParameterControl*>())
             control->setCompact(compact);
+        // In rows the controls line up in columns; compact, each row is only as wide as its
+        // own value and unit. Aligned again for a new type size.
+        if (measure || m_alignedCompact != int(compact)) {
+            ParameterControl::alignColumns(m_controls, !compact);
+            m_alignedCompact = int(compact);
+        }
         // Choice boxes likewise under their names.
         const auto wrap = compact ? QFormLayout::WrapAllRows : QFormLayout::DontWrapRows;
         for (QFormLayout* form : panel->findChildren<QFormLayout*>())
@@ -432,8 +438,10 @@ void Tab::fitControlsColumn(bool measure)
     const bool compact = width() > 0 && m_rowControlsWidth > kControlsShare * width();
     const int columnWidth =
         compact == m_compactControls && !compact ? m_rowControlsWidth : arranged(compact);
-    if (m_scroll->minimumWidth() != columnWidth)
-        m_scroll->setMinimumWidth(columnWidth);
+    // Exactly that wide: a scroll area keeps the size hint its contents had when first asked,
+    // and the tab's layout would give it that width (a row's, after the controls went compact).
+    if (m_scroll->minimumWidth() != columnWidth || m_scroll->maximumWidth() != columnWidth)
+        m_scroll->setFixedWidth(columnWidth);
 }
 
 void Tab::resizeEvent(QResizeEvent* event)
@@ -449,6 +457,12 @@ void Tab::showEvent(QShowEvent* event)
     QWidget::showEvent(event);
     fitControlsColumn();
     updateGeometry(); // its minimum counts again
+}
+
+void Tab::hideEvent(QHideEvent* event)
+{
+    QWidget::hideEvent(event);
+    updateGeometry(); // its minimum no longer counts (the page holding it asks again)
 }
 
 QSize Tab::minimumSizeHint() const

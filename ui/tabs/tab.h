@@ -173,6 +173,7 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
+    void hideEvent(QHideEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     /// A tab behind another asks for no room: QTabWidget's minimum is the largest of its
     /// pages', so the widest tab would keep the window wider than a small screen while a
@@ -284,6 +285,7 @@ private:
     QList<ParameterControl*> m_controls;
     bool m_compactControls = false;
     int m_rowControlsWidth = 0; ///< the controls column's width with every control in one row
+    int m_alignedCompact = -1; ///< the arrangement the controls were last aligned for, or -1
     ExplanationPanel* m_explanation = nullptr;
     bool m_explanationVisible = true;
     Failure m_failure = Failure::None;
