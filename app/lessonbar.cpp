@@ -181,17 +181,20 @@ LessonBar::LessonBar(MainWindow* window)
     black.setColor(QPalette::Window, Qt::black);
     m_blank->setPalette(black);
     m_blank->hide();
-    for (ui::Tab* tab : m_window->tabs())
-        connect(tab, &ui::Tab::refreshed, this, [this, tab] {
-            if (m_active && tab->name() == m_lesson.steps[std::size_t(m_index)].tab) {
-                updateNarration();
-                // A refresh may restyle a series (the tab's own emphasis): emphasise it again.
-                if (m_emphasised)
-                    m_emphasised->emphasiseSeries(m_emphasised->emphasisedSeries());
-            }
-        });
     followTypeSize();
     hide();
+}
+
+void LessonBar::follow(ui::Tab* tab)
+{
+    connect(tab, &ui::Tab::refreshed, this, [this, tab] {
+        if (m_active && tab->name() == m_lesson.steps[std::size_t(m_index)].tab) {
+            updateNarration();
+            // A refresh may restyle a series (the tab's own emphasis): emphasise it again.
+            if (m_emphasised)
+                m_emphasised->emphasiseSeries(m_emphasised->emphasisedSeries());
+        }
+    });
 }
 
 LessonBar::~LessonBar()

@@ -18,7 +18,8 @@ QT_END_NAMESPACE
 
 namespace scalelab::ui {
 class ChartViewPanel;
-}
+class Tab;
+} // namespace scalelab::ui
 
 namespace scalelab::app {
 
@@ -64,6 +65,9 @@ public:
     /// Sets the narration's type from the application's (larger in projector mode). The window
     /// calls it when it changes the type size; a font change event calls it too.
     void followTypeSize();
+    /// Keeps the narration of a step on `tab` in step with the tab's figures: the window calls
+    /// it for each tab it makes.
+    void follow(ui::Tab* tab);
 
     // For tests and the window's layout.
     QLabel* counterLabel() const { return m_counter; }

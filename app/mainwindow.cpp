@@ -54,21 +54,29 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
     setWindowTitle(tr("ScaleLab: training at scale"));
     m_tabWidget->setObjectName("tabs");
     m_tabWidget->setDocumentMode(true);
-    // Only the tab on show draws before the window first paints; the others after (event).
-    for (ui::Tab* tab : ui::createTabs(m_document, nullptr, ui::FirstDrawing::WhenShown)) {
-        m_tabs << tab;
-        m_tabWidget->addTab(tab, tab->title());
-        connect(tab, &ui::Tab::inputRefused, this,
-                [this](const QString& message) { statusBar()->showMessage(message, 10000); });
-        for (ui::ChartPanel* chart : tab->charts())
-            chart->installEventFilter(this);
+    // Each page holds its tab once the tab is first shown or asked for (makeTab): only the tab
+    // on show is made and drawn before the window first paints, the others after (event).
+    for (const QString& title : ui::tabTitles()) {
+        auto* page = new QWidget;
+        auto* holder = new QVBoxLayout(page);
+        holder->setContentsMargins(0, 0, 0, 0);
+        m_tabWidget->addTab(page, title);
+        m_tabs << nullptr;
     }
+    connect(m_tabWidget, &QTabWidget::currentChanged, this, [this](int index) {
+        if (index >= 0)
+            makeTab(index);
+    });
+    makeTab(m_tabWidget->currentIndex());
     // The lesson bar sits above the tabs, hidden until a lesson plays.
     auto* central = new QWidget(this);
     auto* column = new QVBoxLayout(central);
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(0);
     m_lessonBar = new LessonBar(this);
+    for (ui::Tab* tab : std::as_const(m_tabs))
+        if (tab)
+            m_lessonBar->follow(tab);
     column->addWidget(m_lessonBar);
     column->addWidget(m_tabWidget, 1);
     setCentralWidget(central);
@@ -207,8 +215,9 @@ void MainWindow::setChartBackground(int background)
     ui::setChartBackground(static_cast<ui::ChartBackground>(b));
     if (auto* a = findChild<QAction*>(QString("view.background.%1").arg(b)))
         a->setChecked(true);
-    for (ui::Tab* tab : m_tabs)
-        tab->restyleCharts();
+    for (ui::Tab* tab : std::as_const(m_tabs))
+        if (tab) // a tab made later takes the style then
+            tab->restyleCharts();
 }
 
 MainWindow::~MainWindow()
@@ -521,16 +530,17 @@ void MainWindow::copyCurrentChart()
 
 void MainWindow::showTab(const QString& name)
 {
-    for (int i = 0; i < m_tabs.size(); ++i)
-        if (m_tabs[i]->name() == name)
-            m_tabWidget->setCurrentIndex(i);
+    const int index = ui::tabNames().indexOf(name);
+    if (index >= 0)
+        m_tabWidget->setCurrentIndex(index);
 }
 
 void MainWindow::setExplanationsVisible(bool visible)
 {
     (m_projector ? m_explanationsOnProjector : m_explanationsOnDesk) = visible;
-    for (ui::Tab* tab : m_tabs)
-        tab->setExplanationVisible(visible);
+    for (ui::Tab* tab : std::as_const(m_tabs))
+        if (tab) // a tab made later is told then (makeTab)
+            tab->setExplanationVisible(visible);
     if (m_explanationsAction && m_explanationsAction->isChecked() != visible)
         m_explanationsAction->setChecked(visible);
 }
@@ -554,7 +564,8 @@ ExercisesDialog* MainWindow::exercises()
 
 ui::Tab* MainWindow::currentTab() const
 {
-    return qobject_cast<ui::Tab*>(m_tabWidget->currentWidget());
+    const int index = m_tabWidget->currentIndex();
+    return index >= 0 ? m_tabs[index] : nullptr; // the tab on show is always made
 }
 
 ui::ChartPanel* MainWindow::currentChart() const
@@ -592,11 +603,45 @@ bool MainWindow::event(QEvent* event)
 void MainWindow::drawNextUndrawnTab()
 {
     const auto undrawn = std::find_if(m_tabs.cbegin(), m_tabs.cend(),
-                                      [](const ui::Tab* tab) { return tab->undrawn(); });
+                                      [](const ui::Tab* tab) { return !tab || tab->undrawn(); });
     if (undrawn == m_tabs.cend())
         return;
-    (*undrawn)->refreshNow();
+    makeTab(int(undrawn - m_tabs.cbegin()))->refreshNow();
     QTimer::singleShot(0, this, &MainWindow::drawNextUndrawnTab);
+}
+
+ui::Tab* MainWindow::makeTab(int index)
+{
+    if (ui::Tab* made = m_tabs[index])
+        return made;
+    // Made in a hidden page and shown with it, as every tab made ahead is: a tab fits its
+    // controls column when first shown, laid out at its width.
+    QWidget* page = m_tabWidget->widget(index);
+    const bool onShow = page->isVisible();
+    if (onShow)
+        page->hide();
+    ui::Tab* tab = ui::createTab(index, m_document, page, ui::FirstDrawing::WhenShown);
+    m_tabs[index] = tab;
+    tab->setExplanationVisible(m_projector ? m_explanationsOnProjector : m_explanationsOnDesk);
+    connect(tab, &ui::Tab::inputRefused, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    for (ui::ChartPanel* chart : tab->charts())
+        chart->installEventFilter(this);
+    if (m_lessonBar)
+        m_lessonBar->follow(tab);
+    page->layout()->addWidget(tab);
+    if (onShow)
+        page->show(); // the tab draws before it first paints
+    return tab;
+}
+
+QList<ui::Tab*> MainWindow::tabs() const
+{
+    // Making a tab changes what the window holds, not what it shows or means.
+    auto* self = const_cast<MainWindow*>(this);
+    for (int i = 0; i < m_tabs.size(); ++i)
+        self->makeTab(i);
+    return m_tabs;
 }
 
 QString MainWindow::exportCurrentChart(const QString& path, const QSize& size)
@@ -615,9 +660,10 @@ QString MainWindow::exportCurrentChart(const QString& path, const QSize& size)
 QString MainWindow::exportAllCharts(const QString& folder, QStringList* written)
 {
     QList<ui::ExportJob> jobs;
-    for (ui::Tab* tab : m_tabs)
+    const QList<ui::Tab*> all = tabs();
+    for (ui::Tab* tab : all)
         tab->waitForIdle();
-    for (ui::Tab* tab : m_tabs)
+    for (ui::Tab* tab : all)
         for (ui::ChartPanel* chart : tab->charts())
             for (auto format : {ui::ImageFormat::Png, ui::ImageFormat::Svg, ui::ImageFormat::Pdf})
                 jobs.append(
@@ -710,9 +756,8 @@ void MainWindow::restoreSettings()
     if (!restoreGeometry(settings.value("window/geometry").toByteArray()))
         resize(QSize(1800, 1000).boundedTo(screen()->availableSize() * 0.95));
     const QString tab = settings.value("window/tab").toString();
-    for (int i = 0; i < m_tabs.size(); ++i)
-        if (m_tabs[i]->name() == tab)
-            m_tabWidget->setCurrentIndex(i);
+    if (const int index = ui::tabNames().indexOf(tab); index >= 0)
+        m_tabWidget->setCurrentIndex(index);
     m_textStep = intSetting(settings, "view/textStep", 0, -4, 8);
     m_explanationsOnDesk = boolSetting(settings, "view/explanations", true);
     m_explanationsOnProjector = boolSetting(settings, "view/projectorExplanations", false);

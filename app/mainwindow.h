@@ -45,8 +45,13 @@ public:
     document::ScenarioDocument* scenarioDocument() const { return m_document; }
     /// Shows `scenario` in every tab as one undoable step.
     void setScenario(const core::Scenario& scenario, const QString& what);
-    QList<ui::Tab*> tabs() const { return m_tabs; }
+    /// Every tab, in order: those not made yet are made now (a tab is made when first shown,
+    /// or after the window's first paint).
+    QList<ui::Tab*> tabs() const;
+    /// The tab on show (always made).
     ui::Tab* currentTab() const;
+    /// The tab at `index` if it is made, or null (for tests: tabs() makes every tab).
+    ui::Tab* madeTab(int index) const { return m_tabs.value(index); }
     /// Brings the tab named `name` ("memory", ...) to the front.
     void showTab(const QString& name);
     /// Shows or hides the explanation beside every tab's charts.
@@ -116,6 +121,9 @@ private:
     /// event loop's next turn: after the window's first paint, the tabs not on show draw one
     /// at a time, each a short wait at most for a click or key.
     void drawNextUndrawnTab();
+    /// The tab at `index`, made now if it was not yet: put in its page, wired to the window
+    /// and the lesson bar, with the window's explanation setting.
+    ui::Tab* makeTab(int index);
     void buildMenus();
     void buildFileMenu();
     void buildEditMenu();
@@ -139,7 +147,7 @@ private:
     document::ScenarioDocument* m_document;
     QTabWidget* m_tabWidget = nullptr;
     LessonBar* m_lessonBar = nullptr;
-    QList<ui::Tab*> m_tabs;
+    QList<ui::Tab*> m_tabs; ///< by page; null until made (makeTab)
     bool m_painted = false; ///< the window has painted once (event)
     QHash<ui::Tab*, ui::ChartPanel*> m_lastChart;
     QMenu* m_recentMenu = nullptr;

@@ -352,6 +352,7 @@ private slots:
         w.resize(1400, 900);
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.tabs(); // every tab made (the window makes the others after its first paint)
         auto* zero = w.findChild<ui::ChartViewPanel*>("zero-memory");
         auto* budget = w.findChild<ui::ChartViewPanel*>("memory-budget");
         QVERIFY(zero && budget);

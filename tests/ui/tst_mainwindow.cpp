@@ -193,24 +193,29 @@ private slots:
             QVERIFY2(actions.contains(expected), qPrintable(expected));
     }
 
-    void onlyTheTabOnShowDrawsBeforeTheFirstPaint()
+    void onlyTheTabOnShowIsMadeAndDrawnBeforeTheFirstPaint()
     {
-        // Made, not shown: no tab has computed anything yet.
+        const int count = int(ui::tabNames().size());
+        // Made, not shown: only the tab on show is made, and it has computed nothing yet.
         {
             app::MainWindow w{core::Scenario{}};
-            for (ui::Tab* tab : w.tabs())
-                QVERIFY2(tab->undrawn() && tab->refreshPending(), qPrintable(tab->name()));
-            // Waited for (an export, a test), an undrawn tab draws.
+            QVERIFY(w.madeTab(0) && w.madeTab(0) == w.currentTab());
+            QVERIFY(w.currentTab()->undrawn() && w.currentTab()->refreshPending());
+            for (int i = 1; i < count; ++i)
+                QVERIFY2(!w.madeTab(i), qPrintable(ui::tabNames()[i]));
+            // Asked for, every tab is made; waited for (an export, a test), one draws.
             ui::Tab* fp8 = w.tabs()[5];
+            QCOMPARE(w.madeTab(5), fp8);
+            QVERIFY(fp8->undrawn());
             fp8->waitForIdle();
             QVERIFY(!fp8->undrawn());
             QVERIFY(!fp8->figuresLabel()->text().isEmpty());
-            QVERIFY(w.tabs()[4]->undrawn());
+            QVERIFY(w.madeTab(4)->undrawn());
         }
         app::MainWindow w{core::Scenario{}};
         w.resize(1280, 800);
-        // When the tab on show first paints, it shows its inputs and the others wait.
-        QStringList undrawnAtFirstPaint;
+        // When the tab on show first paints, it shows its inputs; no other tab is made yet.
+        QStringList madeAtFirstPaint;
         bool currentDrawn = false;
         bool painted = false;
         test::EventSpy spy(w.currentTab()->figuresLabel(), QEvent::Paint, [&] {
@@ -218,23 +223,36 @@ private slots:
                 return;
             painted = true;
             currentDrawn = !w.currentTab()->undrawn();
-            for (ui::Tab* tab : w.tabs())
-                if (tab->undrawn())
-                    undrawnAtFirstPaint << tab->name();
+            for (int i = 0; i < count; ++i)
+                if (w.madeTab(i))
+                    madeAtFirstPaint << w.madeTab(i)->name();
         });
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QTRY_VERIFY(painted);
         QVERIFY(currentDrawn);
-        QCOMPARE(undrawnAtFirstPaint,
-                 QStringList({"zero", "tensor_parallel", "pipeline", "experts", "fp8", "plan"}));
-        // Then the others draw, one a turn, without being shown.
-        QTRY_VERIFY(std::none_of(w.tabs().cbegin(), w.tabs().cend(),
-                                 [](const ui::Tab* tab) { return tab->undrawn(); }));
+        QCOMPARE(madeAtFirstPaint, QStringList({"memory"}));
+        // Then the others are made and draw, one a turn, without being shown.
+        const auto allDrawn = [&] {
+            for (int i = 0; i < count; ++i)
+                if (!w.madeTab(i) || w.madeTab(i)->undrawn())
+                    return false;
+            return true;
+        };
+        QTRY_VERIFY(allDrawn());
+        QCOMPARE(w.currentTab()->name(), QString("memory"));
         for (ui::Tab* tab : w.tabs()) {
             test::settle(*tab); // a worker's result (FP8) comes a little later
             QVERIFY2(!tab->figuresLabel()->text().isEmpty(), qPrintable(tab->name()));
         }
+        // A tab made after a change of setting follows it: the explanations hidden before the
+        // plan tab is made stay hidden there.
+        app::MainWindow later{core::Scenario{}};
+        later.setExplanationsVisible(false);
+        later.showTab("plan");
+        QVERIFY(later.madeTab(6));
+        QVERIFY(!later.madeTab(6)->explanation()
+                || !later.madeTab(6)->explanation()->isVisibleTo(later.madeTab(6)));
     }
 
     void everyExplanationIsFilledIn()

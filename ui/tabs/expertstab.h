@@ -44,7 +44,9 @@ public:
 
     explicit ExpertsTab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString title() const override { return tr("Expert routing"); }
+    /// The title in the window, before the tab is made as well.
+    static QString titleText() { return tr("Expert routing"); }
+    QString title() const override { return titleText(); }
     QList<ChartPanel*> charts() const override;
     QHash<QString, QString> explanationValues() const override;
 

@@ -67,7 +67,9 @@ public:
 
     explicit Fp8Tab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString title() const override { return tr("FP8 training"); }
+    /// The title in the window, before the tab is made as well.
+    static QString titleText() { return tr("FP8 training"); }
+    QString title() const override { return titleText(); }
     QList<ChartPanel*> charts() const override;
     QHash<QString, QString> explanationValues() const override;
 

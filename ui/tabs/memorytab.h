@@ -31,7 +31,9 @@ class MemoryTab : public Tab {
 public:
     explicit MemoryTab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString title() const override { return tr("Memory budget"); }
+    /// The title in the window, before the tab is made as well.
+    static QString titleText() { return tr("Memory budget"); }
+    QString title() const override { return titleText(); }
     QList<ChartPanel*> charts() const override;
     QHash<QString, QString> explanationValues() const override;
 

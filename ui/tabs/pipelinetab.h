@@ -37,7 +37,9 @@ public:
 
     explicit PipelineTab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString title() const override { return tr("Pipeline schedules"); }
+    /// The title in the window, before the tab is made as well.
+    static QString titleText() { return tr("Pipeline schedules"); }
+    QString title() const override { return titleText(); }
     QList<ChartPanel*> charts() const override;
 
     /// The inputs the charts show: the document's.

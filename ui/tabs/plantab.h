@@ -56,7 +56,9 @@ public:
                      QList<document::PublishedFigure> figures = document::publishedFigures(),
                      QWidget* parent = nullptr);
 
-    QString title() const override { return tr("Training plan"); }
+    /// The title in the window, before the tab is made as well.
+    static QString titleText() { return tr("Training plan"); }
+    QString title() const override { return titleText(); }
     /// The two parts of the tab, as plan.part names them.
     enum class Part { Memory, Time };
     Part part() const { return m_part; }

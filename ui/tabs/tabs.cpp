@@ -31,16 +31,42 @@ PlanTab* makePlanTab(document::ScenarioDocument* document, QWidget* parent)
 
 } // namespace
 
-QList<Tab*> createTabs(document::ScenarioDocument* document, QWidget* parent, FirstDrawing first)
+Tab* createTab(int index, document::ScenarioDocument* document, QWidget* parent, FirstDrawing first)
 {
     const Tab::FirstDrawingScope scope(first == FirstDrawing::WhenShown);
-    return {new MemoryTab(document, parent),
-            new ZeroTab(document, parent),
-            new TensorParallelTab(document, parent),
-            new PipelineTab(document, parent),
-            new ExpertsTab(document, parent),
-            new Fp8Tab(document, parent),
-            makePlanTab(document, parent)};
+    switch (index) {
+    case 0:
+        return new MemoryTab(document, parent);
+    case 1:
+        return new ZeroTab(document, parent);
+    case 2:
+        return new TensorParallelTab(document, parent);
+    case 3:
+        return new PipelineTab(document, parent);
+    case 4:
+        return new ExpertsTab(document, parent);
+    case 5:
+        return new Fp8Tab(document, parent);
+    case 6:
+        return makePlanTab(document, parent);
+    default:
+        return nullptr;
+    }
+}
+
+QList<Tab*> createTabs(document::ScenarioDocument* document, QWidget* parent, FirstDrawing first)
+{
+    QList<Tab*> tabs;
+    for (int i = 0; i < tabNames().size(); ++i)
+        tabs << createTab(i, document, parent, first);
+    return tabs;
+}
+
+QStringList tabTitles()
+{
+    return {MemoryTab::titleText(),   ZeroTab::titleText(),    TensorParallelTab::titleText(),
+            PipelineTab::titleText(), ExpertsTab::titleText(), Fp8Tab::titleText(),
+            PlanTab::titleText()};
 }
 
 QStringList tabNames()

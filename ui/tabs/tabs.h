@@ -25,7 +25,13 @@ enum class FirstDrawing { AtOnce, WhenShown };
 QList<Tab*> createTabs(document::ScenarioDocument* document, QWidget* parent = nullptr,
                        FirstDrawing first = FirstDrawing::AtOnce);
 
+/// The tab at `index` of createTabs()'s list alone (0 <= index < tabNames().size()).
+Tab* createTab(int index, document::ScenarioDocument* document, QWidget* parent = nullptr,
+               FirstDrawing first = FirstDrawing::AtOnce);
+
 /// The names of the tabs createTabs() makes ("memory", ...): the scenario's section names.
 QStringList tabNames();
+/// Their titles in the window ("Memory budget", ...), in the same order.
+QStringList tabTitles();
 
 } // namespace scalelab::ui

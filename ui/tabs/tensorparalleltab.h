@@ -37,7 +37,9 @@ public:
     explicit TensorParallelTab(document::ScenarioDocument* document = nullptr,
                                QWidget* parent = nullptr);
 
-    QString title() const override { return tr("Tensor-parallel MLP"); }
+    /// The title in the window, before the tab is made as well.
+    static QString titleText() { return tr("Tensor-parallel MLP"); }
+    QString title() const override { return titleText(); }
     QList<ChartPanel*> charts() const override;
     QHash<QString, QString> explanationValues() const override;
 

@@ -33,7 +33,9 @@ class ZeroTab : public Tab {
 public:
     explicit ZeroTab(document::ScenarioDocument* document = nullptr, QWidget* parent = nullptr);
 
-    QString title() const override { return tr("Ring and ZeRO"); }
+    /// The title in the window, before the tab is made as well.
+    static QString titleText() { return tr("Ring and ZeRO"); }
+    QString title() const override { return titleText(); }
     QList<ChartPanel*> charts() const override;
     QHash<QString, QString> explanationValues() const override;
 
