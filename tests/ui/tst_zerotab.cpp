@@ -21,6 +21,7 @@
 #include <QChart>
 #include <QComboBox>
 #include <QDir>
+#include <QHeaderView>
 #include <QHorizontalStackedBarSeries>
 #include <QImage>
 #include <QJsonObject>
@@ -440,6 +441,44 @@ private slots:
         auto* fits = seriesNamed<QScatterSeries>(tab.memoryChart()->chart(), "Fits from here");
         QCOMPARE(fits->count(), 2);
         QCOMPARE(fits->at(1).x(), 5.0);
+    }
+
+    void acceleratorStepRepaintsTheHeaderAndNoCell()
+    {
+        // A step of the accelerator's slider changes the fits column's header only (at 80 and
+        // 81 GB every stage fits, or not, alike): the header is painted again with the new
+        // capacity, and the cells, which say the same, are not.
+        ZeroTab tab;
+        tab.resize(1500, 950);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        settle(tab);
+        QTableWidget* table = tab.figuresTable();
+        QCOMPARE(table->horizontalHeaderItem(1)->text(), QString("Fits 80 GB\nat this n?"));
+        QCoreApplication::processEvents();
+        QStringList headersPainted;
+        int cellPaints = 0;
+        EventSpy header(table->horizontalHeader()->viewport(), QEvent::Paint, [&] {
+            headersPainted << table->model()->headerData(1, Qt::Horizontal).toString();
+        });
+        EventSpy cells(table->viewport(), QEvent::Paint, [&] { ++cellPaints; });
+        QStringList fitsBefore;
+        for (int row = 0; row < table->rowCount(); ++row)
+            fitsBefore << table->item(row, 1)->text();
+        ParameterControl* control = tab.control("zero.accelerator_gb");
+        control->slider()->setFocus();
+        QTest::keyClick(control->slider(), Qt::Key_Right);
+        QCOMPARE(control->value(), 81.0);
+        settle(tab);
+        QTRY_VERIFY(!headersPainted.isEmpty());
+        // A table told of a new header lays its items out again on a zero timer, and paints
+        // every cell after: time for both to come, had they been asked for.
+        QTest::qWait(100);
+        QCOMPARE(headersPainted.last(), QString("Fits 81 GB\nat this n?"));
+        for (int row = 0; row < table->rowCount(); ++row)
+            QCOMPARE(table->item(row, 1)->text(), fitsBefore[row]);
+        QCOMPARE(cellPaints, 0);
+        checkAgainstCore(tab);
     }
 
     void scenarioValuesBeyondTheSliderAreKept()

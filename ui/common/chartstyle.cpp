@@ -340,6 +340,21 @@ QString measureAndWrap(const QString& text, const QFont& font, double width)
 /// far fewer.
 constexpr qsizetype kWrappedKept = 1024;
 
+/// What a wrapped text is remembered by: the text, the font, the width to a tenth of a pixel.
+/// The font itself, not its key(): the key is a new string each time it is asked for, which
+/// cost more than the rest of the lookup.
+struct WrapKey {
+    QString text;
+    QFont font;
+    qint64 tenths = 0;
+    bool operator==(const WrapKey&) const = default;
+};
+
+size_t qHash(const WrapKey& key, size_t seed = 0)
+{
+    return qHashMulti(seed, key.text, key.font, key.tenths);
+}
+
 } // namespace
 
 QString wrapWords(const QString& text, const QFont& font, double width)
@@ -349,9 +364,8 @@ QString wrapWords(const QString& text, const QFont& font, double width)
     if (const QCoreApplication* app = QCoreApplication::instance();
         !app || QThread::currentThread() != app->thread())
         return measureAndWrap(text, font, width); // the memory is the GUI thread's
-    static QHash<QString, QString> wrapped;
-    // The width to a tenth of a pixel; a font by its key (family, size, weight, style...).
-    const QString key = text + QChar(0) + font.key() + QChar(0) + QString::number(width, 'f', 1);
+    static QHash<WrapKey, QString> wrapped;
+    const WrapKey key{text, font, std::llround(width * 10)};
     if (const auto it = wrapped.constFind(key); it != wrapped.cend())
         return *it;
     if (wrapped.size() >= kWrappedKept)

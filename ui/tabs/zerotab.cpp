@@ -26,6 +26,7 @@
 #include <QPixmap>
 #include <QScatterSeries>
 #include <QScrollBar>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -533,20 +534,26 @@ void ZeroTab::fitTableColumns()
 
 int ZeroTab::columnWidthNeeded(int column)
 {
-    QString texts = m_table->horizontalHeaderItem(column)->text();
-    for (int row = 0; row < m_table->rowCount(); ++row)
-        texts += QChar(0) + m_table->item(row, column)->text();
     if (m_columnNeeds.size() != m_table->columnCount())
         m_columnNeeds.resize(m_table->columnCount());
-    auto& [measured, width] = m_columnNeeds[column];
-    if (measured != texts) {
+    ColumnNeed& need = m_columnNeeds[column];
+    // The header and the cells measured apart: the accelerator's slider changes the header of
+    // the fits column at every step, its cells seldom.
+    if (const QString header = m_table->horizontalHeaderItem(column)->text();
+        need.header != header) {
+        need.headerWidth = m_table->horizontalHeader()->sectionSizeHint(column);
+        need.header = header;
+    }
+    QString cells;
+    for (int row = 0; row < m_table->rowCount(); ++row)
+        cells += QChar(0) + m_table->item(row, column)->text();
+    if (need.cells != cells) {
         // QTableView hides the measure QAbstractItemView gives everyone.
         const QAbstractItemView* view = m_table;
-        width = std::max(m_table->horizontalHeader()->sectionSizeHint(column),
-                         view->sizeHintForColumn(column));
-        measured = texts;
+        need.cellsWidth = view->sizeHintForColumn(column);
+        need.cells = cells;
     }
-    return width;
+    return std::max(need.headerWidth, need.cellsWidth);
 }
 
 bool ZeroTab::eventFilter(QObject* watched, QEvent* event)
@@ -705,11 +712,31 @@ void ZeroTab::updateRing()
     m_ringKey = key;
 }
 
+bool ZeroTab::showFitsHeader(const QString& header)
+{
+    QTableWidgetItem* item = m_table->horizontalHeaderItem(1);
+    if (item->text() == header)
+        return false;
+    // A header's new text tells the table that its headers changed, and the table then lays out
+    // and repaints every cell, at each step of the accelerator's slider. Stretched columns keep
+    // their widths whatever the header says: the table is not told, and only the header, which
+    // reads its texts as it paints, is painted again.
+    QHeaderView* headers = m_table->horizontalHeader();
+    if (headers->sectionResizeMode(1) != QHeaderView::Stretch) {
+        item->setText(header);
+        return true;
+    }
+    {
+        const QSignalBlocker quiet(m_table->model());
+        item->setText(header);
+    }
+    headers->viewport()->update();
+    return true;
+}
+
 void ZeroTab::showTable(const ZeroFigures& f)
 {
-    bool changed = m_table->horizontalHeaderItem(1)->text() != f.fitsHeader;
-    if (changed)
-        m_table->horizontalHeaderItem(1)->setText(f.fitsHeader);
+    bool changed = showFitsHeader(f.fitsHeader);
     for (int row = 0; row < static_cast<int>(kStages.size()); ++row) {
         const ZeroTableRow& texts = f.table[static_cast<std::size_t>(row)];
         for (int column = 0; column < static_cast<int>(texts.size()); ++column)

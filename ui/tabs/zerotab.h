@@ -87,6 +87,7 @@ private:
     /// The width column `column` asks for to show its header and cells whole, measured again
     /// only when one of its texts or the font changed (measuring shapes every text).
     int columnWidthNeeded(int column);
+    bool showFitsHeader(const QString& header); ///< true: the text changed
     void niceRange(QValueAxis* axis, double min, double max);
     /// The ring demo's shape and byte size last simulated, so other edits do not redo it.
     std::pair<std::int64_t, std::int64_t> m_ringKey{-1, -1};
@@ -126,8 +127,14 @@ private:
     QValueAxis* m_bandwidthY = nullptr;
 
     QTableWidget* m_table = nullptr;
-    /// Per column: its texts when last measured, and the width they asked for.
-    QList<std::pair<QString, int>> m_columnNeeds;
+    /// A column's width as last measured, with the texts it was measured for.
+    struct ColumnNeed {
+        QString header;
+        int headerWidth = 0;
+        QString cells;
+        int cellsWidth = 0;
+    };
+    QList<ColumnNeed> m_columnNeeds;
 };
 
 } // namespace scalelab::ui
