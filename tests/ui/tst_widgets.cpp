@@ -10,6 +10,7 @@
 #include "legendrows.h"
 #include "scalelab/core/error.h"
 #include "tab.h"
+#include "testhelpers.h"
 
 #include <QBarSet>
 #include <QChart>
@@ -30,6 +31,7 @@
 #include <QTextBrowser>
 #include <QTextDocument>
 #include <QThread>
+#include <QVBoxLayout>
 #include <QValueAxis>
 #include <atomic>
 #include <new>
@@ -453,6 +455,41 @@ private slots:
         // The layout asks for nothing wider than the charts give it.
         QCOMPARE(label.sizeHint().width(), 0);
         QCOMPARE(label.minimumSizeHint().width(), 0);
+    }
+
+    void theFiguresLineAsksForRoomOnlyForAnotherHeight()
+    {
+        // A window laid out as a tab: the figures line above a widget that takes the rest.
+        QWidget window;
+        auto* layout = new QVBoxLayout(&window);
+        auto* line = new FiguresLine;
+        auto* below = new QWidget;
+        layout->addWidget(line);
+        layout->addWidget(below, 1);
+        line->label()->setText("<b>Total</b> 114 GB against 80 GB");
+        window.resize(400, 300);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const int oneLine = line->height();
+        QCOMPARE(oneLine, line->label()->heightForWidth(line->width()));
+        int layouts = 0;
+        scalelab::test::EventSpy spy(&window, QEvent::LayoutRequest, [&] { ++layouts; });
+
+        // A new figure on the same one line: the label shows it, nothing is laid out again.
+        line->label()->setText("<b>Total</b> 115 GB against 80 GB");
+        QTest::qWait(50);
+        QCOMPARE(layouts, 0);
+        QCOMPARE(line->height(), oneLine);
+        QCOMPARE(line->label()->text(), QString("<b>Total</b> 115 GB against 80 GB"));
+        QCOMPARE(line->label()->geometry(), line->rect());
+
+        // A text that wraps: the line takes the room it needs, and the label fills it.
+        const QString longer = QString("<b>Total</b> 114 GB against 80 GB ").repeated(4);
+        line->label()->setText(longer);
+        QTRY_VERIFY(line->height() > oneLine);
+        QCOMPARE(line->height(), line->label()->heightForWidth(line->width()));
+        QCOMPARE(line->label()->geometry(), line->rect());
+        QVERIFY(layouts > 0);
     }
 
     void ticksThinOutOnANarrowChart()

@@ -1,6 +1,7 @@
 #include "figureslabel.h"
 
 #include <QAbstractTextDocumentLayout>
+#include <QEvent>
 #include <QPainter>
 #include <algorithm>
 #include <cmath>
@@ -85,6 +86,54 @@ void FiguresLabel::paintEvent(QPaintEvent*)
     context.palette.setColor(QPalette::Text, palette().color(foregroundRole()));
     context.clip = QRectF(0, 0, area.width(), area.height());
     m_document.documentLayout()->draw(&painter, context);
+}
+
+FiguresLine::FiguresLine(QWidget* parent)
+    : QWidget(parent)
+    , m_label(new FiguresLabel(this))
+{
+    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
+}
+
+QSize FiguresLine::sizeHint() const
+{
+    return {0, heightForWidth(std::max(width(), 1))};
+}
+
+QSize FiguresLine::minimumSizeHint() const
+{
+    return m_label->minimumSizeHint();
+}
+
+int FiguresLine::heightForWidth(int width) const
+{
+    return m_label->heightForWidth(width);
+}
+
+bool FiguresLine::event(QEvent* event)
+{
+    // What the label posts to its parent after each new text (a parent with no layout of its
+    // own is sent the request instead of having its layout invalidated).
+    if (event->type() == QEvent::LayoutRequest) {
+        followLabel();
+        return true;
+    }
+    if (event->type() == QEvent::Show)
+        followLabel(); // a text set while hidden posted nothing
+    return QWidget::event(event);
+}
+
+void FiguresLine::followLabel()
+{
+    if (heightForWidth(std::max(width(), 1)) != height())
+        updateGeometry();
+}
+
+void FiguresLine::resizeEvent(QResizeEvent*)
+{
+    m_label->setGeometry(rect());
 }
 
 } // namespace scalelab::ui

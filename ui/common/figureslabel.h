@@ -42,4 +42,32 @@ private:
     mutable int m_height = 0;
 };
 
+/// The figures line as a tab lays it out: the label inside a box of its own. A QLabel given a new
+/// text asks its parent's layout to lay everything out again, though a new figure rarely needs
+/// another line; in the plan tab that was a quarter of a slider step. The box takes the label's
+/// request and passes it on only when the label needs a height other than the one it has.
+class FiguresLine : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit FiguresLine(QWidget* parent = nullptr);
+
+    FiguresLabel* label() const { return m_label; }
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+    bool hasHeightForWidth() const override { return true; }
+    int heightForWidth(int width) const override;
+
+protected:
+    bool event(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    /// Asks the layout for room again if the label's text needs another height.
+    void followLabel();
+
+    FiguresLabel* m_label;
+};
+
 } // namespace scalelab::ui

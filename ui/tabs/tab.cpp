@@ -41,7 +41,8 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
     , m_grid(new QGridLayout)
     , m_chartScroll(nullptr)
     , m_chartArea(nullptr)
-    , m_figures(new FiguresLabel(this))
+    , m_figuresLine(new FiguresLine(this))
+    , m_figures(m_figuresLine->label())
     , m_message(new QLabel(this))
 {
     m_timer->setSingleShot(true);
@@ -79,7 +80,7 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
     m_chartScroll->viewport()->installEventFilter(this);
     m_chartScroll->hide(); // until setCharts: a tab may lay its charts out itself
 
-    m_right->addWidget(m_figures);
+    m_right->addWidget(m_figuresLine);
     m_right->addWidget(m_chartScroll, 1);
     m_right->addWidget(m_message);
     auto* layout = new QHBoxLayout(this);

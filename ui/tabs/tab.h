@@ -26,6 +26,7 @@ namespace scalelab::ui {
 class BackgroundRunner;
 class ChartPanel;
 class ExplanationPanel;
+class FiguresLine;
 
 /// One topic of the window: a view of one section of the scenario document. It builds its
 /// controls (from the section's field table) and chart series once; a control sends its edit to
@@ -280,6 +281,7 @@ private:
     int m_columns = 0;
     bool m_leadSpans = false; ///< the first chart has a row of its own (setCharts)
     int m_leadStretch = 2; ///< the lead row's stretch; every other row's is 2
+    FiguresLine* m_figuresLine; ///< holds m_figures
     QLabel* m_figures;
     QLabel* m_message;
     QList<ParameterControl*> m_controls;
