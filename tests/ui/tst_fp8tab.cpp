@@ -28,6 +28,7 @@
 #include <QLineSeries>
 #include <QPushButton>
 #include <QScatterSeries>
+#include <QSignalSpy>
 #include <QSlider>
 #include <QTabBar>
 #include <QTableWidget>
@@ -161,6 +162,18 @@ private:
         }
         QCOMPARE(ts->at(0).x(), 1.0);
         QCOMPARE(ts->at(ts->count() - 1).x(), double(e.n));
+        // The rank axis ends one rank past the last block, at a whole tick step; the error
+        // axis starts at 0 and holds every point.
+        auto* ranks = qobject_cast<QValueAxis*>(ec->axes(Qt::Horizontal).first());
+        auto* errors = qobject_cast<QValueAxis*>(ec->axes(Qt::Vertical).first());
+        QVERIFY(ranks && errors);
+        QCOMPARE(ranks->min(), 0.0);
+        QCOMPARE(ranks->max(), double(e.n + 1));
+        QCOMPARE(ranks->tickInterval(), std::round(ranks->tickInterval()));
+        QCOMPARE(errors->min(), 0.0);
+        for (const QScatterSeries* series : {ts, bs})
+            for (const QPointF& p : series->points())
+                QVERIFY(p.y() <= errors->max());
         auto* ring = seriesNamed<QScatterSeries>(ec, "Shown block");
         QVERIFY(ring);
         const auto shown = std::size_t(e.shown);
@@ -666,6 +679,27 @@ private slots:
         auto* axis =
             qobject_cast<QValueAxis*>(tab.gridChart()->chart()->axes(Qt::Horizontal).first());
         QVERIFY(axis && axis->max() > axis->min() && axis->max() - axis->min() < 1);
+    }
+
+    void aSmallOutlierStepKeepsTheErrorChartsScales()
+    {
+        // 101 -> 104, as the redraw benchmark steps it: the errors move within the scale they
+        // have, so neither axis changes (a new range lays the chart out again).
+        Fp8Tab tab;
+        tab.control("fp8.outlier_scale")->setValue(101);
+        settle(tab, kWorkerTimeoutMs);
+        QChart* ec = tab.blockErrorChart()->chart();
+        auto* ranks = qobject_cast<QValueAxis*>(ec->axes(Qt::Horizontal).first());
+        auto* errors = qobject_cast<QValueAxis*>(ec->axes(Qt::Vertical).first());
+        QSignalSpy rankRanges(ranks, &QValueAxis::rangeChanged);
+        QSignalSpy errorRanges(errors, &QValueAxis::rangeChanged);
+        const QList<QPointF> before = seriesNamed<QScatterSeries>(ec, "Per tensor")->points();
+        tab.control("fp8.outlier_scale")->setValue(104);
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(seriesNamed<QScatterSeries>(ec, "Per tensor")->points() != before);
+        QCOMPARE(rankRanges.count(), 0);
+        QCOMPARE(errorRanges.count(), 0);
+        checkAgainstCore(tab);
     }
 
     void overflowModeShowsInThePlainCast()

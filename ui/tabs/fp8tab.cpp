@@ -800,12 +800,13 @@ void Fp8Tab::showErrorChart(const core::Fp8View& v)
     for (const QList<QPointF>* s : {&tensorPoints, &blockPoints})
         for (const QPointF& p : *s)
             top = std::max(top, p.y());
-    setNiceRange(m_errorAxis, 0, top > 0 ? top * kErrorHeadroom : 1.0);
-    // One spare rank on the right, so the largest block's points are not cut by the frame.
+    // The scale holds still while the outlier slider moves the errors within it.
+    setStickyRange(m_errorAxis, 0, top > 0 ? top * kErrorHeadroom : 1.0);
+    // One spare rank on the right, so the largest block's points are not cut by the frame; the
+    // axis ends there, with round ticks (a nice range cut back to it afterwards changed the
+    // range twice at every step).
     const double right = static_cast<double>(v.blockCount + 1);
-    setNiceRange(m_rankAxis, 0, right, true);
-    if (m_rankAxis->max() != right)
-        m_rankAxis->setMax(right);
+    setPaddedRange(m_rankAxis, 0, right, 0);
     showOutlierBand(v);
 }
 
