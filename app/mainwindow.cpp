@@ -63,20 +63,18 @@ MainWindow::MainWindow(const core::Scenario& scenario, QWidget* parent)
         m_tabWidget->addTab(page, title);
         m_tabs << nullptr;
     }
-    connect(m_tabWidget, &QTabWidget::currentChanged, this, [this](int index) {
-        if (index >= 0)
-            makeTab(index);
-    });
-    makeTab(m_tabWidget->currentIndex());
-    // The lesson bar sits above the tabs, hidden until a lesson plays.
+    // The lesson bar sits above the tabs, hidden until a lesson plays; made first, so that it
+    // follows every tab as it is made.
     auto* central = new QWidget(this);
     auto* column = new QVBoxLayout(central);
     column->setContentsMargins(0, 0, 0, 0);
     column->setSpacing(0);
     m_lessonBar = new LessonBar(this);
-    for (ui::Tab* tab : std::as_const(m_tabs))
-        if (tab)
-            m_lessonBar->follow(tab);
+    connect(m_tabWidget, &QTabWidget::currentChanged, this, [this](int index) {
+        if (index >= 0)
+            makeTab(index);
+    });
+    makeTab(m_tabWidget->currentIndex());
     column->addWidget(m_lessonBar);
     column->addWidget(m_tabWidget, 1);
     setCentralWidget(central);
@@ -627,8 +625,7 @@ ui::Tab* MainWindow::makeTab(int index)
             [this](const QString& message) { statusBar()->showMessage(message, 10000); });
     for (ui::ChartPanel* chart : tab->charts())
         chart->installEventFilter(this);
-    if (m_lessonBar)
-        m_lessonBar->follow(tab);
+    m_lessonBar->follow(tab);
     page->layout()->addWidget(tab);
     if (onShow)
         page->show(); // the tab draws before it first paints
