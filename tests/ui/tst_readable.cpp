@@ -16,17 +16,22 @@
 #include "tabs.h"
 #include "testhelpers.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
 #include <QDeadlineTimer>
+#include <QFontMetricsF>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
 #include <QMap>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QTest>
+#include <QTextBlock>
 #include <QTextDocument>
+#include <QTextLayout>
 
 using namespace scalelab;
 
@@ -36,6 +41,9 @@ namespace {
 struct SceneText {
     QString text;
     QRectF box;
+    /// What a reader sees of it: the glyphs' own bounds for a line of plain text (a tick or
+    /// bar label), the box otherwise. Two boxes may share their leading; two inks may not.
+    QRectF ink;
 };
 
 QList<SceneText> textsOf(const QChart* chart)
@@ -46,18 +54,39 @@ QList<SceneText> textsOf(const QChart* chart)
             continue;
         QString text;
         QRectF box;
+        QRectF ink;
         if (auto* rich = dynamic_cast<QGraphicsTextItem*>(item)) {
             text = rich->toPlainText();
             // The text's own lines, not the document margin around them.
             const qreal margin = rich->document()->documentMargin();
             box = rich->mapRectToScene(
                 rich->boundingRect().adjusted(margin, margin, -margin, -margin));
-        } else if (auto* simple = dynamic_cast<QGraphicsSimpleTextItem*>(item)) {
+            ink = box;
+            // A line of one font (an axis label): its glyphs, placed where its layout put them.
+            const QTextDocument* document = rich->document();
+            const QTextBlock block = document->firstBlock();
+            if (document->blockCount() == 1 && block.layout() && block.layout()->lineCount() == 1) {
+                const QTextLine line = block.layout()->lineAt(0);
+                const QPointF origin =
+                    document->documentLayout()->blockBoundingRect(block).topLeft()
+                    + QPointF(line.naturalTextRect().x(), line.y() + line.ascent());
+                ink = rich->mapRectToScene(
+                    QFontMetricsF(rich->font()).tightBoundingRect(text).translated(origin));
+            }
+        }
+        if (auto* simple = dynamic_cast<QGraphicsSimpleTextItem*>(item)) {
             text = simple->text();
             box = simple->sceneBoundingRect();
+            ink = box;
+            if (!text.contains(u'\n')) {
+                // The item draws its line's top at its origin, so the baseline is one ascent down.
+                const QFontMetricsF metrics(simple->font());
+                ink = simple->mapRectToScene(
+                    metrics.tightBoundingRect(text).translated(0, metrics.ascent()));
+            }
         }
         if (!text.trimmed().isEmpty())
-            texts.append({text, box});
+            texts.append({text, box, ink});
     }
     return texts;
 }
@@ -81,7 +110,7 @@ QStringList problemsOf(const ui::ChartViewPanel* panel)
         if (!inside.contains(t.box))
             problems << QString("%1: \"%2\" leaves the chart").arg(panel->name(), t.text);
         for (qsizetype j = i + 1; j < texts.size(); ++j) {
-            const QRectF both = t.box.intersected(texts[j].box);
+            const QRectF both = t.ink.intersected(texts[j].ink);
             // A pixel of touching is not an overlap a reader sees.
             if (both.width() > 2 && both.height() > 2)
                 problems << QString("%1: \"%2\" overlaps \"%3\"")
@@ -98,6 +127,36 @@ class TstReadable : public QObject {
 
 private slots:
     void initTestCase() { test::useOwnSettings("tst_readable"); }
+
+    void twoLabelsOverlapWhenTheirGlyphsDo()
+    {
+        // The check below judges texts by their glyphs: two axis labels whose boxes share only
+        // their leading (the corner "0" of one axis over the "0" of the other) pass, two labels
+        // drawn over each other fail.
+        ui::ChartViewPanel panel("probe");
+        panel.resize(400, 300);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QFont font = panel.font();
+        font.setPixelSize(20);
+        const auto label = [&panel, &font](const QString& text, QPointF at) {
+            auto* item = new QGraphicsTextItem(text, panel.chart());
+            item->setFont(font);
+            item->setPos(at);
+            return item;
+        };
+        label("0", QPointF(100, 100));
+        // The second one two pixels under the first one's glyphs: their boxes overlap (each box
+        // is a line and a margin high), their glyphs do not.
+        const QRectF ink = QFontMetricsF(font).tightBoundingRect("0");
+        label("1", QPointF(100, 100 + ink.height() + 2));
+        QVERIFY2(problemsOf(&panel).isEmpty(), qPrintable(problemsOf(&panel).join("; ")));
+        // Moved onto the upper one's glyphs: found.
+        label("7", QPointF(103, 103));
+        const QString found = problemsOf(&panel).join("; ");
+        QVERIFY2(found.contains(QRegularExpression("\"7\" overlaps \"0\"|\"0\" overlaps \"7\"")),
+                 qPrintable(found));
+    }
 
     void theShownTabAloneSetsTheWindowsMinimum()
     {
