@@ -101,7 +101,6 @@ constexpr int kDisclosureIndent = 12; ///< the controls behind a disclosure, fro
 constexpr int kComboChars = 16; ///< the combo boxes' minimum width, in characters
 constexpr int kSwatchSide = 14; ///< the colour swatch of a compared table row
 constexpr int kTableMinHeight = 180;
-constexpr int kSecondRowPosition = 2; ///< maps and table: under the figures and the charts
 constexpr int kTableColumns = 7; ///< scaling, scales, RMSE, max |err|, SNR, -> 0, small blocks
 constexpr double kPointSize = 7; ///< the block-error markers
 constexpr double kGridPointSize = 9; ///< the grid chart's representable values
@@ -351,7 +350,7 @@ Fp8Tab::Fp8Tab(document::ScenarioDocument* document, QWidget* parent)
     tableBox->addWidget(m_table, 1);
     tableBox->addWidget(m_tableNote);
     second->addLayout(tableBox, 1);
-    chartsColumn()->insertWidget(kSecondRowPosition, m_blockRow, 1);
+    addChartRow(m_blockRow, ChartRow::Below, 1);
     buildPartBar();
     showPart(static_cast<Part>(scenario().fp8Display.part));
     sectionShown();

@@ -68,8 +68,14 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
 
     m_chartArea = new QWidget;
     m_chartArea->setObjectName("charts");
-    m_chartArea->setLayout(m_grid);
+    m_areaColumn = new QVBoxLayout(m_chartArea);
+    m_areaColumn->setContentsMargins(0, 0, 0, 0);
+    m_gridBox = new QWidget;
+    m_gridBox->setLayout(m_grid);
     m_grid->setContentsMargins(0, 0, 0, 0);
+    m_areaColumn->addWidget(m_gridBox, 1);
+    // A row whose text grows (addChartRow) asks the area for more height.
+    m_chartArea->installEventFilter(this);
     m_chartScroll = new QScrollArea(this);
     m_chartScroll->setWidget(m_chartArea);
     // The area is sized here (arrangeCharts), not by the scroll area: it would give the grid
@@ -355,12 +361,37 @@ void Tab::arrangeCharts(bool force)
     // scrolls (a single column narrower than one readable chart scrolls sideways rather than
     // squeezing the chart or cutting it off).
     const int rows = chartRows(columns);
-    const int height = rows * minHeight + (rows - 1) * m_grid->verticalSpacing();
+    const int gridHeight = rows * minHeight + (rows - 1) * m_grid->verticalSpacing();
     const int width = columns * minWidth + (columns - 1) * m_grid->horizontalSpacing();
-    const QSize size(std::max({room, width, m_grid->minimumSize().width()}),
-                     std::max(m_chartScroll->viewport()->height(), height));
+    int areaWidth = std::max({room, width, m_grid->minimumSize().width()});
+    for (const QWidget* row : std::as_const(m_chartRows))
+        if (!row->isHidden())
+            areaWidth = std::max(areaWidth, row->minimumSizeHint().width());
+    if (m_gridBox->minimumHeight() != gridHeight)
+        m_gridBox->setMinimumHeight(gridHeight);
+    // Each row at least as tall as it needs at that width (a wrapped note: its lines).
+    int height = gridHeight;
+    for (const QWidget* row : std::as_const(m_chartRows)) {
+        if (row->isHidden())
+            continue;
+        const int least = std::max({row->minimumHeight(), row->minimumSizeHint().height(),
+                                    row->hasHeightForWidth() ? row->heightForWidth(areaWidth) : 0});
+        height += least + m_areaColumn->spacing();
+    }
+    const QSize size(areaWidth, std::max(m_chartScroll->viewport()->height(), height));
     if (m_chartArea->size() != size)
         m_chartArea->resize(size);
+}
+
+void Tab::addChartRow(QWidget* widget, ChartRow where, int stretch)
+{
+    m_chartRows.append(widget);
+    if (where == ChartRow::Above)
+        m_areaColumn->insertWidget(m_areaColumn->indexOf(m_gridBox), widget, stretch);
+    else
+        m_areaColumn->addWidget(widget, stretch);
+    m_chartScroll->show();
+    arrangeCharts(true);
 }
 
 int Tab::chartRows(int columns) const
@@ -372,6 +403,9 @@ int Tab::chartRows(int columns) const
 bool Tab::eventFilter(QObject* watched, QEvent* event)
 {
     if (m_chartScroll && watched == m_chartScroll->viewport() && event->type() == QEvent::Resize)
+        arrangeCharts();
+    else if (watched == m_chartArea && event->type() == QEvent::LayoutRequest
+             && !m_chartRows.isEmpty())
         arrangeCharts();
     return QWidget::eventFilter(watched, event);
 }

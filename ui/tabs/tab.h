@@ -190,6 +190,15 @@ protected:
     void refitShownCharts(const QList<ChartPanel*>& charts);
     /// The right-hand column, for a tab's extra widgets (a step slider, a table).
     QVBoxLayout* chartsColumn() const { return m_right; }
+    /// Where a row of the chart area goes (addChartRow).
+    enum class ChartRow { Above, Below };
+    /// A widget of the chart area that is not a chart (a diagram, a table, a note): a row
+    /// across the whole area, above or under the chart grid, scrolling with the charts. The
+    /// area is as tall as the charts' readable height plus each shown row's least height at
+    /// the area's width, so on a small screen the area scrolls instead of squeezing the
+    /// charts to a sliver to make room for the row. `stretch` shares out the height a tall
+    /// window gives beyond that, against the grid's 1.
+    void addChartRow(QWidget* widget, ChartRow where, int stretch = 0);
 
     /// Sets a control from a scenario value without signals, widening its range when a file
     /// asks for more than the slider offers (a scenario value is never silently clamped).
@@ -274,7 +283,10 @@ private:
     QVBoxLayout* m_right;
     QGridLayout* m_grid;
     QScrollArea* m_chartScroll;
-    QWidget* m_chartArea;
+    QWidget* m_chartArea; ///< in m_chartScroll: the rows above, m_gridBox, the rows below
+    QVBoxLayout* m_areaColumn = nullptr;
+    QWidget* m_gridBox = nullptr; ///< holds m_grid; never lower than its charts' readable height
+    QList<QWidget*> m_chartRows; ///< addChartRow's
     QList<ChartPanel*> m_charts;
     int m_maxColumns = 2;
     int m_minChartChars = kMinChartChars;

@@ -342,14 +342,14 @@ void TensorParallelTab::placeCharts()
     m_sharding = new ShardingPanel("tensor_parallel-sharding");
     m_sharding->setMinimumHeight(kPictureMinHeight);
     // The picture spans the width above the two charts: it is the lesson's centre.
-    chartsColumn()->insertWidget(1, m_sharding, 1);
+    addChartRow(m_sharding, ChartRow::Above, 1);
     setCharts({m_error, m_cost});
     m_explanation = new QLabel;
     m_explanation->setObjectName("tensor_parallel.explanation");
     m_explanation->setWordWrap(true);
     m_explanation->setTextFormat(Qt::RichText);
     m_explanation->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    chartsColumn()->insertWidget(chartsColumn()->count() - 1, m_explanation);
+    addChartRow(m_explanation, ChartRow::Below);
 
     figuresLabel()->setMinimumHeight(kFigureLines * figuresLabel()->fontMetrics().lineSpacing()
                                      + kFiguresMargin);

@@ -497,8 +497,8 @@ void ZeroTab::buildTable()
     m_table->setWordWrap(false);
     fitTableHeight();
     m_table->installEventFilter(this);
-    // Under the charts, above the line for refused input.
-    chartsColumn()->insertWidget(chartsColumn()->count() - 1, m_table);
+    // Under the charts, scrolling with them.
+    addChartRow(m_table, ChartRow::Below);
 }
 
 void ZeroTab::fitTableHeight()
