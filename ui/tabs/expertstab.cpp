@@ -164,17 +164,8 @@ ExpertsTab::ExpertsTab(document::ScenarioDocument* document, QWidget* parent)
     buildLoadChart();
     buildRanksChart();
     // The heatmap is square by nature: it takes the left column, the two bar charts share the
-    // right one.
-    auto* grid = new QGridLayout;
-    grid->setContentsMargins(0, 0, 0, 0);
-    grid->addWidget(m_heatmap, 0, 0, 2, 1);
-    grid->addWidget(m_load, 0, 1);
-    grid->addWidget(m_ranks, 1, 1);
-    grid->setColumnStretch(0, 1);
-    grid->setColumnStretch(1, 1);
-    auto* charts = new QWidget;
-    charts->setLayout(grid);
-    chartsColumn()->insertWidget(1, charts, 1); // under the figures line
+    // right one; where two columns would squeeze them, the three stack and scroll.
+    setCharts({m_heatmap, m_load, m_ranks}, 2, kMinChartChars, Lead::Column);
     sectionShown();
     drawFirst();
 }
@@ -338,7 +329,7 @@ void ExpertsTab::buildRanksChart()
     m_rankBars->attachAxis(m_rankAxis);
     m_rankBars->attachAxis(m_ranksY);
     styleAxis(m_rankAxis, tr("Destination rank"));
-    styleAxis(m_ranksY, tr("Token slots received"));
+    styleAxis(m_ranksY, tr("Token slots received"), tr("Slots received"));
 
     m_rankMean = new QLineSeries;
     m_rankMean->setPen(QPen(chartTextColor(), kLineWidth, Qt::DotLine));

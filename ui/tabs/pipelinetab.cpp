@@ -97,7 +97,7 @@ void PipelineTab::placeCharts()
     // In the tab's scrolling grid: the Gantt across the width, the bubble and memory charts
     // side by side under it (one above the other when the room is narrow). Never squeezed
     // below a readable size: on a small screen in projector mode the area scrolls instead.
-    setCharts({m_gantt, m_bubble, m_memory}, 2, kMinChartChars, true, kGanttStretch);
+    setCharts({m_gantt, m_bubble, m_memory}, 2, kMinChartChars, Lead::Row, kGanttStretch);
 }
 
 PipelineTab::BubbleDefinition PipelineTab::bubbleDefinition() const

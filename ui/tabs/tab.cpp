@@ -301,10 +301,10 @@ ParameterControl* Tab::addViewControl(QVBoxLayout* group, const ParameterSpec& s
     return c;
 }
 
-void Tab::setCharts(const QList<ChartPanel*>& charts, int columns, int minChars, bool leadSpans,
+void Tab::setCharts(const QList<ChartPanel*>& charts, int columns, int minChars, Lead lead,
                     int leadStretch)
 {
-    m_leadSpans = leadSpans && charts.size() > 1;
+    m_lead = charts.size() > 1 ? lead : Lead::None;
     m_leadStretch = std::max(leadStretch, 1);
     // A tab that shows one part of its charts at a time: the charts of the part before leave
     // the grid and hide (arrangeCharts only moves the charts of the list it is given).
@@ -346,15 +346,27 @@ void Tab::arrangeCharts(bool force)
             m_grid->setColumnStretch(c, 0);
         for (int r = 0; r < m_grid->rowCount(); ++r)
             m_grid->setRowStretch(r, 0);
-        const int lead = m_leadSpans ? 1 : 0;
-        if (lead)
-            m_grid->addWidget(m_charts.first(), 0, 0, 1, columns);
-        for (int i = lead; i < m_charts.size(); ++i)
-            m_grid->addWidget(m_charts[i], lead + (i - lead) / columns, (i - lead) % columns);
-        for (int c = 0; c < columns; ++c)
-            m_grid->setColumnStretch(c, 1);
-        for (int r = 0; r < chartRows(columns); ++r)
-            m_grid->setRowStretch(r, r == 0 && lead ? m_leadStretch : 2);
+        const int rows = chartRows(columns);
+        if (m_lead == Lead::Column && columns > 1) {
+            // The lead down the first column, the others one under the other beside it.
+            m_grid->addWidget(m_charts.first(), 0, 0, rows, 1);
+            for (int i = 1; i < m_charts.size(); ++i)
+                m_grid->addWidget(m_charts[i], i - 1, 1);
+            m_grid->setColumnStretch(0, 1);
+            m_grid->setColumnStretch(1, 1);
+            for (int r = 0; r < rows; ++r)
+                m_grid->setRowStretch(r, 2);
+        } else {
+            const int lead = m_lead == Lead::Row ? 1 : 0;
+            if (lead)
+                m_grid->addWidget(m_charts.first(), 0, 0, 1, columns);
+            for (int i = lead; i < m_charts.size(); ++i)
+                m_grid->addWidget(m_charts[i], lead + (i - lead) / columns, (i - lead) % columns);
+            for (int c = 0; c < columns; ++c)
+                m_grid->setColumnStretch(c, 1);
+            for (int r = 0; r < rows; ++r)
+                m_grid->setRowStretch(r, r == 0 && lead ? m_leadStretch : 2);
+        }
         m_columns = columns;
     }
     // As large as the room, and never below the readable size, across or down: then the area
@@ -396,8 +408,11 @@ void Tab::addChartRow(QWidget* widget, ChartRow where, int stretch)
 
 int Tab::chartRows(int columns) const
 {
-    const int lead = m_leadSpans ? 1 : 0;
-    return lead + (static_cast<int>(m_charts.size()) - lead + columns - 1) / columns;
+    const int count = static_cast<int>(m_charts.size());
+    if (m_lead == Lead::Column && columns > 1)
+        return std::max(1, count - 1);
+    const int lead = m_lead == Lead::Row ? 1 : 0;
+    return lead + (count - lead + columns - 1) / columns;
 }
 
 bool Tab::eventFilter(QObject* watched, QEvent* event)
@@ -459,11 +474,39 @@ void Tab::fitControlsColumn(bool measure)
                                             box->property("scalelab_adjust").toInt());
             if (box->sizeAdjustPolicy() != adjust)
                 box->setSizeAdjustPolicy(adjust);
-            const int length = compact && chars == 0 ? kChoiceChars : chars;
+            const int length = compact
+                ? (chars == 0 ? kCompactChoiceChars : std::min(chars, kCompactChoiceChars))
+                : chars;
             if (box->minimumContentsLength() != length)
                 box->setMinimumContentsLength(length);
+            // QComboBox measures its minimum once and keeps it through a new policy or
+            // length, so a box first shown as wide as its longest choice would hold the
+            // column that wide: compact, its minimum is its hint at the new length.
+            const int least = compact ? box->sizeHint().width() : 0;
+            if (box->minimumWidth() != least)
+                box->setMinimumWidth(least);
         }
+        // A wrapped note takes the column's width rather than setting it (its hint is
+        // a long line).
+        for (QLabel* note : panel->findChildren<QLabel*>())
+            if (note->wordWrap() && note->sizePolicy().horizontalPolicy() != QSizePolicy::Ignored)
+                note->setSizePolicy(QSizePolicy::Ignored, note->sizePolicy().verticalPolicy());
         panel->ensurePolished();
+        // A group's new size reaches the column only once the group's own layout has run
+        // (a posted event otherwise): the innermost layouts first, then outwards.
+        QList<QWidget*> nested = panel->findChildren<QWidget*>();
+        const auto depth = [panel](const QWidget* w) {
+            int d = 0;
+            for (; w && w != panel; w = w->parentWidget())
+                ++d;
+            return d;
+        };
+        std::stable_sort(
+            nested.begin(), nested.end(),
+            [&depth](const QWidget* a, const QWidget* b) { return depth(a) > depth(b); });
+        for (QWidget* w : std::as_const(nested))
+            if (w->layout() && !w->isHidden())
+                w->layout()->activate();
         if (panel->layout())
             panel->layout()->activate();
         return panel->sizeHint().width() + m_scroll->verticalScrollBar()->sizeHint().width();

@@ -158,7 +158,7 @@ protected:
     static constexpr int kMinChartChars = 48;
     /// The most of a tab's width its controls column takes with each control in one row; a
     /// wider column goes compact (fitControlsColumn).
-    static constexpr double kControlsShare = 0.4;
+    static constexpr double kControlsShare = 0.35;
     /// A property of a row of the controls column (a QBoxLayout) whose widgets stand one over
     /// the other while the controls are compact.
     static constexpr const char* kStackWhenCompact = "scalelab_stackWhenCompact";
@@ -166,11 +166,15 @@ protected:
     /// never squeezed below a readable size (kMinChartChars x kMinChartLines of chart text):
     /// when the window is too narrow, or the type large (projector mode), they take fewer
     /// columns, and the chart area scrolls rather than shrinking them further.
-    /// `minChars` raises the readable width for charts with long labels. With `leadSpans` the
+    /// `minChars` raises the readable width for charts with long labels. With Lead::Row the
     /// first chart takes a whole row of its own, its height to another row's as `leadStretch`
-    /// to 2 (the pipeline's Gantt, 3 to 2, over its two smaller charts).
+    /// to 2 (the pipeline's Gantt, 3 to 2, over its two smaller charts). With Lead::Column it
+    /// takes the first column, as tall as the others stacked in the second (the experts'
+    /// heatmap beside its two bar charts), while there is room for two columns; in one column
+    /// the charts simply stack.
+    enum class Lead { None, Row, Column };
     void setCharts(const QList<ChartPanel*>& charts, int columns = 2, int minChars = kMinChartChars,
-                   bool leadSpans = false, int leadStretch = 2);
+                   Lead lead = Lead::None, int leadStretch = 2);
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
     void showEvent(QShowEvent* event) override;
@@ -243,6 +247,9 @@ private:
     static constexpr int kMinChartLines = 16;
     /// The width of a choice box, in characters: the first words of its choice.
     static constexpr int kChoiceChars = 22;
+    /// The same in a compact controls column (the name over each row): its widest item, so
+    /// held to fewer characters; the open list still shows every choice whole.
+    static constexpr int kCompactChoiceChars = 16;
 
 public:
     /// How many columns the charts are in now.
@@ -291,7 +298,7 @@ private:
     int m_maxColumns = 2;
     int m_minChartChars = kMinChartChars;
     int m_columns = 0;
-    bool m_leadSpans = false; ///< the first chart has a row of its own (setCharts)
+    Lead m_lead = Lead::None; ///< where the first chart goes (setCharts)
     int m_leadStretch = 2; ///< the lead row's stretch; every other row's is 2
     FiguresLine* m_figuresLine; ///< holds m_figures
     QLabel* m_figures;

@@ -246,31 +246,84 @@ double HeatmapPanel::rowLabelWidth(const QFont& font) const
     return m_rowLabelWidth;
 }
 
+namespace {
+
+/// Titles wrap onto this many lines at most before they are shortened.
+constexpr int kMaxTitleLines = 3;
+
+/// The lines `text` takes in `font` wrapped at whole words to `width` (at most kMaxTitleLines).
+int linesFor(const QFont& font, const QString& text, double width)
+{
+    if (text.isEmpty() || width <= 0)
+        return 1;
+    const QFontMetricsF fm(font);
+    const QRectF box = fm.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap, text);
+    return std::clamp(static_cast<int>(std::lround(box.height() / fm.lineSpacing())), 1,
+                      kMaxTitleLines);
+}
+
+} // namespace
+
 HeatmapPanel::Layout HeatmapPanel::layoutFor(const QRectF& t) const
 {
     const ChartFonts f = chartFonts();
     const QFontMetricsF titleFm(f.title), axisFm(f.axisTitle), labelFm(f.axisLabels);
     const double labelWidth = rowLabelWidth(f.axisLabels);
-    const double barWidth = 22 + 12 + labelFm.horizontalAdvance("0.000e-00") + axisFm.height() + 8;
+    const double line = axisFm.lineSpacing();
+    // A title too long for its room wraps at whole words: its band grows by a line each time.
+    const double titleHeight =
+        linesFor(f.title, m_title, t.width() - 8) * titleFm.lineSpacing() + 8;
     Layout l;
-    l.title = QRectF(t.left(), t.top() + 6, t.width(), titleFm.height() + 8);
+    l.title = QRectF(t.left(), t.top() + 6, t.width(), titleHeight);
     const double top = l.title.bottom() + 8;
-    const double bottom = t.bottom() - axisFm.height() - labelFm.height() - 16;
-    const double left = t.left() + axisFm.height() + 8 + labelWidth + 10;
-    const double right = t.right() - barWidth - 16;
-    l.plot = QRectF(QPointF(left, top), QPointF(right, bottom));
-    l.bar = QRectF(right + 16, top, 22, bottom - top);
-    l.xTitle = QRectF(left, t.bottom() - axisFm.height() - 6, right - left, axisFm.height());
-    l.yTitle = QRectF(t.left() + 4, top, axisFm.height(), bottom - top);
+    // The axis and bar titles' lines depend on the plot's size and the plot's on theirs:
+    // measured at one line each first, then again at the size that gives.
+    int xLines = 1, yLines = 1, barLines = 1;
+    for (int pass = 0; pass < 2; ++pass) {
+        const double barWidth =
+            22 + 12 + labelFm.horizontalAdvance("0.000e-00") + barLines * line + 8;
+        const double bottom = t.bottom() - xLines * line - labelFm.height() - 16;
+        const double left = t.left() + yLines * line + 8 + labelWidth + 10;
+        const double right = t.right() - barWidth - 16;
+        l.plot = QRectF(QPointF(left, top), QPointF(right, bottom));
+        l.bar = QRectF(right + 16, top, 22, bottom - top);
+        l.xTitle = QRectF(left, t.bottom() - xLines * line - 6, right - left, xLines * line);
+        l.yTitle = QRectF(t.left() + 4, top, yLines * line, bottom - top);
+        xLines = linesFor(f.axisTitle, m_xTitle, l.xTitle.width());
+        yLines = linesFor(f.axisTitle, m_yTitle, l.yTitle.height());
+        barLines = linesFor(f.axisTitle, m_barTitle, l.bar.height());
+    }
+    l.barTitleLines = barLines;
     return l;
 }
 
 namespace {
 
-/// A text that does not fit ends in an ellipsis rather than being cut off at both ends.
-QString fitted(const QFont& font, const QString& text, double width)
+/// A title wrapped at whole words into `box`; one still too long for it (more lines than the
+/// box holds) ends its last line in an ellipsis rather than being cut off. Drawn centred.
+void drawTitle(QPainter& painter, const QRectF& box, const QString& text)
 {
-    return QFontMetricsF(font).elidedText(text, Qt::ElideRight, std::max(width, 0.0));
+    const QFontMetricsF fm(painter.font());
+    const QRectF needed = fm.boundingRect(QRectF(0, 0, box.width(), 1e6), Qt::TextWordWrap, text);
+    if (needed.height() <= box.height() + 1) {
+        painter.drawText(box, Qt::AlignCenter | Qt::TextWordWrap, text);
+        return;
+    }
+    const int lines = std::max(1, static_cast<int>(box.height() / fm.lineSpacing()));
+    // Whole words line by line, the last line shortened.
+    QStringList shown;
+    QString rest = text;
+    for (int i = 0; i < lines - 1 && !rest.isEmpty(); ++i) {
+        qsizetype cut = rest.size();
+        while (cut > 0 && fm.horizontalAdvance(rest.left(cut)) > box.width())
+            cut = rest.lastIndexOf(u' ', cut - 1);
+        if (cut <= 0)
+            break;
+        shown << rest.left(cut);
+        rest = rest.mid(cut).trimmed();
+    }
+    shown << fm.elidedText(rest, Qt::ElideRight, std::max(box.width(), 0.0));
+    painter.drawText(box, Qt::AlignCenter, shown.join(u'\n'));
 }
 
 /// Room between the tick labels and what they label, in pixels.
@@ -289,7 +342,7 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     painter.fillRect(target, chartBackgroundColor());
     painter.setPen(chartTextColor());
     painter.setFont(f.title);
-    painter.drawText(l.title, Qt::AlignCenter, fitted(f.title, m_title, l.title.width() - 8));
+    drawTitle(painter, l.title.adjusted(4, 0, -4, 0), m_title);
     if (m_values.size() > 0) {
         renderCells(painter, l, target.size());
         renderCellLabels(painter, l);
@@ -372,13 +425,14 @@ void HeatmapPanel::renderAxisTitles(QPainter& painter, const Layout& l) const
     const QFont font = chartFonts().axisTitle;
     painter.setPen(chartTextColor());
     painter.setFont(font);
-    painter.drawText(l.xTitle, Qt::AlignCenter, fitted(font, m_xTitle, l.xTitle.width()));
+    drawTitle(painter, l.xTitle, m_xTitle);
     painter.save();
     painter.translate(l.yTitle.center());
     painter.rotate(-90);
-    painter.drawText(
+    drawTitle(
+        painter,
         QRectF(-l.yTitle.height() / 2, -l.yTitle.width() / 2, l.yTitle.height(), l.yTitle.width()),
-        Qt::AlignCenter, fitted(font, m_yTitle, l.yTitle.height()));
+        m_yTitle);
     painter.restore();
 }
 
@@ -413,11 +467,10 @@ void HeatmapPanel::renderColorBar(QPainter& painter, const Layout& l, const QRec
     // The bar's title, turned to run along it at the right edge.
     painter.setFont(f.axisTitle);
     painter.save();
-    painter.translate(target.right() - QFontMetricsF(f.axisTitle).height() / 2 - kLabelGap,
-                      l.bar.center().y());
+    const double band = l.barTitleLines * QFontMetricsF(f.axisTitle).lineSpacing();
+    painter.translate(target.right() - band / 2 - kLabelGap, l.bar.center().y());
     painter.rotate(-90);
-    painter.drawText(QRectF(-l.bar.height() / 2, -20, l.bar.height(), 40), Qt::AlignCenter,
-                     fitted(f.axisTitle, m_barTitle, l.bar.height()));
+    drawTitle(painter, QRectF(-l.bar.height() / 2, -band / 2, l.bar.height(), band), m_barTitle);
     painter.restore();
 }
 

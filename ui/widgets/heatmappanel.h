@@ -59,6 +59,7 @@ protected:
 private:
     struct Layout {
         QRectF title, plot, bar, xTitle, yTitle;
+        int barTitleLines = 1; ///< the colour bar's title wraps too, at the bar's right
     };
     Layout layoutFor(const QRectF& target) const;
     /// The matrix's own range (colorRange() without a fixed one): a scan of every cell.
