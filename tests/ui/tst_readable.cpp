@@ -9,6 +9,7 @@
 // screenshot of each case.
 
 #include "chartpanel.h"
+#include "chartstyle.h"
 #include "fp8tab.h"
 #include "mainwindow.h"
 #include "plantab.h"
@@ -28,6 +29,7 @@
 #include <QMap>
 #include <QRegularExpression>
 #include <QScreen>
+#include <QScrollArea>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
@@ -188,6 +190,57 @@ private slots:
         QApplication::processEvents();
         QVERIFY(w.minimumSizeHint().width() <= 1024);
         QVERIFY(w.minimumSizeHint().height() <= 700);
+    }
+
+    void noRowSqueezesTheChartsAtTheClassroomSize_data()
+    {
+        QTest::addColumn<QString>("tab");
+        QTest::addColumn<int>("part");
+        for (const QString& tab : ui::tabNames())
+            QTest::addRow("%s", qPrintable(tab)) << tab << -1;
+        QTest::addRow("fp8-accumulation")
+            << "fp8" << static_cast<int>(ui::Fp8Tab::Part::Accumulation);
+        QTest::addRow("fp8-policy") << "fp8" << static_cast<int>(ui::Fp8Tab::Part::Policy);
+        QTest::addRow("plan-time") << "plan" << static_cast<int>(ui::PlanTab::Part::Time);
+    }
+
+    void noRowSqueezesTheChartsAtTheClassroomSize()
+    {
+        // A projector of 1280 x 800 in projector type: the chart area (the charts with the
+        // tab's tables and diagrams, scrolling together) shows at least one chart's readable
+        // height, 16 lines of chart type, whatever the tab puts beside its charts. Before the
+        // FP8 maps and table scrolled with the charts, the area over them was 60 px high.
+        QFETCH(QString, tab);
+        QFETCH(int, part);
+        app::MainWindow w{core::Scenario{}};
+        w.setProjectorMode(true);
+        w.resize(1280, 800);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        w.showTab(tab);
+        ui::Tab* shown = w.currentTab();
+        if (part >= 0)
+            shown->document()->setValue(tab + ".part", part);
+        shown->waitForIdle();
+        QApplication::processEvents();
+        QScrollArea* area = nullptr;
+        for (QScrollArea* a : shown->findChildren<QScrollArea*>())
+            if (a->widget() && a->widget()->objectName() == "charts" && a->isVisible())
+                area = a;
+        QVERIFY2(area, "no chart area on show");
+        const int readable = 16 * QFontMetrics(ui::chartFonts().legend).lineSpacing();
+        QVERIFY2(
+            area->viewport()->height() >= readable,
+            qPrintable(
+                QString("%1 px shown, %2 readable").arg(area->viewport()->height()).arg(readable)));
+        // And what scrolls in it is whole: every chart and row at least its least height.
+        for (QWidget* row : area->widget()->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
+            if (row->isVisible())
+                QVERIFY2(row->height() >= row->minimumSizeHint().height(),
+                         qPrintable(QString("%1: %2 px of %3")
+                                        .arg(row->objectName())
+                                        .arg(row->height())
+                                        .arg(row->minimumSizeHint().height())));
     }
 
     void everyTextWholeAtClassroomSizes_data()
