@@ -434,6 +434,58 @@ void Tab::changeEvent(QEvent* event)
     }
 }
 
+namespace {
+
+/// The choice boxes of a controls column: in rows as the tab made them, compact no wider than
+/// `compactChars` (a preset box is as wide as its longest choice on a large screen); the open
+/// list still shows every choice whole.
+void fitChoiceBoxes(QWidget* panel, bool compact, int compactChars)
+{
+    for (QComboBox* box : panel->findChildren<QComboBox*>()) {
+        // What the tab chose, given back when the column is wide again.
+        if (!box->property("scalelab_adjust").isValid()) {
+            box->setProperty("scalelab_adjust", static_cast<int>(box->sizeAdjustPolicy()));
+            box->setProperty("scalelab_chars", box->minimumContentsLength());
+        }
+        const int chars = box->property("scalelab_chars").toInt();
+        const auto adjust = compact
+            ? QComboBox::AdjustToMinimumContentsLengthWithIcon
+            : static_cast<QComboBox::SizeAdjustPolicy>(box->property("scalelab_adjust").toInt());
+        if (box->sizeAdjustPolicy() != adjust)
+            box->setSizeAdjustPolicy(adjust);
+        const int length =
+            compact ? (chars == 0 ? compactChars : std::min(chars, compactChars)) : chars;
+        if (box->minimumContentsLength() != length)
+            box->setMinimumContentsLength(length);
+        // QComboBox measures its minimum once and keeps it through a new policy or
+        // length, so a box first shown as wide as its longest choice would hold the
+        // column that wide: compact, its minimum is its hint at the new length.
+        const int least = compact ? box->sizeHint().width() : 0;
+        if (box->minimumWidth() != least)
+            box->setMinimumWidth(least);
+    }
+}
+
+/// A group's new size reaches the column only once the group's own layout has run (a posted
+/// event otherwise): the innermost layouts first, then outwards.
+void measureInsideOut(QWidget* panel)
+{
+    QList<QWidget*> nested = panel->findChildren<QWidget*>();
+    const auto depth = [panel](const QWidget* w) {
+        int d = 0;
+        for (; w && w != panel; w = w->parentWidget())
+            ++d;
+        return d;
+    };
+    std::stable_sort(nested.begin(), nested.end(),
+                     [&depth](const QWidget* a, const QWidget* b) { return depth(a) > depth(b); });
+    for (QWidget* w : std::as_const(nested))
+        if (w->layout() && !w->isHidden())
+            w->layout()->activate();
+}
+
+} // namespace
+
 void Tab::fitControlsColumn(bool measure)
 {
     // A scroll area keeps the width it was first given; the controls need their full width
@@ -460,53 +512,13 @@ void Tab::fitControlsColumn(bool measure)
         for (QBoxLayout* row : panel->findChildren<QBoxLayout*>())
             if (row->property(kStackWhenCompact).toBool())
                 row->setDirection(compact ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
-        // And none wider than kChoiceChars (a preset box is as wide as its longest choice on
-        // a large screen); the open list still shows every choice whole.
-        for (QComboBox* box : panel->findChildren<QComboBox*>()) {
-            // What the tab chose, given back when the column is wide again.
-            if (!box->property("scalelab_adjust").isValid()) {
-                box->setProperty("scalelab_adjust", static_cast<int>(box->sizeAdjustPolicy()));
-                box->setProperty("scalelab_chars", box->minimumContentsLength());
-            }
-            const int chars = box->property("scalelab_chars").toInt();
-            const auto adjust = compact ? QComboBox::AdjustToMinimumContentsLengthWithIcon
-                                        : static_cast<QComboBox::SizeAdjustPolicy>(
-                                            box->property("scalelab_adjust").toInt());
-            if (box->sizeAdjustPolicy() != adjust)
-                box->setSizeAdjustPolicy(adjust);
-            const int length = compact
-                ? (chars == 0 ? kCompactChoiceChars : std::min(chars, kCompactChoiceChars))
-                : chars;
-            if (box->minimumContentsLength() != length)
-                box->setMinimumContentsLength(length);
-            // QComboBox measures its minimum once and keeps it through a new policy or
-            // length, so a box first shown as wide as its longest choice would hold the
-            // column that wide: compact, its minimum is its hint at the new length.
-            const int least = compact ? box->sizeHint().width() : 0;
-            if (box->minimumWidth() != least)
-                box->setMinimumWidth(least);
-        }
+        fitChoiceBoxes(panel, compact, kCompactChoiceChars);
         // A wrapped note takes the column's width rather than setting it (its hint is
         // a long line).
         for (QLabel* note : panel->findChildren<QLabel*>())
             if (note->wordWrap() && note->sizePolicy().horizontalPolicy() != QSizePolicy::Ignored)
                 note->setSizePolicy(QSizePolicy::Ignored, note->sizePolicy().verticalPolicy());
-        panel->ensurePolished();
-        // A group's new size reaches the column only once the group's own layout has run
-        // (a posted event otherwise): the innermost layouts first, then outwards.
-        QList<QWidget*> nested = panel->findChildren<QWidget*>();
-        const auto depth = [panel](const QWidget* w) {
-            int d = 0;
-            for (; w && w != panel; w = w->parentWidget())
-                ++d;
-            return d;
-        };
-        std::stable_sort(
-            nested.begin(), nested.end(),
-            [&depth](const QWidget* a, const QWidget* b) { return depth(a) > depth(b); });
-        for (QWidget* w : std::as_const(nested))
-            if (w->layout() && !w->isHidden())
-                w->layout()->activate();
+        measureInsideOut(panel);
         if (panel->layout())
             panel->layout()->activate();
         return panel->sizeHint().width() + m_scroll->verticalScrollBar()->sizeHint().width();
