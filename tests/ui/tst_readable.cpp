@@ -26,6 +26,7 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
+#include <QLabel>
 #include <QMap>
 #include <QRegularExpression>
 #include <QScreen>
@@ -233,6 +234,14 @@ private slots:
             area->viewport()->height() >= readable,
             qPrintable(
                 QString("%1 px shown, %2 readable").arg(area->viewport()->height()).arg(readable)));
+        // Every wrapped note of the tab (controls column, rows, figures) has all its lines.
+        for (QLabel* note : shown->findChildren<QLabel*>())
+            if (note->wordWrap() && note->isVisible() && !note->text().isEmpty())
+                QVERIFY2(note->height() >= note->heightForWidth(note->width()),
+                         qPrintable(QString("\"%1\": %2 px of %3")
+                                        .arg(note->text().left(40))
+                                        .arg(note->height())
+                                        .arg(note->heightForWidth(note->width()))));
         // And what scrolls in it is whole: every chart and row at least its least height.
         for (QWidget* row : area->widget()->findChildren<QWidget*>(Qt::FindDirectChildrenOnly))
             if (row->isVisible())

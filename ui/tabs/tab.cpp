@@ -513,11 +513,7 @@ void Tab::fitControlsColumn(bool measure)
             if (row->property(kStackWhenCompact).toBool())
                 row->setDirection(compact ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
         fitChoiceBoxes(panel, compact, kCompactChoiceChars);
-        // A wrapped note takes the column's width rather than setting it (its hint is
-        // a long line).
-        for (QLabel* note : panel->findChildren<QLabel*>())
-            if (note->wordWrap() && note->sizePolicy().horizontalPolicy() != QSizePolicy::Ignored)
-                note->setSizePolicy(QSizePolicy::Ignored, note->sizePolicy().verticalPolicy());
+        panel->ensurePolished();
         measureInsideOut(panel);
         if (panel->layout())
             panel->layout()->activate();
