@@ -535,13 +535,14 @@ void ParameterControl::arrange()
     auto* grid = new QGridLayout(this);
     grid->setContentsMargins(0, 0, 0, 0);
     if (m_compact) {
-        // The name over its row, which then needs no room for it: the slider keeps enough
-        // length to be dragged.
+        // The name over its row, which then needs no room for it, and the unit over the
+        // value, like a column's heading (beside it, it would widen the row by a word): the
+        // slider keeps enough length to be dragged.
         grid->setVerticalSpacing(fontMetrics().height() / 8);
-        grid->addWidget(m_label, 0, 0, 1, 3);
+        grid->addWidget(m_label, 0, 0);
+        grid->addWidget(m_unitLabel, 0, 1, Qt::AlignRight | Qt::AlignBottom);
         grid->addWidget(m_slider, 1, 0);
         grid->addWidget(m_spinBox, 1, 1);
-        grid->addWidget(m_unitLabel, 1, 2);
         grid->setColumnStretch(0, 1);
         m_slider->setMinimumWidth(kCompactSliderChars * fontMetrics().averageCharWidth());
     } else {

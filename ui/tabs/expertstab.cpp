@@ -7,6 +7,7 @@
 #include "format.h"
 #include "heatmappanel.h"
 #include "legendrows.h"
+#include "notelabel.h"
 #include "parametercontrol.h"
 
 #include <QBarSet>
@@ -238,13 +239,12 @@ void ExpertsTab::buildPredictBox()
 {
     // Predict, then reveal; and the misconception this tab answers.
     QVBoxLayout* thinkBox = addGroup(tr("Predict first"));
-    auto* think = new QLabel(
+    auto* think = new NoteLabel(
         tr("<p>\"One hot rank\" uses the same router popularity as \"Zipf-like\"; only the "
            "hottest experts move to rank 0. Before you switch: does the auxiliary loss change? "
            "Does the imbalance?</p>"
            "<p>Only expert parallelism sends <i>tokens</i> all-to-all, and how many go where "
            "depends on the router's choices, not on tensor shapes.</p>"));
-    think->setWordWrap(true);
     think->setTextFormat(Qt::RichText);
     thinkBox->addWidget(think);
 }

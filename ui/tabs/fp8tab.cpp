@@ -8,6 +8,7 @@
 #include "heatmappairpanel.h"
 #include "heatmappanel.h"
 #include "legendrows.h"
+#include "notelabel.h"
 #include "parametercontrol.h"
 
 #include <QAreaSeries>
@@ -440,8 +441,7 @@ void Fp8Tab::buildMatrixControls(QVBoxLayout* box)
     auto* advForm = new QFormLayout;
     m_overflow = addChoice(advForm, "fp8.overflow");
     adv->addLayout(advForm);
-    m_explicitNote = new QLabel;
-    m_explicitNote->setWordWrap(true);
+    m_explicitNote = new NoteLabel;
     m_explicitNote->setObjectName("fp8.explicit_note");
     m_generate = new QPushButton(tr("Use a generated matrix"));
     m_generate->setObjectName("fp8.generate");

@@ -5,6 +5,7 @@
 #include "chartstyle.h"
 #include "fields.h"
 #include "format.h"
+#include "notelabel.h"
 #include "parametercontrol.h"
 #include "plancommunicationpanel.h"
 #include "planexport.h"
@@ -220,9 +221,8 @@ void PlanTab::buildModelGroup()
     auto* presetRow = new QFormLayout;
     presetRow->addRow(tr("&Preset"), m_presetBox);
     modelBox->addLayout(presetRow);
-    m_presetSource = new QLabel;
+    m_presetSource = new NoteLabel;
     m_presetSource->setObjectName("plan.preset_source");
-    m_presetSource->setWordWrap(true);
     m_presetSource->setTextInteractionFlags(Qt::TextSelectableByMouse);
     modelBox->addWidget(m_presetSource);
     connect(m_presetBox, &QComboBox::activated, this, [this](int i) {
@@ -345,9 +345,8 @@ void PlanTab::buildGpuGroup()
 
 void PlanTab::buildExports(QVBoxLayout* group)
 {
-    auto* note = new QLabel(tr("The plan as files a run starts from; a layout the framework "
-                               "itself would refuse is refused here, with the reason."));
-    note->setWordWrap(true);
+    auto* note = new NoteLabel(tr("The plan as files a run starts from; a layout the framework "
+                                  "itself would refuse is refused here, with the reason."));
     group->addWidget(note);
     auto* row = new QHBoxLayout;
     auto* deepSpeed = new QPushButton(tr("Save DeepSpeed config..."));
@@ -358,9 +357,8 @@ void PlanTab::buildExports(QVBoxLayout* group)
     row->addWidget(megatron);
     row->setProperty(kStackWhenCompact, true); // one over the other in a narrow column
     group->addLayout(row);
-    m_exportStatus = new QLabel;
+    m_exportStatus = new NoteLabel;
     m_exportStatus->setObjectName("plan.export_status");
-    m_exportStatus->setWordWrap(true);
     m_exportStatus->setTextInteractionFlags(Qt::TextSelectableByMouse);
     group->addWidget(m_exportStatus);
     connect(deepSpeed, &QPushButton::clicked, this,

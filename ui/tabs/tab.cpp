@@ -10,6 +10,7 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QDoubleSpinBox>
 #include <QEvent>
 #include <QFontMetrics>
@@ -451,18 +452,17 @@ void fitChoiceBoxes(QWidget* panel, bool compact, int compactChars)
         const auto adjust = compact
             ? QComboBox::AdjustToMinimumContentsLengthWithIcon
             : static_cast<QComboBox::SizeAdjustPolicy>(box->property("scalelab_adjust").toInt());
-        if (box->sizeAdjustPolicy() != adjust)
-            box->setSizeAdjustPolicy(adjust);
         const int length =
             compact ? (chars == 0 ? compactChars : std::min(chars, compactChars)) : chars;
-        if (box->minimumContentsLength() != length)
-            box->setMinimumContentsLength(length);
-        // QComboBox measures its minimum once and keeps it through a new policy or
-        // length, so a box first shown as wide as its longest choice would hold the
-        // column that wide: compact, its minimum is its hint at the new length.
-        const int least = compact ? box->sizeHint().width() : 0;
-        if (box->minimumWidth() != least)
-            box->setMinimumWidth(least);
+        if (box->sizeAdjustPolicy() == adjust && box->minimumContentsLength() == length)
+            continue;
+        box->setSizeAdjustPolicy(adjust);
+        box->setMinimumContentsLength(length);
+        // QComboBox measures its minimum once and keeps it through a new policy or length
+        // (a box first shown as wide as its longest choice would hold the column that wide);
+        // a style change is what makes it measure again.
+        QEvent restyled(QEvent::StyleChange);
+        QCoreApplication::sendEvent(box, &restyled);
     }
 }
 

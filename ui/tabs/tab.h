@@ -155,7 +155,7 @@ protected:
     ParameterControl* addAcceleratorMemory(QVBoxLayout* group, QFormLayout* form,
                                            const QString& section, QComboBox*& box);
     /// A chart's readable width, in characters of chart type (setCharts).
-    static constexpr int kMinChartChars = 48;
+    static constexpr int kMinChartChars = 58;
     /// The most of a tab's width its controls column takes with each control in one row; a
     /// wider column goes compact (fitControlsColumn).
     static constexpr double kControlsShare = 0.35;
