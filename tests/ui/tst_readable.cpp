@@ -1,12 +1,9 @@
 // Readable on a classroom screen: every text of every chart of every tab is whole (no "..."),
-// inside its chart and clear of the others.
-//
-// The suite checks the sizes where that holds today, in desk mode: 1920 x 1080, and 1800 x 1000,
-// the size the window opens at on a 1920 x 1080 screen (what most people see first). The classroom
-// sizes (1024 x 768 and 1280 x 800, and projector mode) still cut texts; with
-// SCALELAB_READABLE_ALL=1 the suite tries every tab at every size in both modes and prints each
-// problem, the survey the readability work goes by. SCALELAB_READABLE_SHOTS=DIR also saves a
-// screenshot of each case.
+// inside its chart and clear of the others, at 1024 x 768, 1280 x 800 (classroom projectors),
+// 1800 x 1000 (the size the window opens at on a 1920 x 1080 screen, what most people see first)
+// and 1920 x 1080, in desk and in projector type. Two cases at 1024 x 768 in projector type are
+// known to fail (QEXPECT_FAIL, below). SCALELAB_READABLE_SHOTS=DIR saves a screenshot of each
+// case.
 
 #include "chartpanel.h"
 #include "chartstyle.h"
@@ -208,9 +205,10 @@ private slots:
     void noRowSqueezesTheChartsAtTheClassroomSize()
     {
         // A projector of 1280 x 800 in projector type: the chart area (the charts with the
-        // tab's tables and diagrams, scrolling together) shows at least one chart's readable
-        // height, 16 lines of chart type, whatever the tab puts beside its charts. Before the
-        // FP8 maps and table scrolled with the charts, the area over them was 60 px high.
+        // tab's tables and diagrams, scrolling together) shows at least 16 lines of chart type
+        // (a chart's readable height is 20: its title or legend may scroll out), whatever the
+        // tab puts beside its charts. Before the FP8 maps and table scrolled with the charts,
+        // the area over them was 72 px high.
         QFETCH(QString, tab);
         QFETCH(int, part);
         app::MainWindow w{core::Scenario{}};
@@ -259,11 +257,11 @@ private slots:
         QTest::addColumn<int>("part");
         QTest::addColumn<QSize>("size");
         QTest::addColumn<bool>("projector");
-        const bool all = !qEnvironmentVariableIsEmpty("SCALELAB_READABLE_ALL");
-        const QList<QSize> sizes = all
-            ? QList<QSize>{QSize(1024, 768), QSize(1280, 800), QSize(1800, 1000), QSize(1920, 1080)}
-            : QList<QSize>{QSize(1800, 1000), QSize(1920, 1080)};
-        const QList<bool> modes = all ? QList<bool>{false, true} : QList<bool>{false};
+        // (size, projector type)
+        const QList<std::pair<QSize, bool>> screens = {
+            {QSize(1024, 768), false},  {QSize(1024, 768), true},   {QSize(1280, 800), false},
+            {QSize(1280, 800), true},   {QSize(1800, 1000), false}, {QSize(1800, 1000), true},
+            {QSize(1920, 1080), false}, {QSize(1920, 1080), true}};
         // The other parts of the FP8 and plan tabs show other charts: each is a case of its own.
         struct Case {
             QString tab;
@@ -277,11 +275,10 @@ private slots:
         cases.append({"fp8", static_cast<int>(ui::Fp8Tab::Part::Policy), "-policy"});
         cases.append({"plan", static_cast<int>(ui::PlanTab::Part::Time), "-time"});
         for (const Case& c : cases)
-            for (const QSize size : sizes)
-                for (const bool projector : modes)
-                    QTest::addRow("%s%s %dx%d %s", qPrintable(c.tab), c.suffix, size.width(),
-                                  size.height(), projector ? "projector" : "desk")
-                        << c.tab << c.part << size << projector;
+            for (const auto& [size, projector] : screens)
+                QTest::addRow("%s%s %dx%d %s", qPrintable(c.tab), c.suffix, size.width(),
+                              size.height(), projector ? "projector" : "desk")
+                    << c.tab << c.part << size << projector;
     }
 
     void everyTextWholeAtClassroomSizes()
@@ -328,6 +325,12 @@ private slots:
                                    QString::fromLatin1(QTest::currentDataTag()).replace(' ', '-')));
         for (const QString& p : problems)
             qInfo("%s", qPrintable(p));
+        // Known, and next: at 1024 x 768 in projector type two charts are still wider than
+        // their room, and Qt Charts shortens their category and tick labels.
+        if (size == QSize(1024, 768) && projector
+            && ((tab == "plan" && part < 0)
+                || (tab == "fp8" && part == static_cast<int>(ui::Fp8Tab::Part::Accumulation))))
+            QEXPECT_FAIL("", "recipe names and accumulator ticks at 1024 x 768 projector", Abort);
         QVERIFY2(problems.isEmpty(), qPrintable(QString("%1 problem(s)").arg(problems.size())));
     }
 };

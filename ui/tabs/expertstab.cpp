@@ -329,7 +329,7 @@ void ExpertsTab::buildRanksChart()
     m_rankBars->attachAxis(m_rankAxis);
     m_rankBars->attachAxis(m_ranksY);
     styleAxis(m_rankAxis, tr("Destination rank"));
-    styleAxis(m_ranksY, tr("Token slots received"), tr("Slots received"));
+    styleAxis(m_ranksY, tr("Token slots received"), tr("Token slots"));
 
     m_rankMean = new QLineSeries;
     m_rankMean->setPen(QPen(chartTextColor(), kLineWidth, Qt::DotLine));

@@ -238,7 +238,7 @@ void PipelineTab::buildMemoryChart()
     m_bars->attachAxis(m_stageAxis);
     m_bars->attachAxis(m_heldAxis);
     styleAxis(m_stageAxis, tr("Pipeline stage (one rank each)"));
-    styleAxis(m_heldAxis, tr("Peak held (microbatches)"), tr("Held (microbatches)"));
+    styleAxis(m_heldAxis, tr("Peak held (microbatches)"), tr("Microbatches"));
     m_stageAxis->setGridLineVisible(false);
     // A schedule core refuses says why in its legend entry, so names change as m and p move.
     keepLegendInRows(chart);

@@ -244,7 +244,7 @@ private:
     void updateExplanation();
 
     static constexpr int kExplanationDelayMs = 100;
-    static constexpr int kMinChartLines = 16;
+    static constexpr int kMinChartLines = 20;
     /// The width of a choice box, in characters: the first words of its choice.
     static constexpr int kChoiceChars = 22;
     /// The same in a compact controls column (the name over each row): its widest item, so
