@@ -250,6 +250,9 @@ namespace {
 
 /// Titles wrap onto this many lines at most before they are shortened.
 constexpr int kMaxTitleLines = 3;
+/// The most times the layout is worked out again with the titles' new line counts: it settles
+/// within two or three; should it not, a title of the last pass is shortened (drawTitle).
+constexpr int kLayoutPasses = 4;
 
 /// The lines `text` takes in `font` wrapped at whole words to `width` (at most kMaxTitleLines).
 int linesFor(const QFont& font, const QString& text, double width)
@@ -277,9 +280,9 @@ HeatmapPanel::Layout HeatmapPanel::layoutFor(const QRectF& t) const
     l.title = QRectF(t.left(), t.top() + 6, t.width(), titleHeight);
     const double top = l.title.bottom() + 8;
     // The axis and bar titles' lines depend on the plot's size and the plot's on theirs:
-    // measured at one line each first, then again at the size that gives.
+    // measured at one line each first, then again at the size that gives, until they agree.
     int xLines = 1, yLines = 1, barLines = 1;
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int pass = 0; pass < kLayoutPasses; ++pass) {
         const double barWidth =
             22 + 12 + labelFm.horizontalAdvance("0.000e-00") + barLines * line + 8;
         const double bottom = t.bottom() - xLines * line - labelFm.height() - 16;
@@ -289,9 +292,14 @@ HeatmapPanel::Layout HeatmapPanel::layoutFor(const QRectF& t) const
         l.bar = QRectF(right + 16, top, 22, bottom - top);
         l.xTitle = QRectF(left, t.bottom() - xLines * line - 6, right - left, xLines * line);
         l.yTitle = QRectF(t.left() + 4, top, yLines * line, bottom - top);
-        xLines = linesFor(f.axisTitle, m_xTitle, l.xTitle.width());
-        yLines = linesFor(f.axisTitle, m_yTitle, l.yTitle.height());
-        barLines = linesFor(f.axisTitle, m_barTitle, l.bar.height());
+        const int x = linesFor(f.axisTitle, m_xTitle, l.xTitle.width());
+        const int y = linesFor(f.axisTitle, m_yTitle, l.yTitle.height());
+        const int bar = linesFor(f.axisTitle, m_barTitle, l.bar.height());
+        if (x == xLines && y == yLines && bar == barLines)
+            break; // the rectangles above hold their titles
+        xLines = x;
+        yLines = y;
+        barLines = bar;
     }
     l.barTitleLines = barLines;
     return l;
@@ -309,7 +317,8 @@ void drawTitle(QPainter& painter, const QRectF& box, const QString& text)
         painter.drawText(box, Qt::AlignCenter | Qt::TextWordWrap, text);
         return;
     }
-    const int lines = std::max(1, static_cast<int>(box.height() / fm.lineSpacing()));
+    // Rounded: the band was measured in the screen font, the painter may draw a pixel larger.
+    const int lines = std::max(1, static_cast<int>(std::lround(box.height() / fm.lineSpacing())));
     // Whole words line by line, the last line shortened.
     QStringList shown;
     QString rest = text;
