@@ -120,6 +120,23 @@ QStringList problemsOf(const ui::ChartViewPanel* panel)
     return problems;
 }
 
+/// The window at `size` in desk or projector type, showing `tab` (and its part, unless -1),
+/// drawn; nullptr if the window never showed.
+ui::Tab* showPart(app::MainWindow& w, const QString& tab, int part, QSize size, bool projector)
+{
+    w.setProjectorMode(projector);
+    w.resize(size);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w))
+        return nullptr;
+    w.showTab(tab);
+    ui::Tab* shown = w.currentTab();
+    if (part >= 0)
+        shown->document()->setValue(tab + ".part", part);
+    shown->waitForIdle();
+    return shown;
+}
+
 } // namespace
 
 class TstReadable : public QObject {
@@ -212,15 +229,8 @@ private slots:
         QFETCH(QString, tab);
         QFETCH(int, part);
         app::MainWindow w{core::Scenario{}};
-        w.setProjectorMode(true);
-        w.resize(1280, 800);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.showTab(tab);
-        ui::Tab* shown = w.currentTab();
-        if (part >= 0)
-            shown->document()->setValue(tab + ".part", part);
-        shown->waitForIdle();
+        ui::Tab* shown = showPart(w, tab, part, QSize(1280, 800), true);
+        QVERIFY(shown);
         QApplication::processEvents();
         QScrollArea* area = nullptr;
         for (QScrollArea* a : shown->findChildren<QScrollArea*>())
@@ -288,15 +298,8 @@ private slots:
         QFETCH(QSize, size);
         QFETCH(bool, projector);
         app::MainWindow w{core::Scenario{}};
-        w.setProjectorMode(projector);
-        w.resize(size);
-        w.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&w));
-        w.showTab(tab);
-        ui::Tab* shown = w.currentTab();
-        if (part >= 0)
-            shown->document()->setValue(tab + ".part", part);
-        shown->waitForIdle();
+        ui::Tab* shown = showPart(w, tab, part, size, projector);
+        QVERIFY(shown);
         // The charts settle over a few turns of the event loop after a resize (ticks thinned
         // to the width, a long legend moved beside the plot, texts wrapped): judged once they
         // have, up to a few seconds on a slow build (sanitizers).
