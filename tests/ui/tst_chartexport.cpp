@@ -97,9 +97,15 @@ private slots:
 
     void typeGrowsWithTheImage()
     {
+        // Between 720 and 1000 px wide, laid out at the image's size; wider, a 1000-wide
+        // layout scaled up (type grows with the image); narrower, a 720-wide layout scaled
+        // down (a chart keeps room for its texts: half a slide, 480 x 300, is 720 x 450 drawn
+        // at two thirds).
         QCOMPARE(exportLayoutSize(QSize(1000, 600)), QSizeF(1000, 600));
+        QCOMPARE(exportLayoutSize(QSize(800, 500)), QSizeF(800, 500));
         QCOMPARE(exportLayoutSize(QSize(1600, 1000)), QSizeF(1000, 625));
-        QCOMPARE(exportLayoutSize(QSize(400, 300)), QSizeF(400, 300));
+        QCOMPARE(exportLayoutSize(QSize(480, 300)), QSizeF(720, 450));
+        QCOMPARE(exportLayoutSize(QSize(400, 300)), QSizeF(720, 540));
     }
 
     void captionsWrapInABandUnderThePlot_data()

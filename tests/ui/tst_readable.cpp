@@ -5,11 +5,13 @@
 // known to fail (QEXPECT_FAIL, below). SCALELAB_READABLE_SHOTS=DIR saves a screenshot of each
 // case.
 
+#include "chartexport.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "fp8tab.h"
 #include "mainwindow.h"
 #include "plantab.h"
+#include "scenariodocument.h"
 #include "tab.h"
 #include "tabs.h"
 #include "testhelpers.h"
@@ -19,6 +21,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QDeadlineTimer>
+#include <QFile>
 #include <QFontMetricsF>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
@@ -28,10 +31,12 @@
 #include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextLayout>
+#include <memory>
 
 using namespace scalelab;
 
@@ -173,6 +178,53 @@ private slots:
         const QString found = problemsOf(&panel).join("; ");
         QVERIFY2(found.contains(QRegularExpression("\"7\" overlaps \"0\"|\"0\" overlaps \"7\"")),
                  qPrintable(found));
+    }
+
+    void everyChartExportedWhole_data()
+    {
+        QTest::addColumn<QSize>("size");
+        // Half a slide, a projector, and a 4K screen.
+        QTest::newRow("480x300") << QSize(480, 300);
+        QTest::newRow("1280x800") << QSize(1280, 800);
+        QTest::newRow("3840x2160") << QSize(3840, 2160);
+    }
+
+    void everyChartExportedWhole()
+    {
+        // Every chart of every tab as an SVG, with its caption, as `scalelab export --caption`
+        // writes it: no text of it ends in "..." (an SVG keeps each drawn text as it was
+        // drawn, so a text Qt Charts shortened shows so in the file). At 480 x 300 the layout
+        // had 78 such texts when charts were laid out at the image's own size.
+        QFETCH(QSize, size);
+        document::ScenarioDocument scenario{core::Scenario{}};
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QStringList cut;
+        int charts = 0;
+        const QRegularExpression drawn(">([^<]+)</text>");
+        for (ui::Tab* made : ui::createTabs(&scenario, nullptr, ui::FirstDrawing::WhenShown)) {
+            const std::unique_ptr<ui::Tab> tab(made);
+            tab->waitForIdle();
+            for (ui::ChartPanel* chart : tab->charts()) {
+                const QString path = dir.filePath(chart->name() + ".svg");
+                const QString failed = ui::exportCharts(
+                    {ui::ExportJob(chart, path, ui::ImageFormat::Svg, size, tab->caption())});
+                QVERIFY2(failed.isEmpty(), qPrintable(failed));
+                QFile file(path);
+                QVERIFY(file.open(QIODevice::ReadOnly));
+                const QString svg = QString::fromUtf8(file.readAll());
+                int texts = 0;
+                for (const QRegularExpressionMatch& m : drawn.globalMatch(svg)) {
+                    ++texts;
+                    if (elided(m.captured(1).trimmed()))
+                        cut << QString("%1: \"%2\"").arg(chart->name(), m.captured(1));
+                }
+                QVERIFY2(texts > 0, qPrintable(chart->name() + ": no text in the SVG"));
+                ++charts;
+            }
+        }
+        QCOMPARE(charts, 26);
+        QVERIFY2(cut.isEmpty(), qPrintable(cut.join("; ")));
     }
 
     void theShownTabAloneSetsTheWindowsMinimum()

@@ -188,7 +188,11 @@ QString imageFormatName(ImageFormat format)
 
 QSizeF exportLayoutSize(const QSize& pixels)
 {
-    const qreal scale = std::max(1.0, pixels.width() / 1000.0);
+    // Wide images are laid out at kWidestLayout and scaled up; narrow ones at kNarrowestLayout
+    // and scaled down, so a chart never has less room than its titles, ticks and legend need.
+    const qreal width =
+        std::clamp(static_cast<qreal>(pixels.width()), kNarrowestLayout, kWidestLayout);
+    const qreal scale = pixels.width() / width;
     return QSizeF(pixels.width() / scale, pixels.height() / scale);
 }
 

@@ -18,9 +18,15 @@ enum class ImageFormat { Png, Svg, Pdf };
 std::optional<ImageFormat> imageFormatFromName(const QString& name);
 QString imageFormatName(ImageFormat format);
 
+/// The widest layout of an export, in layout units: a wider image is this layout scaled up.
+constexpr double kWidestLayout = 1000;
+/// The narrowest: a narrower image (half a slide, 480 px) is this layout scaled down, rather
+/// than a layout too small for the chart's texts, which Qt Charts would shorten to "...".
+constexpr double kNarrowestLayout = 720;
 /// The logical size a chart is laid out at for an image of `pixels`: wide images are drawn
 /// scaled up rather than laid out wider, so type grows with the image and a 1600 px slide reads
-/// like the window does (nothing is drawn at a fixed tiny size).
+/// like the window does (nothing is drawn at a fixed tiny size); narrow ones are drawn scaled
+/// down from a layout with room for every text.
 QSizeF exportLayoutSize(const QSize& pixels);
 
 struct ExportJob {
