@@ -180,6 +180,30 @@ private slots:
                  qPrintable(found));
     }
 
+    void everyTabFitsA1024By768Screen()
+    {
+        // The window asks for no more than a 1024 x 768 screen holds (less its panel), on
+        // every tab, in desk and in projector type: the charts and controls scroll instead.
+        for (const bool projector : {false, true}) {
+            app::MainWindow w{core::Scenario{}};
+            w.setProjectorMode(projector);
+            w.resize(1024, 768);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            for (const QString& tab : ui::tabNames()) {
+                w.showTab(tab);
+                w.currentTab()->waitForIdle();
+                QApplication::processEvents();
+                const QSize least = w.minimumSizeHint();
+                QVERIFY2(least.width() <= 1024 && least.height() <= 700,
+                         qPrintable(QString("%1, %2: %3 x %4")
+                                        .arg(tab, projector ? "projector" : "desk")
+                                        .arg(least.width())
+                                        .arg(least.height())));
+            }
+        }
+    }
+
     void everyChartExportedWhole_data()
     {
         QTest::addColumn<QSize>("size");
