@@ -254,15 +254,17 @@ constexpr int kMaxTitleLines = 3;
 /// within two or three; should it not, a title of the last pass is shortened (drawTitle).
 constexpr int kLayoutPasses = 4;
 
-/// The lines `text` takes in `font` wrapped at whole words to `width` (at most kMaxTitleLines).
+/// `text` broken at whole words into lines of at most `width` in `font`: the charts' own
+/// wrapping (wrapWords), which remembers what it measured, so a repaint measures nothing again.
+QStringList titleLines(const QFont& font, const QString& text, double width)
+{
+    return wrapWords(text, font, width).split(QStringLiteral("<br>"));
+}
+
+/// The lines `text` takes in `font` wrapped to `width` (at most kMaxTitleLines).
 int linesFor(const QFont& font, const QString& text, double width)
 {
-    if (text.isEmpty() || width <= 0)
-        return 1;
-    const QFontMetricsF fm(font);
-    const QRectF box = fm.boundingRect(QRectF(0, 0, width, 1e6), Qt::TextWordWrap, text);
-    return std::clamp(static_cast<int>(std::lround(box.height() / fm.lineSpacing())), 1,
-                      kMaxTitleLines);
+    return std::clamp(static_cast<int>(titleLines(font, text, width).size()), 1, kMaxTitleLines);
 }
 
 } // namespace
@@ -312,27 +314,16 @@ namespace {
 void drawTitle(QPainter& painter, const QRectF& box, const QString& text)
 {
     const QFontMetricsF fm(painter.font());
-    const QRectF needed = fm.boundingRect(QRectF(0, 0, box.width(), 1e6), Qt::TextWordWrap, text);
-    if (needed.height() <= box.height() + 1) {
-        painter.drawText(box, Qt::AlignCenter | Qt::TextWordWrap, text);
-        return;
-    }
+    QStringList lines = titleLines(painter.font(), text, box.width());
     // Rounded: the band was measured in the screen font, the painter may draw a pixel larger.
-    const int lines = std::max(1, static_cast<int>(std::lround(box.height() / fm.lineSpacing())));
-    // Whole words line by line, the last line shortened.
-    QStringList shown;
-    QString rest = text;
-    for (int i = 0; i < lines - 1 && !rest.isEmpty(); ++i) {
-        qsizetype cut = rest.size();
-        while (cut > 0 && fm.horizontalAdvance(rest.left(cut)) > box.width())
-            cut = rest.lastIndexOf(u' ', cut - 1);
-        if (cut <= 0)
-            break;
-        shown << rest.left(cut);
-        rest = rest.mid(cut).trimmed();
+    const int room = std::max(1, static_cast<int>(std::lround(box.height() / fm.lineSpacing())));
+    if (lines.size() > room) {
+        // The lines that fit, the rest shortened on the last.
+        const QString rest = lines.mid(room - 1).join(u' ');
+        lines = lines.mid(0, room - 1);
+        lines << fm.elidedText(rest, Qt::ElideRight, std::max(box.width(), 0.0));
     }
-    shown << fm.elidedText(rest, Qt::ElideRight, std::max(box.width(), 0.0));
-    painter.drawText(box, Qt::AlignCenter, shown.join(u'\n'));
+    painter.drawText(box, Qt::AlignCenter, lines.join(u'\n'));
 }
 
 /// Room between the tick labels and what they label, in pixels.
