@@ -33,6 +33,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QUndoStack>
@@ -234,8 +235,7 @@ void MainWindow::setProjectorMode(bool on)
     applyFont();
     setExplanationsVisible(on ? m_explanationsOnProjector : m_explanationsOnDesk);
     if (changed && on && !m_explanationsOnProjector)
-        statusBar()->showMessage(tr("Projector mode: large type and thick lines; the explanations "
-                                    "step aside to give the charts room (F1 shows them)."),
+        statusBar()->showMessage(tr("Projector mode: large type; F1 shows the explanations."),
                                  10000);
 }
 
@@ -591,11 +591,36 @@ bool MainWindow::event(QEvent* event)
     // set now fires after that pass.
     const bool firstPaint = event->type() == QEvent::Paint && !m_painted;
     const bool handled = QMainWindow::event(event);
+    // After the tab bar has its new font too (every widget hears of a new font in turn).
+    if (event->type() == QEvent::Resize || event->type() == QEvent::FontChange
+        || event->type() == QEvent::Show)
+        QMetaObject::invokeMethod(this, &MainWindow::fitTabTitles, Qt::QueuedConnection);
     if (firstPaint) {
         m_painted = true;
         QTimer::singleShot(0, this, &MainWindow::drawNextUndrawnTab);
     }
     return handled;
+}
+
+void MainWindow::fitTabTitles()
+{
+    const QStringList whole = ui::tabTitles();
+    const QStringList brief = ui::tabShortTitles();
+    QTabBar* bar = m_tabWidget->tabBar();
+    const QFontMetrics metrics(bar->font());
+    // The bar is its tabs' titles and the style's padding around each.
+    int needed = bar->sizeHint().width();
+    for (int i = 0; i < bar->count(); ++i)
+        needed += metrics.horizontalAdvance(whole[i]) - metrics.horizontalAdvance(bar->tabText(i));
+    const bool fits = needed <= m_tabWidget->width();
+    for (int i = 0; i < bar->count(); ++i) {
+        const QString title = fits ? whole[i] : brief[i];
+        if (bar->tabText(i) == title)
+            continue;
+        bar->setTabText(i, title);
+        bar->setTabToolTip(i, fits ? QString() : whole[i]);
+        bar->setAccessibleTabName(i, whole[i]);
+    }
 }
 
 void MainWindow::drawNextUndrawnTab()

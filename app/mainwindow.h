@@ -121,6 +121,10 @@ private:
     /// event loop's next turn: after the window's first paint, the tabs not on show draw one
     /// at a time, each a short wait at most for a click or key.
     void drawNextUndrawnTab();
+    /// The tab bar's titles: the whole ones ("Memory budget") when they fit the window's width,
+    /// else the short ones ("Memory"), the whole one then in each tab's tooltip; never a title
+    /// cut or scrolled off the bar.
+    void fitTabTitles();
     /// The tab at `index`, made now if it was not yet: put in its page, wired to the window
     /// and the lesson bar, with the window's explanation setting.
     ui::Tab* makeTab(int index);

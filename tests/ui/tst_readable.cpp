@@ -8,6 +8,7 @@
 #include "chartexport.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "drawntexts.h"
 #include "fp8tab.h"
 #include "mainwindow.h"
 #include "plantab.h"
@@ -16,6 +17,7 @@
 #include "tabs.h"
 #include "testhelpers.h"
 
+#include <QAbstractButton>
 #include <QAbstractTextDocumentLayout>
 #include <QApplication>
 #include <QChart>
@@ -26,6 +28,7 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QGraphicsTextItem>
+#include <QGraphicsView>
 #include <QLabel>
 #include <QMap>
 #include <QRegularExpression>
@@ -140,6 +143,42 @@ ui::Tab* showPart(app::MainWindow& w, const QString& tab, int part, QSize size, 
         shown->document()->setValue(tab + ".part", part);
     shown->waitForIdle();
     return shown;
+}
+
+/// What is wrong with the texts the window's widgets draw (labels, buttons, choice boxes,
+/// tables, custom charts), each judged in its own rectangle: a widget inside a scroll area is
+/// judged whole, wherever it is scrolled to. Qt Charts scenes are judged by problemsOf.
+QStringList widgetProblemsOf(QWidget* window)
+{
+    QStringList problems;
+    for (QWidget* widget : window->findChildren<QWidget*>()) {
+        if (!widget->isVisible() || widget->size().isEmpty())
+            continue;
+        bool chartScene = false;
+        for (QWidget* up = widget; up && !chartScene; up = up->parentWidget())
+            chartScene = qobject_cast<QGraphicsView*>(up) != nullptr;
+        if (chartScene)
+            continue;
+        QString where = widget->objectName();
+        for (QWidget* up = widget->parentWidget(); where.isEmpty() && up; up = up->parentWidget())
+            where = up->objectName();
+        where = QString("%1 (%2)").arg(where, widget->metaObject()->className());
+        test::TextRules rules;
+        if (auto* button = qobject_cast<QAbstractButton*>(widget))
+            rules.meant << QString(button->text()).remove(u'&');
+        if (auto* area = qobject_cast<QAbstractScrollArea*>(widget->parentWidget()))
+            rules.scrolls = area->viewport() == widget;
+        const QStringList found = test::problemsOfWidget(widget, where, rules);
+        // A picture of each widget at fault, to look at.
+        if (const QString shots = qEnvironmentVariable("SCALELAB_READABLE_SHOTS");
+            !found.isEmpty() && !shots.isEmpty())
+            widget->grab().save(
+                QString("%1/%2-%3.png")
+                    .arg(shots, QString::fromLatin1(QTest::currentDataTag()), widget->objectName())
+                    .replace(' ', '-'));
+        problems << found;
+    }
+    return problems;
 }
 
 } // namespace
@@ -376,11 +415,12 @@ private slots:
         app::MainWindow w{core::Scenario{}};
         ui::Tab* shown = showPart(w, tab, part, size, projector);
         QVERIFY(shown);
-        // The charts settle over a few turns of the event loop after a resize (ticks thinned
-        // to the width, a long legend moved beside the plot, texts wrapped): judged once they
-        // have, up to a few seconds on a slow build (sanitizers).
-        const auto problemsNow = [shown] {
-            QStringList found;
+        // The window settles over a few turns of the event loop after a resize (ticks thinned
+        // to the width, a long legend moved beside the plot, texts wrapped, the explanation
+        // made in the background and laid out): judged once it has, up to a few seconds on a
+        // slow build (sanitizers).
+        const auto problemsNow = [shown, &w] {
+            QStringList found = widgetProblemsOf(&w);
             for (ui::ChartPanel* panel : shown->charts())
                 if (auto* view = qobject_cast<ui::ChartViewPanel*>(panel);
                     view && view->isVisible())

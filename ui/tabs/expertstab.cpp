@@ -3,6 +3,7 @@
 #include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "choicebox.h"
 #include "expertsrules.h"
 #include "format.h"
 #include "heatmappanel.h"
@@ -184,7 +185,7 @@ void ExpertsTab::buildRouterControls()
 {
     // The router: how lopsided its choices are, and how many experts each token takes.
     QVBoxLayout* routerBox = addGroup(tr("Router"));
-    m_preset = new QComboBox;
+    m_preset = new ChoiceBox;
     m_preset->setObjectName("experts.preset");
     m_preset->setAccessibleName(tr("Routing preset"));
     for (const RouterPreset& p : kPresets)

@@ -4,6 +4,7 @@
 #include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "choicebox.h"
 #include "format.h"
 #include "heatmappairpanel.h"
 #include "heatmappanel.h"
@@ -399,7 +400,7 @@ void Fp8Tab::buildSituation(QVBoxLayout* box)
 {
     auto* form = new QFormLayout;
     m_situationForm = form;
-    m_preset = new QComboBox;
+    m_preset = new ChoiceBox;
     m_preset->setObjectName("fp8.preset");
     m_preset->setAccessibleName(tr("Situation"));
     for (const Preset& p : kPresets) {
@@ -417,7 +418,7 @@ void Fp8Tab::buildSituation(QVBoxLayout* box)
     // columns, in order, and Up/Down step through them; a slider would have positions that
     // are not allowed. The document keeps the size valid when the columns change.
     const document::Field* block = document::findField(u"fp8.block_size");
-    m_blockSize = new QComboBox;
+    m_blockSize = new ChoiceBox;
     m_blockSize->setObjectName(block->key);
     m_blockSize->setAccessibleName(tr("Block size"));
     m_blockSize->setToolTip(block->translatedHelp());

@@ -4,6 +4,7 @@
 #include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "choicebox.h"
 #include "format.h"
 #include "fp8tab.h"
 #include "legendrows.h"
@@ -234,7 +235,7 @@ void Fp8Tab::buildAccumulationControls()
     m_accGroup = box->parentWidget();
     m_accGroup->setObjectName("fp8.accumulation");
     auto* form = new QFormLayout;
-    m_accPreset = new QComboBox;
+    m_accPreset = new ChoiceBox;
     m_accPreset->setObjectName("fp8.accumulation.preset");
     m_accPreset->setAccessibleName(tr("Accumulator preset"));
     for (const AccumulationPreset& p : kAccumulationPresets) {
@@ -260,7 +261,7 @@ void Fp8Tab::buildPolicyControls()
     m_policyGroup = box->parentWidget();
     m_policyGroup->setObjectName("fp8.policy");
     auto* form = new QFormLayout;
-    m_policyPreset = new QComboBox;
+    m_policyPreset = new ChoiceBox;
     m_policyPreset->setObjectName("fp8.policy.preset");
     m_policyPreset->setAccessibleName(tr("Policy situation"));
     for (const PolicyPreset& p : kPolicyPresets) {

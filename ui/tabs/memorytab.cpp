@@ -3,6 +3,7 @@
 #include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "choicebox.h"
 #include "legendrows.h"
 #include "parametercontrol.h"
 #include "scalelab/core/memory.h"
@@ -65,7 +66,7 @@ void MemoryTab::buildControls()
     // Model state: the parameter count and how many bytes each parameter costs.
     QVBoxLayout* modelBox = addGroup(tr("Model state"));
     addControl(modelBox, "memory.parameters");
-    m_recipe = new QComboBox;
+    m_recipe = new ChoiceBox;
     m_recipe->setObjectName("memory.recipe");
     m_recipe->setAccessibleName(tr("Optimizer recipe"));
     for (const Recipe& r : kRecipes)

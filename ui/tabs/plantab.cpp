@@ -3,6 +3,7 @@
 #include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "choicebox.h"
 #include "fields.h"
 #include "format.h"
 #include "notelabel.h"
@@ -210,7 +211,7 @@ void PlanTab::buildModelGroup()
 {
     // Model: a preset first (they set the shape), the shape itself behind a disclosure.
     QVBoxLayout* modelBox = addGroup(tr("Model"));
-    m_presetBox = new QComboBox;
+    m_presetBox = new ChoiceBox;
     m_presetBox->setObjectName("plan.preset");
     m_presetBox->setAccessibleName(tr("Model preset"));
     for (const document::PlanPreset& p : std::as_const(m_presets)) {
@@ -290,7 +291,7 @@ void PlanTab::buildLayoutChoices(QVBoxLayout* group)
 {
     auto* choices = new QFormLayout;
     // A whole number in the scenario, offered as its four stages.
-    m_zeroBox = new QComboBox;
+    m_zeroBox = new ChoiceBox;
     m_zeroBox->setObjectName("plan.zero_stage");
     m_zeroBox->setAccessibleName(tr("ZeRO stage"));
     m_zeroBox->addItems({tr("0: plain data parallelism"), tr("1: optimizer state sharded"),
@@ -326,7 +327,7 @@ void PlanTab::buildGpuGroup()
     QVBoxLayout* gpuBox = addGroup(tr("GPU"));
     buildHardwareChoices(gpuBox);
     auto* gpuForm = new QFormLayout;
-    m_gpuBox = new QComboBox;
+    m_gpuBox = new ChoiceBox;
     m_gpuBox->setObjectName("plan.gpu");
     m_gpuBox->setAccessibleName(tr("GPU memory preset"));
     for (const double g : kGpuPresetsGib)

@@ -3,6 +3,7 @@
 #include "backgroundrunner.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "choicebox.h"
 #include "explanationpanel.h"
 #include "figureslabel.h"
 
@@ -271,7 +272,7 @@ QComboBox* Tab::addChoice(QFormLayout* form, const QString& key)
 {
     const document::Field* f = document::findField(key);
     Q_ASSERT_X(f, "Tab::addChoice", qPrintable(key));
-    auto* combo = new QComboBox;
+    auto* combo = new ChoiceBox;
     combo->addItems(f->translatedChoices());
     // As wide as its first words, not its longest choice ("Idle share of the run (chapter):
     // (p-1)/(m+p-1)" made the whole controls column wide enough for it, and left the charts
@@ -578,7 +579,7 @@ void Tab::addDisclosure(QVBoxLayout* group, const QString& text, QWidget* conten
 ParameterControl* Tab::addAcceleratorMemory(QVBoxLayout* group, QFormLayout* form,
                                             const QString& section, QComboBox*& box)
 {
-    box = new QComboBox;
+    box = new ChoiceBox;
     box->setObjectName(section + ".accelerator");
     box->setAccessibleName(tr("Accelerator memory preset"));
     for (double gb : {24.0, 40.0, 80.0, 141.0})

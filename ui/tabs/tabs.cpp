@@ -10,6 +10,8 @@
 #include "tensorparalleltab.h"
 #include "zerotab.h"
 
+#include <QCoreApplication>
+
 namespace scalelab::ui {
 
 namespace {
@@ -67,6 +69,17 @@ QStringList tabTitles()
     return {MemoryTab::titleText(),   ZeroTab::titleText(),    TensorParallelTab::titleText(),
             PipelineTab::titleText(), ExpertsTab::titleText(), Fp8Tab::titleText(),
             PlanTab::titleText()};
+}
+
+QStringList tabShortTitles()
+{
+    return {QCoreApplication::translate("Tabs", "Memory"),
+            QCoreApplication::translate("Tabs", "ZeRO"),
+            QCoreApplication::translate("Tabs", "TP MLP"),
+            QCoreApplication::translate("Tabs", "Pipeline"),
+            QCoreApplication::translate("Tabs", "Experts"),
+            QCoreApplication::translate("Tabs", "FP8"),
+            QCoreApplication::translate("Tabs", "Plan")};
 }
 
 QStringList tabNames()

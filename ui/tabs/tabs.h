@@ -33,5 +33,7 @@ Tab* createTab(int index, document::ScenarioDocument* document, QWidget* parent 
 QStringList tabNames();
 /// Their titles in the window ("Memory budget", ...), in the same order.
 QStringList tabTitles();
+/// A word or two for each ("Memory", ...): the tab bar's titles when the whole ones do not fit.
+QStringList tabShortTitles();
 
 } // namespace scalelab::ui

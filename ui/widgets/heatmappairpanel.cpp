@@ -21,10 +21,7 @@ constexpr double kGap = 12; // between the two maps, in logical pixels
 // to judge which arrangement leaves the plots the better shape.
 constexpr double kFrameWidth = 220;
 constexpr double kFrameHeight = 80;
-constexpr int kMapMinWidth = 200;
-constexpr int kMapMinHeight = 140;
 constexpr double kTitlePadding = 14; // above and below the title line, together
-constexpr double kMinPlot = 40; // a plot narrower or shorter than this shows no pattern
 
 } // namespace
 
@@ -33,17 +30,21 @@ HeatmapPairPanel::HeatmapPairPanel(const QString& name, QWidget* parent)
     , m_left(new HeatmapPanel(name + "-left"))
     , m_right(new HeatmapPanel(name + "-right"))
 {
-    // Two maps share the room of one chart, so each may be smaller than a lone HeatmapPanel.
-    for (HeatmapPanel* map : {m_left, m_right})
-        map->setMinimumSize(kMapMinWidth, kMapMinHeight);
     auto* layout = new QHBoxLayout(this);
     layout->setSpacing(static_cast<int>(kGap));
     layout->addWidget(m_left);
     layout->addWidget(m_right);
     updateMargins();
-    // Room for the maps side by side, the arrangement every size falls back to.
-    setMinimumSize(2 * kMapMinWidth + static_cast<int>(kGap),
-                   kMapMinHeight + static_cast<int>(std::ceil(titleHeight(0))));
+}
+
+QSize HeatmapPairPanel::minimumSizeHint() const
+{
+    // The maps one above the other, each whole (HeatmapPanel::minimumSizeHint), under the
+    // title wrapped to that width: the narrowest arrangement, which a wider panel turns into
+    // maps side by side when they have room there (sideBySide).
+    const QSize map = m_left->minimumSizeHint().expandedTo(m_right->minimumSizeHint());
+    const int title = static_cast<int>(std::ceil(titleHeight(map.width())));
+    return {map.width(), title + 2 * map.height() + static_cast<int>(kGap)};
 }
 
 void HeatmapPairPanel::setTitle(const QString& title)
@@ -51,6 +52,7 @@ void HeatmapPairPanel::setTitle(const QString& title)
     m_title = title;
     updateMargins();
     update();
+    updateGeometry();
 }
 
 void HeatmapPairPanel::setLogScale(bool log)
@@ -100,8 +102,11 @@ bool HeatmapPairPanel::sideBySide(const QSizeF& size) const
     // The plot areas each arrangement leaves, after each map's labels and colour bar.
     const QSizeF across((size.width() - kGap) / 2 - kFrameWidth, size.height() - kFrameHeight);
     const QSizeF down(size.width() - kFrameWidth, (size.height() - kGap) / 2 - kFrameHeight);
-    const auto roomy = [](QSizeF plot) {
-        return plot.width() >= kMinPlot && plot.height() >= kMinPlot;
+    // Room for a whole map (every text of it) in each place.
+    const QSizeF least = m_left->minimumSizeHint().expandedTo(m_right->minimumSizeHint());
+    const auto roomy = [&least](QSizeF plot) {
+        return plot.width() + kFrameWidth >= least.width()
+            && plot.height() + kFrameHeight >= least.height();
     };
     // Where only one arrangement leaves each plot room, that one (side by side in a panel too
     // narrow for it crowded the labels into black bars); where neither does, the larger plots;

@@ -38,6 +38,8 @@ public:
     /// below the title.
     bool sideBySide(const QSizeF& size) const;
 
+    QSize minimumSizeHint() const override;
+
     void render(QPainter& painter, const QRectF& target) override;
 
 protected:

@@ -38,7 +38,6 @@ HeatmapPanel::HeatmapPanel(const QString& name, QWidget* parent)
     : ChartPanel(name, parent)
     , m_format([](double v) { return formatNumber(v); })
 {
-    setMinimumSize(260, 220);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
@@ -47,6 +46,7 @@ void HeatmapPanel::setTitle(const QString& title)
 {
     m_title = title;
     update();
+    updateGeometry(); // the least size follows the texts
 }
 
 void HeatmapPanel::setAxisTitles(const QString& x, const QString& y)
@@ -54,12 +54,14 @@ void HeatmapPanel::setAxisTitles(const QString& x, const QString& y)
     m_xTitle = x;
     m_yTitle = y;
     update();
+    updateGeometry(); // the least size follows the texts
 }
 
 void HeatmapPanel::setColorBarTitle(const QString& title)
 {
     m_barTitle = title;
     update();
+    updateGeometry(); // the least size follows the texts
 }
 
 void HeatmapPanel::setRowLabels(const QStringList& labels)
@@ -69,6 +71,7 @@ void HeatmapPanel::setRowLabels(const QStringList& labels)
     m_rowLabels = labels;
     m_rowLabelWidth = -1;
     update();
+    updateGeometry(); // the least size follows the texts
 }
 
 void HeatmapPanel::setColumnLabels(const QStringList& labels)
@@ -305,6 +308,42 @@ HeatmapPanel::Layout HeatmapPanel::layoutFor(const QRectF& t) const
     }
     l.barTitleLines = barLines;
     return l;
+}
+
+namespace {
+
+/// The width of the longest word of `text` in `font`.
+double longestWord(const QFont& font, const QString& text)
+{
+    const QFontMetricsF fm(font);
+    double widest = 0;
+    for (const QString& word : text.split(u' ', Qt::SkipEmptyParts))
+        widest = std::max(widest, fm.horizontalAdvance(word));
+    return widest;
+}
+
+} // namespace
+
+QSize HeatmapPanel::minimumSizeHint() const
+{
+    const ChartFonts f = chartFonts();
+    const double least = kMinPlotLines * QFontMetricsF(f.axisLabels).lineSpacing();
+    // Along x: the x title's words; along y, the y and colour bar titles'.
+    const QSizeF plot(std::max(least, longestWord(f.axisTitle, m_xTitle)),
+                      std::max({least, longestWord(f.axisTitle, m_yTitle),
+                                longestWord(f.axisTitle, m_barTitle)}));
+    // Grown until the layout leaves that plot: the titles' lines depend on the size.
+    QSizeF size = plot + QSizeF(400, 300);
+    for (int pass = 0; pass < kLayoutPasses; ++pass) {
+        const Layout l = layoutFor(QRectF(QPointF(), size));
+        const QSizeF short_(plot.width() - l.plot.width(), plot.height() - l.plot.height());
+        if (short_.width() <= 0 && short_.height() <= 0 && pass > 0)
+            break;
+        size += QSizeF(short_.width(), short_.height());
+    }
+    // And the title's longest word across the whole width.
+    const double width = std::max(size.width(), longestWord(f.title, m_title) + 8);
+    return {static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(size.height()))};
 }
 
 namespace {

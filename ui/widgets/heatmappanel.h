@@ -52,6 +52,13 @@ public:
 
     void render(QPainter& painter, const QRectF& target) override;
 
+    /// The least size at which every text is whole and the plot still shows a pattern: the
+    /// tick labels, titles and colour bar in the charts' present type, around a plot at least
+    /// kMinPlotLines lines of tick type a side and as long as the longest word of the axis
+    /// titles that run along it.
+    QSize minimumSizeHint() const override;
+    static constexpr int kMinPlotLines = 4;
+
 protected:
     void paintEvent(QPaintEvent* event) override;
     bool event(QEvent* event) override;
