@@ -448,9 +448,11 @@ private slots:
     {
         // A step of the accelerator's slider changes the fits column's header only (at 80 and
         // 81 GB every stage fits, or not, alike): the header is painted again with the new
-        // capacity, and the cells, which say the same, are not.
+        // capacity, and the cells, which say the same, are not. Wide enough for the table's
+        // columns of equal width (with columns each of its own width, Qt paints the cells once
+        // again on a new header).
         ZeroTab tab;
-        tab.resize(1500, 950);
+        tab.resize(1920, 1000);
         tab.show();
         QVERIFY(QTest::qWaitForWindowExposed(&tab));
         settle(tab);

@@ -546,8 +546,8 @@ void Fp8Tab::buildTable()
     m_table = new QTableWidget(core::kFp8TableRows, kTableColumns);
     m_table->setObjectName("fp8.granularity");
     m_table->setAccessibleName(tr("Error by scaling granularity"));
-    const QStringList headers = {tr("Scaling"),  tr("Scales"), tr("RMSE"),        tr("Max |err|"),
-                                 tr("SNR (dB)"), tr("→ 0"),    tr("Small blocks")};
+    const QStringList headers = {tr("Scaling"),  tr("Scales"), tr("RMSE"),         tr("Max |err|"),
+                                 tr("SNR (dB)"), tr("→ 0"),    tr("Small\nblocks")};
     m_table->setHorizontalHeaderLabels(headers);
     const QStringList tips = {
         tr("How many values share one scale."),

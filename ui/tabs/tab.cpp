@@ -375,7 +375,9 @@ void Tab::arrangeCharts(bool force)
     // scrolls (a single column narrower than one readable chart scrolls sideways rather than
     // squeezing the chart or cutting it off).
     const int rows = chartRows(columns);
-    const int gridHeight = rows * minHeight + (rows - 1) * m_grid->verticalSpacing();
+    // A chart whose own least height is more (all its formulas whole) has it.
+    const int gridHeight = std::max(rows * minHeight + (rows - 1) * m_grid->verticalSpacing(),
+                                    m_grid->minimumSize().height());
     const int width = columns * minWidth + (columns - 1) * m_grid->horizontalSpacing();
     int areaWidth = std::max({room, width, m_grid->minimumSize().width()});
     for (const QWidget* row : std::as_const(m_chartRows))

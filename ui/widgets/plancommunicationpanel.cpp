@@ -7,6 +7,7 @@
 #include <QFontMetricsF>
 #include <QHelpEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QTextLayout>
 #include <QToolTip>
 #include <algorithm>
@@ -21,6 +22,9 @@ constexpr double kMaxTextScale = 1.3; // a roomy target gets larger type, not em
 const QSize kMinimumSize(260, 220); // pixels, as every chart panel
 constexpr double kGap = 10; // between rows, and under the subtitle
 constexpr double kTextScaleStep = 0.04; // tried from kMaxTextScale down to the floor
+/// The longest detail beside an axis's name the bar column is sized for, not today's: a detail
+/// that changes with every edit then never moves the formulas, and the laid-out text is reused.
+const QString kWidestDetail = QStringLiteral("(d = 88,888, ZeRO-3)");
 
 // Layout metrics, in pixels of the target (or in lines of a font where named so).
 constexpr double kTitleInset = 8; // title and subtitle from the left and right edges
@@ -84,20 +88,55 @@ QString elidedToHeight(const QString& text, const QFont& font, double width, dou
 PlanCommunicationPanel::PlanCommunicationPanel(const QString& name, QWidget* parent)
     : ChartPanel(name, parent)
 {
-    setMinimumSize(kMinimumSize);
     setAttribute(Qt::WA_OpaquePaintEvent);
+}
+
+double PlanCommunicationPanel::leastHeight(double width) const
+{
+    const Layout l = layoutFor(QRectF(0, 0, width, 1e6));
+    const QFont smallest = scaledFont(chartFonts().annotation, kMinTextScale);
+    double height = l.rowsTop + kBottomMargin;
+    for (const Axis& a : m_axes)
+        height += std::max(l.leftBlock, wrappedHeight(a.formula, smallest, l.formulaWidth)) + kGap;
+    return height - (m_axes.isEmpty() ? 0 : kGap);
+}
+
+QSize PlanCommunicationPanel::minimumSizeHint() const
+{
+    const double width = std::max(this->width(), kMinimumSize.width());
+    return {kMinimumSize.width(),
+            std::max(kMinimumSize.height(), static_cast<int>(std::ceil(leastHeight(width))))};
+}
+
+void PlanCommunicationPanel::remeasure()
+{
+    // Asked again only when it changed: a new formula at every slider step would otherwise
+    // lay the whole chart area out again.
+    const int least = minimumSizeHint().height();
+    if (least != m_leastHeight) {
+        m_leastHeight = least;
+        updateGeometry();
+    }
+}
+
+void PlanCommunicationPanel::resizeEvent(QResizeEvent* event)
+{
+    ChartPanel::resizeEvent(event);
+    remeasure();
 }
 
 void PlanCommunicationPanel::setTitle(const QString& title)
 {
     m_title = title;
     update();
+    remeasure();
 }
 
 void PlanCommunicationPanel::setSubtitle(const QString& subtitle)
 {
     m_subtitle = subtitle;
     update();
+    remeasure();
 }
 
 void PlanCommunicationPanel::setUnit(double bytesPerUnit, const QString& unitName)
@@ -111,6 +150,7 @@ void PlanCommunicationPanel::setAxes(const QList<Axis>& axes)
 {
     m_axes = axes;
     update();
+    remeasure();
 }
 
 QString PlanCommunicationPanel::valueText(double bytes) const
@@ -125,28 +165,36 @@ PlanCommunicationPanel::Layout PlanCommunicationPanel::layoutFor(const QRectF& t
         valueFm(f.axisLabels);
     Layout l;
     const double titleWidth = t.width() - 2 * kTitleInset;
+    const double titleHeight = wrappedHeight(m_title, f.title, titleWidth); // wrapped
     l.title = QRectF(t.left() + kTitleInset, t.top() + kTitleTop, titleWidth,
-                     titleFm.height() + kTitlePadding);
+                     std::max(titleFm.height(), titleHeight) + kTitlePadding);
     l.subtitle = QRectF(t.left() + kTitleInset, l.title.bottom() + kSubtitleGap, titleWidth,
                         wrappedHeight(m_subtitle, f.annotation, titleWidth));
     const QRectF area(QPointF(t.left() + kRowInset, l.subtitle.bottom() + kGap),
                       QPointF(t.right() - kRowInset, t.bottom() - kBottomMargin));
+    l.rowsTop = area.top();
     const int rows = static_cast<int>(m_axes.size());
-    if (rows == 0 || area.height() <= 0)
-        return l;
-
-    // Left: name and bar; right: the formula. The bar column takes what its labels need.
-    // Sized for the longest name and a long detail, not today's: a detail that changes with
-    // every edit ("d = 8") then never moves the formulas, and the laid-out text is reused.
+    // Left: name and bar; right: the formula. The bar column takes what its labels need (for
+    // the longest name and kWidestDetail) within its share; past that, details go under names.
+    QFont bold = f.legend;
+    bold.setBold(true);
+    const QFontMetricsF boldFm(bold);
     double labelWidth = 0;
     for (const Axis& a : m_axes)
-        labelWidth =
-            std::max(labelWidth, labelFm.horizontalAdvance(a.name + "  (d = 88,888, ZeRO-3)"));
+        labelWidth = std::max(labelWidth,
+                              boldFm.horizontalAdvance(a.name + "  ")
+                                  + labelFm.horizontalAdvance(kWidestDetail));
     const double left = std::clamp(labelWidth + kLabelPadding, area.width() * kMinBarColumn,
                                    area.width() * kMaxBarColumn);
+    l.detailBelow = labelWidth > left;
+    const double labelHeight = labelFm.height() * (l.detailBelow ? 2 : 1);
     const double textX = area.left() + left + kFormulaGap;
     const double textWidth = area.right() - textX;
-    const double leftBlock = labelFm.height() + kLabelBarGap + valueFm.height() * kBarBlockLines;
+    l.formulaWidth = textWidth;
+    const double leftBlock = l.leftBlock =
+        labelHeight + kLabelBarGap + valueFm.height() * kBarBlockLines;
+    if (rows == 0 || area.height() <= 0)
+        return l;
 
     // The largest text scale at which every row fits; below the floor, formulas are cut.
     const double available = area.height() - kGap * (rows - 1);
@@ -181,8 +229,8 @@ PlanCommunicationPanel::Layout PlanCommunicationPanel::layoutFor(const QRectF& t
     double y = area.top();
     for (int i = 0; i < rows; ++i) {
         const double h = heights[i];
-        l.labels << QRectF(area.left(), y, left, labelFm.height());
-        const double barTop = y + labelFm.height() + kLabelBarGap;
+        l.labels << QRectF(area.left(), y, left, labelHeight);
+        const double barTop = y + labelHeight + kLabelBarGap;
         const double barHeight = valueFm.height() * kBarLines;
         l.bars << QRectF(area.left(), barTop, left, barHeight);
         l.values << QRectF(area.left(), barTop, left, barHeight);
@@ -260,7 +308,7 @@ void PlanCommunicationPanel::render(QPainter& painter, const QRectF& target)
     painter.translate(target.topLeft());
     painter.setPen(chartTextColor());
     painter.setFont(f.title);
-    painter.drawText(l.title, Qt::AlignCenter, m_title);
+    painter.drawText(l.title, Qt::AlignCenter | Qt::TextWordWrap, m_title);
     painter.setFont(f.annotation);
     painter.drawStaticText(l.subtitle.topLeft(), cache.subtitle);
 
@@ -294,10 +342,19 @@ void PlanCommunicationPanel::drawRow(QPainter& painter, const Cache& cache, int 
     bold.setBold(true);
     painter.setFont(bold);
     const QFontMetricsF boldFm(bold);
-    painter.drawText(l.labels[i], Qt::AlignLeft | Qt::AlignVCenter, a.name);
-    painter.setFont(f.legend);
-    painter.drawText(l.labels[i].adjusted(boldFm.horizontalAdvance(a.name + "  "), 0, 0, 0),
-                     Qt::AlignLeft | Qt::AlignVCenter, "(" + a.detail + ")");
+    const QRectF label = l.labels[i];
+    const QString detail = "(" + a.detail + ")";
+    if (l.detailBelow) {
+        const QRectF top(label.topLeft(), QSizeF(label.width(), label.height() / 2));
+        painter.drawText(top, Qt::AlignLeft | Qt::AlignVCenter, a.name);
+        painter.setFont(f.legend);
+        painter.drawText(top.translated(0, top.height()), Qt::AlignLeft | Qt::AlignVCenter, detail);
+    } else {
+        painter.drawText(label, Qt::AlignLeft | Qt::AlignVCenter, a.name);
+        painter.setFont(f.legend);
+        painter.drawText(label.adjusted(boldFm.horizontalAdvance(a.name + "  "), 0, 0, 0),
+                         Qt::AlignLeft | Qt::AlignVCenter, detail);
+    }
 
     // The bar: its length against the busiest axis, the figure just past its end.
     const QRectF track = l.bars[i];

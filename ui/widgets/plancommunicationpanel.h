@@ -48,16 +48,33 @@ public:
         QList<QRectF> labels, bars, values, formulas;
         double textScale = 1;
         bool elided = false;
+        /// The axis's detail ("d = 8, ZeRO-1") on a line under its name, the bar column being
+        /// too narrow for both on one.
+        bool detailBelow = false;
+        double rowsTop = 0; ///< where the first row starts
+        double formulaWidth = 0;
+        double leftBlock = 0; ///< a row's least height: its name, bar and figure
     };
     Layout layoutFor(const QRectF& target) const;
 
     void render(QPainter& painter, const QRectF& target) override;
 
+    /// At least 260 x 220, and as tall as every formula needs, whole, in the smallest type
+    /// the panel sets them in, at the panel's present width: the chart area scrolls rather than
+    /// the formulas being cut.
+    QSize minimumSizeHint() const override;
+
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     bool event(QEvent* event) override;
 
 private:
+    /// The height every formula needs whole at `width` (minimumSizeHint).
+    double leastHeight(double width) const;
+    /// Tells the layout when the least height changed.
+    void remeasure();
+    int m_leastHeight = -1;
     /// The layout and its laid-out texts for one size: most edits change only the bytes, so a
     /// repaint reuses them instead of wrapping every formula again.
     struct Cache {

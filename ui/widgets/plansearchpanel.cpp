@@ -55,7 +55,7 @@ QTableWidgetItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight
 PlanSearchPanel::PlanSearchPanel(const QString& name, QWidget* parent)
     : TablePanel(name, "plan.search",
                  {tr("#"), tr("Layout"), tr("Memory"), tr("Step"), tr("MFU"),
-                  tr("Against the next"), QString()},
+                  tr("Against\nthe next"), QString()},
                  {Layout, Next}, parent)
 {
     headingLabel()->setObjectName("plan.search_heading");
@@ -173,7 +173,7 @@ void PlanSearchPanel::fillRanked()
     const std::size_t rows = std::min(core::kExplainedLayouts, m_result->ranked.size());
     table()->setRowCount(0);
     table()->setRowCount(static_cast<int>(rows));
-    table()->setHorizontalHeaderItem(Next, new QTableWidgetItem(tr("Against the next")));
+    table()->setHorizontalHeaderItem(Next, new QTableWidgetItem(tr("Against\nthe next")));
     for (std::size_t i = 0; i < rows; ++i) {
         const core::RankedLayout& r = m_result->ranked[i];
         const int row = static_cast<int>(i);
