@@ -16,9 +16,11 @@
 #include "testhelpers.h"
 
 #include <QAbstractItemView>
+#include <QAccessible>
 #include <QAction>
 #include <QApplication>
 #include <QChart>
+#include <QChartView>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFileInfo>
@@ -516,6 +518,26 @@ private slots:
                 QVERIFY(visited.contains(control->slider())
                         && visited.contains(control->spinBox()));
         checkVisualOrder(tab, visited);
+
+        // Every stop, and every chart on show, has a name a screen reader says ("Parameters"
+        // for the slider of the parameter count), whatever the widget.
+        QList<QWidget*> named = visited;
+        for (ui::ChartPanel* chart : tab->charts())
+            if (chart->isVisibleTo(&w))
+                named << chart;
+        for (QWidget* widget : std::as_const(named)) {
+            QAccessibleInterface* face = QAccessible::queryAccessibleInterface(widget);
+            QVERIFY2(face && !face->text(QAccessible::Name).trimmed().isEmpty(),
+                     qPrintable(QString("%1 (%2) has no accessible name")
+                                    .arg(widget->objectName(), widget->metaObject()->className())));
+            // A chart, and the view in it that takes the focus, say the chart's title unless
+            // named otherwise.
+            const auto* chart = qobject_cast<ui::ChartPanel*>(widget);
+            if (!chart && qobject_cast<QChartView*>(widget))
+                chart = qobject_cast<ui::ChartPanel*>(widget->parentWidget());
+            if (chart && !chart->title().isEmpty() && widget->accessibleName().isEmpty())
+                QCOMPARE(face->text(QAccessible::Name), chart->title());
+        }
     }
 
     void controlsGoCompactWhereTheColumnWouldCrowdTheCharts()

@@ -3,6 +3,8 @@
 #include "chartstyle.h"
 
 #include <QAbstractBarSeries>
+#include <QAccessible>
+#include <QAccessibleWidget>
 #include <QAreaSeries>
 #include <QBarSet>
 #include <QChart>
@@ -13,17 +15,68 @@
 #include <QLayout>
 #include <QPainter>
 #include <QScatterSeries>
+#include <QTextDocumentFragment>
 #include <QVBoxLayout>
 #include <QXYSeries>
 #include <algorithm>
 
 namespace scalelab::ui {
 
+namespace {
+
+/// What a screen reader says of a chart, or of the view in it that takes the keyboard focus:
+/// the chart's title (a chart is a picture, and Qt names no picture), else its export name.
+class ChartAccessible : public QAccessibleWidget {
+public:
+    ChartAccessible(QWidget* widget, const ChartPanel* panel)
+        : QAccessibleWidget(widget, QAccessible::Chart)
+        , m_panel(panel)
+    {
+    }
+
+    QString text(QAccessible::Text kind) const override
+    {
+        const QString own = QAccessibleWidget::text(kind);
+        if (kind != QAccessible::Name || !own.isEmpty())
+            return own;
+        const QString title = m_panel->title().simplified();
+        return title.isEmpty() ? m_panel->name() : title;
+    }
+
+private:
+    const ChartPanel* m_panel;
+};
+
+QAccessibleInterface* chartAccessible(const QString& key, QObject* object)
+{
+    // Asked once for each class up the object's hierarchy: answered for its own class only.
+    if (key != QLatin1String(object->metaObject()->className()))
+        return nullptr;
+    if (auto* panel = qobject_cast<ChartPanel*>(object))
+        return new ChartAccessible(panel, panel);
+    if (auto* view = qobject_cast<QChartView*>(object))
+        if (auto* panel = qobject_cast<const ChartPanel*>(view->parentWidget()))
+            return new ChartAccessible(view, panel);
+    return nullptr;
+}
+
+} // namespace
+
 ChartPanel::ChartPanel(const QString& name, QWidget* parent)
     : QWidget(parent)
     , m_name(name)
 {
+    static const bool named = (QAccessible::installFactory(&chartAccessible), true);
+    Q_UNUSED(named);
     setObjectName(name);
+}
+
+QString ChartViewPanel::title() const
+{
+    // Titles are rich text, broken with <br> on narrow charts.
+    QString title = m_chart->title();
+    title.replace(QStringLiteral("<br>"), QStringLiteral(" "));
+    return QTextDocumentFragment::fromHtml(title).toPlainText().simplified();
 }
 
 void ChartPanel::renderWidgets(QPainter& painter, const QRectF& target)

@@ -26,6 +26,8 @@ public:
     ChartPanel(const QString& name, QWidget* parent = nullptr);
 
     QString name() const { return m_name; }
+    /// The chart's title as plain words (what a screen reader says of it); empty for none.
+    virtual QString title() const { return {}; }
 
     /// Lays the chart out for `target.size()` (logical pixels) and draws it into `target`.
     virtual void render(QPainter& painter, const QRectF& target) = 0;
@@ -51,6 +53,7 @@ public:
     QChartView* view() const { return m_view; }
 
     void render(QPainter& painter, const QRectF& target) override;
+    QString title() const override;
 
     /// restyleChart() over the tab's own looks, then the emphasised series again: for a new
     /// font, line scale or background.

@@ -61,6 +61,7 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
     m_scroll->setWidgetResizable(true);
     m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setAccessibleName(tr("Controls"));
 
     m_figures->setObjectName("figures");
     m_message->setObjectName("message");
@@ -85,6 +86,8 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
     m_chartScroll->setWidgetResizable(false);
     m_chartScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_chartScroll->setFrameShape(QFrame::NoFrame);
+    // A Tab stop: arrow keys and Page Down scroll the charts.
+    m_chartScroll->setAccessibleName(tr("Charts"));
     m_chartScroll->viewport()->installEventFilter(this);
     m_chartScroll->hide(); // until setCharts: a tab may lay its charts out itself
 

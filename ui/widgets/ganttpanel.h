@@ -71,7 +71,7 @@ public:
     int stages() const { return m_stages; }
     int chunks() const { return m_chunks; }
     double makespan() const { return m_makespan; }
-    QString title() const { return m_title; }
+    QString title() const override { return m_title; }
     QStringList figures() const { return m_figures; }
     QString timeAxisTitle() const { return m_xTitle; }
 

@@ -23,7 +23,7 @@ public:
     explicit HeatmapPairPanel(const QString& name, QWidget* parent = nullptr);
 
     void setTitle(const QString& title);
-    QString title() const { return m_title; }
+    QString title() const override { return m_title; }
     HeatmapPanel* left() const { return m_left; }
     HeatmapPanel* right() const { return m_right; }
 

@@ -24,6 +24,7 @@ public:
     explicit HeatmapPanel(const QString& name, QWidget* parent = nullptr);
 
     void setTitle(const QString& title);
+    QString title() const override { return m_title; }
     /// Axis titles with units: x along the columns, y down the rows.
     void setAxisTitles(const QString& x, const QString& y);
     /// The colour bar's title with the unit, e.g. "tokens" or "|error|".

@@ -37,7 +37,7 @@ public:
     void setAxes(const QList<Axis>& axes);
 
     const QList<Axis>& axes() const { return m_axes; }
-    QString title() const { return m_title; }
+    QString title() const override { return m_title; }
     /// The figure as written beside a bar: "378 GiB", "0 GiB".
     QString valueText(double bytes) const;
 

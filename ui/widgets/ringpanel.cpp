@@ -693,14 +693,19 @@ void RingPanel::render(QPainter& painter, const QRectF& target)
     painter.restore();
 }
 
-QRectF RingPanel::renderTitle(QPainter& painter, const QRectF& area) const
+QString RingPanel::title() const
 {
     const int n = static_cast<int>(m_demo.inputs.rows());
-    QString title = tr("Ring all-reduce, step by step");
     if (m_tooMany == 0 && n > 0)
-        title = tr("Ring all-reduce of a demo gradient, %1 x %2 values")
-                    .arg(countText(tr("%1 rank(s)", nullptr, n), n))
-                    .arg(m_demo.inputs.cols());
+        return tr("Ring all-reduce of a demo gradient, %1 x %2 values")
+            .arg(countText(tr("%1 rank(s)", nullptr, n), n))
+            .arg(m_demo.inputs.cols());
+    return tr("Ring all-reduce, step by step");
+}
+
+QRectF RingPanel::renderTitle(QPainter& painter, const QRectF& area) const
+{
+    const QString title = this->title();
     // A narrow panel: shrink the title until it fits (hinting makes widths step, hence a loop).
     const QFont titleFont = fitted(chartFonts().title, title, area.width());
     painter.setFont(titleFont);

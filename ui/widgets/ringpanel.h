@@ -32,6 +32,10 @@ public:
 
     explicit RingPanel(const QString& name, QWidget* parent = nullptr);
 
+    /// "Ring all-reduce of a demo gradient, 8 ranks, 4 x 8 values" (or, past the ranks it
+    /// draws, "Ring all-reduce, step by step").
+    QString title() const override;
+
     /// Shows `demo`. The step is kept when the ring has the same shape as before (the user was
     /// looking at it), otherwise it starts again at step 0 and stops playing.
     void setDemo(const core::RingDemo& demo, std::int64_t bytesPerValue);

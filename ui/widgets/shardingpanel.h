@@ -70,6 +70,7 @@ public:
 
     void setPicture(Picture picture);
     const Picture& picture() const { return m_picture; }
+    QString title() const override { return m_picture.title; }
 
     /// Where each block's matrix is drawn when the picture fills `size` (tests, tooltips).
     QList<QRectF> blockRects(const QSizeF& size) const;

@@ -3,6 +3,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QTableWidget>
+#include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
 namespace scalelab::ui {
@@ -58,6 +59,11 @@ TablePanel::TablePanel(const QString& name, const QString& tableName, const QStr
     layout->addWidget(m_detail, kDetailStretch);
     connect(m_table, &QTableWidget::currentCellChanged, this,
             [this](int row, int, int, int) { showDetail(row); });
+}
+
+QString TablePanel::title() const
+{
+    return QTextDocumentFragment::fromHtml(m_heading->text()).toPlainText().simplified();
 }
 
 void TablePanel::render(QPainter& painter, const QRectF& target)

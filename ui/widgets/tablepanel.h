@@ -25,6 +25,8 @@ public:
 
     QTableWidget* table() const { return m_table; }
     QLabel* headingLabel() const { return m_heading; }
+    /// The heading over the table, as plain words.
+    QString title() const override;
     /// The current row in full.
     QLabel* detailLabel() const { return m_detail; }
 
