@@ -9,6 +9,7 @@
 #include "chartexport.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "choicebox.h"
 #include "drawntexts.h"
 #include "fp8tab.h"
 #include "mainwindow.h"
@@ -23,6 +24,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QComboBox>
 #include <QDeadlineTimer>
 #include <QFile>
 #include <QFontMetricsF>
@@ -40,6 +42,7 @@
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextLayout>
+#include <QVBoxLayout>
 #include <memory>
 
 using namespace scalelab;
@@ -220,6 +223,41 @@ private slots:
                  qPrintable(found));
     }
 
+    void drawnTextsAreJudgedAsDrawn()
+    {
+        // The check of the window's widgets finds a label too narrow for its words, a text
+        // shortened with an ellipsis and a choice box cutting its choice; a ChoiceBox as narrow
+        // shows its choice's short form, whole.
+        QWidget window;
+        auto* layout = new QVBoxLayout(&window);
+        auto* narrow = new QLabel("Relative error of each block");
+        narrow->setFixedWidth(60);
+        auto* shortened = new QLabel(QString("Relative err") + QChar(0x2026));
+        auto* plain = new QComboBox;
+        auto* choice = new ui::ChoiceBox;
+        for (QComboBox* box : {plain, static_cast<QComboBox*>(choice)}) {
+            box->addItem("GPipe: all forwards, then all backwards");
+            box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+            box->setMinimumContentsLength(4);
+            layout->addWidget(box, 0, Qt::AlignLeft);
+        }
+        layout->addWidget(narrow);
+        layout->addWidget(shortened);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const auto found = [](QWidget* w) {
+            return test::problemsOfWidget(w, "probe").join("; ");
+        };
+        QVERIFY2(found(narrow).contains("is cut at an edge"), qPrintable(found(narrow)));
+        QVERIFY2(found(shortened).contains("is cut short"), qPrintable(found(shortened)));
+        QVERIFY2(found(plain).contains("is cut at an edge"), qPrintable(found(plain)));
+        QVERIFY2(found(choice).isEmpty(), qPrintable(found(choice)));
+        QCOMPARE(ui::ChoiceBox::shortForm("GPipe: all forwards, then all backwards"),
+                 QString("GPipe"));
+        QCOMPARE(ui::ChoiceBox::shortForm("H100 80GB (989 TFLOP/s BF16)"), QString("H100 80GB"));
+        QCOMPARE(ui::ChoiceBox::shortForm("Other"), QString("Other"));
+    }
+
     void everyTabFitsA1024By768Screen()
     {
         // The window asks for no more than a 1024 x 768 screen holds (less its panel), on
@@ -258,7 +296,9 @@ private slots:
         // Every chart of every tab as an SVG, with its caption, as `scalelab export --caption`
         // writes it: no text of it ends in "..." (an SVG keeps each drawn text as it was
         // drawn, so a text Qt Charts shortened shows so in the file). At 480 x 300 the layout
-        // had 78 such texts when charts were laid out at the image's own size.
+        // had 78 such texts when charts were laid out at the image's own size. And drawn once
+        // more on a recording device: no text shortened, off the canvas, cut by a clip or over
+        // another.
         QFETCH(QSize, size);
         document::ScenarioDocument scenario{core::Scenario{}};
         QTemporaryDir dir;
@@ -284,6 +324,16 @@ private slots:
                         cut << QString("%1: \"%2\"").arg(chart->name(), m.captured(1));
                 }
                 QVERIFY2(texts > 0, qPrintable(chart->name() + ": no text in the SVG"));
+                // The same drawing, texts with where they land: each whole, on the canvas,
+                // clear of the others.
+                test::TextRecorder recorder(size);
+                {
+                    QPainter painter(&recorder);
+                    ui::paintChart(painter, *chart, size, tab->caption());
+                }
+                QVERIFY2(!recorder.texts().isEmpty(), qPrintable(chart->name()));
+                cut << test::problemsOfTexts(recorder.texts(), QRectF(QPointF(), size),
+                                             chart->name());
                 ++charts;
             }
         }
