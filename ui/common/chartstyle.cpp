@@ -278,7 +278,7 @@ void fitAxisTitles(QChart* chart)
         const double along = (side ? plot.height() : plot.width()) - kTextItemMargins;
         QString fit = wrapWords(whole, axis->titleFont(), along);
         const QString shortTitle = axis->property("scalelab_shortTitle").toString();
-        if (side && !shortTitle.isEmpty() && fit != whole)
+        if (!shortTitle.isEmpty() && fit != whole)
             fit = wrapWords(shortTitle, axis->titleFont(), along);
         axis->setProperty("scalelab_title", whole);
         axis->setProperty("scalelab_titleShown", fit);

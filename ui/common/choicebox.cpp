@@ -40,8 +40,10 @@ int ChoiceBox::widestShortForm() const
 
 QSize ChoiceBox::minimumSizeHint() const
 {
+    // The short forms alone: QComboBox keeps the minimum it measured under an earlier policy
+    // (as wide as its longest choice) through a new one, and would hold a column that wide.
     QSize least = QComboBox::minimumSizeHint();
-    least.setWidth(std::max(least.width(), widthFor(widestShortForm())));
+    least.setWidth(widthFor(widestShortForm()));
     return least;
 }
 

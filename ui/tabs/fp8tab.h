@@ -163,6 +163,9 @@ private:
     void showAccumulation(const std::shared_ptr<const core::Fp8AccumulationResult>& result,
                           const AccumulationKey& key);
     void showAccumulationAxes(double lo, double hi);
+    /// Labels the K axis at every K value, or every other (third, ...) one when the plot is
+    /// too narrow for all of them whole ("16K" was shortened to "1..." at 1024 x 768).
+    void labelKAxis();
     void showPolicy(const std::shared_ptr<const core::Fp8PolicyResult>& result,
                     const PolicyKey& key);
     void showSpikeLines();
@@ -214,6 +217,7 @@ private:
 
     ChartViewPanel* m_accChart = nullptr;
     QCategoryAxis* m_kAxis = nullptr;
+    std::vector<std::int64_t> m_kValues; ///< the K values on the axis, ascending
     QLogValueAxis* m_accErrorAxis = nullptr;
     std::array<QLineSeries*, core::kAccumulationModes> m_accMax{};
     std::array<QLineSeries*, core::kAccumulationModes> m_accRms{};

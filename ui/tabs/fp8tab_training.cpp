@@ -359,6 +359,9 @@ void Fp8Tab::buildAccumulationChart()
     chart->addAxis(m_kAxis, Qt::AlignBottom);
     chart->addAxis(m_accErrorAxis, Qt::AlignLeft);
     styleAxis(m_kAxis, tr("K (products per output)"));
+    // A narrower plot labels fewer K values, once its layout has settled.
+    connect(chart, &QChart::plotAreaChanged, this,
+            [this] { QMetaObject::invokeMethod(this, &Fp8Tab::labelKAxis, Qt::QueuedConnection); });
     styleAxis(m_accErrorAxis, tr("Error (%)"));
     const QStringList names = {tr("float32"), tr("Limited"), tr("Promoted")};
     for (int m = 0; m < core::kAccumulationModes; ++m) {
@@ -476,21 +479,40 @@ void Fp8Tab::showAccumulationAxes(double lo, double hi)
         ks.push_back(kPublishedK);
         std::sort(ks.begin(), ks.end());
     }
-    const int every = static_cast<int>(ks.size()) > kMaxKLabels ? 2 : 1;
+    m_kValues = ks;
+    labelKAxis();
+}
+
+void Fp8Tab::labelKAxis()
+{
+    const std::vector<std::int64_t>& ks = m_kValues;
+    if (ks.empty())
+        return;
+    const double a = std::log2(static_cast<double>(ks.front())) - 0.5;
+    const double b = std::log2(static_cast<double>(ks.back())) + 0.5;
+    // The labels' room: the plot's width over its doublings, at the closest two K values.
+    double step = b - a;
+    for (std::size_t i = 1; i < ks.size(); ++i)
+        step = std::min(step, std::log2(double(ks[i]) / double(ks[i - 1])));
+    const QFontMetricsF fm(m_kAxis->labelsFont());
+    const double widest = fm.horizontalAdvance(kLabel(ks.back())) + 2 * fm.averageCharWidth();
+    const double plot = m_accChart->chart()->plotArea().width();
+    const double room = plot > 0 ? plot / (b - a) * step : widest;
+    int every = static_cast<int>(ks.size()) > kMaxKLabels ? 2 : 1;
+    every = std::max(every, static_cast<int>(std::ceil(widest / std::max(room, 1.0))));
     QStringList labels;
     for (std::size_t i = 0; i < ks.size(); ++i)
-        if (static_cast<int>(i) % every == 0 || ks[i] == kPublishedK)
+        if (static_cast<int>(i) % every == 0) // the published K has its star, not a label
             labels << kLabel(ks[i]);
     if (labels == m_kAxis->categoriesLabels())
         return;
     for (const QString& old : m_kAxis->categoriesLabels())
         m_kAxis->remove(old);
     for (std::size_t i = 0; i < ks.size(); ++i)
-        if (static_cast<int>(i) % every == 0 || ks[i] == kPublishedK)
+        if (labels.contains(kLabel(ks[i])))
             m_kAxis->append(kLabel(ks[i]), std::log2(static_cast<double>(ks[i])));
-    const double a = std::log2(static_cast<double>(ks.front())) - 0.5;
     m_kAxis->setStartValue(a);
-    m_kAxis->setRange(a, std::log2(static_cast<double>(ks.back())) + 0.5);
+    m_kAxis->setRange(a, b);
 }
 
 void Fp8Tab::showPolicy(const std::shared_ptr<const core::Fp8PolicyResult>& result,

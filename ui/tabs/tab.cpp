@@ -735,6 +735,8 @@ QTabBar* Tab::addPartBar(const QString& objectName, const QString& accessibleNam
 
 void Tab::refitShownCharts(const QList<ChartPanel*>& charts)
 {
+    // The FP8 accumulation controls, cut at the column's edge at 1280 x 800 before this.
+    fitControlsColumn(true);
     QList<QChart*> shown;
     for (ChartPanel* chart : charts)
         if (auto* view = qobject_cast<ChartViewPanel*>(chart)) {

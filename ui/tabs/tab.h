@@ -190,7 +190,8 @@ protected:
     QTabBar* addPartBar(const QString& objectName, const QString& accessibleName,
                         const QList<std::pair<QString, QString>>& parts);
     /// Charts coming back from a hidden part were fitted (ticks, legend, wrapped texts) to a
-    /// size they no longer have: fitted again at their first layout in the grid.
+    /// size they no longer have: fitted again at their first layout in the grid. The controls
+    /// column is measured again too: a part shows controls of its own, which may be wider.
     void refitShownCharts(const QList<ChartPanel*>& charts);
     /// The right-hand column, for a tab's extra widgets (a step slider, a table).
     QVBoxLayout* chartsColumn() const { return m_right; }
