@@ -28,6 +28,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <numeric>
 
 namespace scalelab::ui {
 
@@ -378,9 +379,20 @@ void Tab::arrangeCharts(bool force)
     // scrolls (a single column narrower than one readable chart scrolls sideways rather than
     // squeezing the chart or cutting it off).
     const int rows = chartRows(columns);
-    // A chart whose own least height is more (all its formulas whole) has it.
-    const int gridHeight = std::max(rows * minHeight + (rows - 1) * m_grid->verticalSpacing(),
-                                    m_grid->minimumSize().height());
+    // Each row the readable height, or more where a chart of it needs more (the plan's traffic
+    // chart, to set all its formulas whole): the grid's own minimum would give the other rows
+    // only their least size.
+    QList<int> rowHeights(rows, minHeight);
+    for (ChartPanel* chart : std::as_const(m_charts)) {
+        const int index = m_grid->indexOf(chart);
+        int row = 0, column = 0, rowSpan = 0, columnSpan = 0;
+        if (index >= 0)
+            m_grid->getItemPosition(index, &row, &column, &rowSpan, &columnSpan);
+        if (index >= 0 && rowSpan == 1 && row < rows)
+            rowHeights[row] = std::max(rowHeights[row], chart->minimumSizeHint().height());
+    }
+    const int gridHeight = std::accumulate(rowHeights.begin(), rowHeights.end(), 0)
+        + (rows - 1) * m_grid->verticalSpacing();
     const int width = columns * minWidth + (columns - 1) * m_grid->horizontalSpacing();
     int areaWidth = std::max({room, width, m_grid->minimumSize().width()});
     for (const QWidget* row : std::as_const(m_chartRows))
