@@ -81,20 +81,21 @@ QString gib(const core::Ratio& bytes)
     return gib(bytes.value());
 }
 
-/// The short name of a Table 2 recipe beside its bar.
+/// The short name of a Table 2 recipe beside its bar: TP for tensor parallelism and SP for
+/// sequence parallelism, as the figures line and the "+ SP" of the plan's own recipe say.
 QString variantLabel(ActivationVariant v)
 {
     switch (v) {
     case ActivationVariant::NoParallelism:
         return QObject::tr("No parallelism (t = 1)");
     case ActivationVariant::TensorParallel:
-        return QObject::tr("Tensor parallel");
+        return QObject::tr("TP");
     case ActivationVariant::TensorSequenceParallel:
-        return QObject::tr("Tensor + sequence");
+        return QObject::tr("TP + SP");
     case ActivationVariant::TensorSelective:
-        return QObject::tr("Tensor + selective");
+        return QObject::tr("TP + selective");
     case ActivationVariant::TensorSequenceSelective:
-        return QObject::tr("Tensor + seq. + selective");
+        return QObject::tr("TP + SP + selective");
     case ActivationVariant::FullRecompute:
         break;
     }
@@ -684,9 +685,14 @@ void PlanTab::updateRecomputeChart(const std::vector<core::VariantActivations>& 
     QString recipe = document::recomputeName(in.recompute);
     if (in.sequenceParallel && in.tensorParallel > 1)
         recipe += tr(" + SP");
-    const QString yoursLabel = tr("Yours: %1, t = %2").arg(recipe).arg(in.tensorParallel);
+    // The tensor-parallel size every bar is for goes in the title: the names stay short
+    // enough to be read whole beside their bars on a 1024-wide screen.
+    const QString yoursLabel = tr("Yours: %1").arg(recipe);
     if (m_variantAxis->categories().first() != yoursLabel)
         m_variantAxis->replace(m_variantAxis->categories().first(), yoursLabel);
+    const QString title = tr("Busiest GPU at t = %1: activations by recipe").arg(in.tensorParallel);
+    if (m_recompute->title() != title)
+        m_recompute->chart()->setTitle(title);
 
     // What the busiest GPU has left for activations once its model state is in.
     const core::PlanStage& busiest = m_result.stages[static_cast<std::size_t>(m_result.peakStage)];

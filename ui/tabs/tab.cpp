@@ -389,7 +389,11 @@ void Tab::arrangeCharts(bool force)
         if (index >= 0)
             m_grid->getItemPosition(index, &row, &column, &rowSpan, &columnSpan);
         if (index >= 0 && rowSpan == 1 && row < rows)
-            rowHeights[row] = std::max(rowHeights[row], chart->minimumSizeHint().height());
+            rowHeights[row] = std::max(
+                {rowHeights[row], chart->minimumSizeHint().height(), chart->minimumHeight(),
+                 chart->hasHeightForWidth()
+                     ? chart->heightForWidth(std::max(chart->width(), minWidth))
+                     : 0});
     }
     const int gridHeight = std::accumulate(rowHeights.begin(), rowHeights.end(), 0)
         + (rows - 1) * m_grid->verticalSpacing();
@@ -438,9 +442,8 @@ bool Tab::eventFilter(QObject* watched, QEvent* event)
 {
     if (m_chartScroll && watched == m_chartScroll->viewport() && event->type() == QEvent::Resize)
         arrangeCharts();
-    else if (watched == m_chartArea && event->type() == QEvent::LayoutRequest
-             && !m_chartRows.isEmpty())
-        arrangeCharts();
+    else if (watched == m_chartArea && event->type() == QEvent::LayoutRequest)
+        arrangeCharts(); // a row or a chart asks for another least height
     return QWidget::eventFilter(watched, event);
 }
 
