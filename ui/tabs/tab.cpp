@@ -379,24 +379,7 @@ void Tab::arrangeCharts(bool force)
     // scrolls (a single column narrower than one readable chart scrolls sideways rather than
     // squeezing the chart or cutting it off).
     const int rows = chartRows(columns);
-    // Each row the readable height, or more where a chart of it needs more (the plan's traffic
-    // chart, to set all its formulas whole): the grid's own minimum would give the other rows
-    // only their least size.
-    QList<int> rowHeights(rows, minHeight);
-    for (ChartPanel* chart : std::as_const(m_charts)) {
-        const int index = m_grid->indexOf(chart);
-        int row = 0, column = 0, rowSpan = 0, columnSpan = 0;
-        if (index >= 0)
-            m_grid->getItemPosition(index, &row, &column, &rowSpan, &columnSpan);
-        if (index >= 0 && rowSpan == 1 && row < rows)
-            rowHeights[row] = std::max(
-                {rowHeights[row], chart->minimumSizeHint().height(), chart->minimumHeight(),
-                 chart->hasHeightForWidth()
-                     ? chart->heightForWidth(std::max(chart->width(), minWidth))
-                     : 0});
-    }
-    const int gridHeight = std::accumulate(rowHeights.begin(), rowHeights.end(), 0)
-        + (rows - 1) * m_grid->verticalSpacing();
+    const int gridHeight = gridLeastHeight(rows, minWidth, minHeight);
     const int width = columns * minWidth + (columns - 1) * m_grid->horizontalSpacing();
     int areaWidth = std::max({room, width, m_grid->minimumSize().width()});
     for (const QWidget* row : std::as_const(m_chartRows))
@@ -427,6 +410,29 @@ void Tab::addChartRow(QWidget* widget, ChartRow where, int stretch)
         m_areaColumn->addWidget(widget, stretch);
     m_chartScroll->show();
     arrangeCharts(true);
+}
+
+int Tab::gridLeastHeight(int rows, int minWidth, int minHeight) const
+{
+    // Each row the readable height, or more where a chart of it needs more (the plan's traffic
+    // chart, to set all its formulas whole): the grid's own minimum would give the other rows
+    // only their least size.
+    QList<int> heights(rows, minHeight);
+    for (ChartPanel* chart : std::as_const(m_charts)) {
+        const int index = m_grid->indexOf(chart);
+        int row = 0, column = 0, rowSpan = 0, columnSpan = 0;
+        if (index >= 0)
+            m_grid->getItemPosition(index, &row, &column, &rowSpan, &columnSpan);
+        if (index < 0 || rowSpan != 1 || row >= rows)
+            continue;
+        const int forWidth = chart->hasHeightForWidth()
+            ? chart->heightForWidth(std::max(chart->width(), minWidth))
+            : 0;
+        heights[row] = std::max(
+            {heights[row], chart->minimumSizeHint().height(), chart->minimumHeight(), forWidth});
+    }
+    return std::accumulate(heights.begin(), heights.end(), 0)
+        + (rows - 1) * m_grid->verticalSpacing();
 }
 
 int Tab::chartRows(int columns) const

@@ -261,6 +261,9 @@ private:
     void arrangeCharts(bool force = false);
     /// Rows of the chart grid at `columns` columns (the lead chart, when it spans, a row alone).
     int chartRows(int columns) const;
+    /// The chart grid's least height: `rows` rows of at least `minHeight` each (a chart's own
+    /// least height, or its height for the width of a column of `minWidth`, where more).
+    int gridLeastHeight(int rows, int minWidth, int minHeight) const;
     /// Gives the controls column the width its controls need at the current type size: each
     /// control in one row where that row takes at most kControlsShare of the tab's width,
     /// otherwise compact (the name over the row), so the charts keep their room on a
