@@ -511,6 +511,23 @@ private slots:
             w.grab().save(QString("%1/%2.png")
                               .arg(qEnvironmentVariable("SCALELAB_READABLE_SHOTS"),
                                    QString::fromLatin1(QTest::currentDataTag()).replace(' ', '-')));
+        // The window fits the screen, and every chart on show has at least its least size
+        // (the size its texts need at this type size), the chart area scrolling instead.
+        const QSize least = w.minimumSizeHint();
+        if (least.width() > size.width() || least.height() > size.height())
+            problems
+                << QString("the window asks for %1 x %2").arg(least.width()).arg(least.height());
+        for (ui::ChartPanel* chart : shown->charts()) {
+            const QSize need = chart->minimumSizeHint().expandedTo(chart->minimumSize());
+            if (chart->isVisible()
+                && (chart->width() < need.width() || chart->height() < need.height()))
+                problems << QString("%1: %2 x %3 of %4 x %5")
+                                .arg(chart->name())
+                                .arg(chart->width())
+                                .arg(chart->height())
+                                .arg(need.width())
+                                .arg(need.height());
+        }
         for (const QString& p : problems)
             qInfo("%s", qPrintable(p));
         QVERIFY2(problems.isEmpty(), qPrintable(QString("%1 problem(s)").arg(problems.size())));
