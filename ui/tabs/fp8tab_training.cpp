@@ -509,7 +509,7 @@ void Fp8Tab::labelKAxis()
     for (const QString& old : m_kAxis->categoriesLabels())
         m_kAxis->remove(old);
     for (std::size_t i = 0; i < ks.size(); ++i)
-        if (labels.contains(kLabel(ks[i])))
+        if (static_cast<int>(i) % every == 0)
             m_kAxis->append(kLabel(ks[i]), std::log2(static_cast<double>(ks[i])));
     m_kAxis->setStartValue(a);
     m_kAxis->setRange(a, b);
