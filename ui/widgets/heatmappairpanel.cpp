@@ -49,6 +49,8 @@ QSize HeatmapPairPanel::minimumSizeHint() const
 
 void HeatmapPairPanel::setTitle(const QString& title)
 {
+    if (title == m_title)
+        return;
     m_title = title;
     updateMargins();
     update();

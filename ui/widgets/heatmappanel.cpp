@@ -44,24 +44,27 @@ HeatmapPanel::HeatmapPanel(const QString& name, QWidget* parent)
 
 void HeatmapPanel::setTitle(const QString& title)
 {
+    if (title == m_title)
+        return; // a slider step that keeps the title lays nothing out again
     m_title = title;
-    update();
-    updateGeometry(); // the least size follows the texts
+    textsChanged();
 }
 
 void HeatmapPanel::setAxisTitles(const QString& x, const QString& y)
 {
+    if (x == m_xTitle && y == m_yTitle)
+        return;
     m_xTitle = x;
     m_yTitle = y;
-    update();
-    updateGeometry(); // the least size follows the texts
+    textsChanged();
 }
 
 void HeatmapPanel::setColorBarTitle(const QString& title)
 {
+    if (title == m_barTitle)
+        return;
     m_barTitle = title;
-    update();
-    updateGeometry(); // the least size follows the texts
+    textsChanged();
 }
 
 void HeatmapPanel::setRowLabels(const QStringList& labels)
@@ -70,8 +73,17 @@ void HeatmapPanel::setRowLabels(const QStringList& labels)
         return;
     m_rowLabels = labels;
     m_rowLabelWidth = -1;
+    textsChanged();
+}
+
+void HeatmapPanel::textsChanged()
+{
     update();
-    updateGeometry(); // the least size follows the texts
+    // The least size follows the texts; the layout runs again only when it moved (a title that
+    // changes with every slider step mostly keeps it).
+    const std::optional<QSize> given = m_givenLeast;
+    if (!given || minimumSizeHint() != *given)
+        updateGeometry();
 }
 
 void HeatmapPanel::setColumnLabels(const QStringList& labels)
@@ -343,7 +355,9 @@ QSize HeatmapPanel::minimumSizeHint() const
     }
     // And the title's longest word across the whole width.
     const double width = std::max(size.width(), longestWord(f.title, m_title) + 8);
-    return {static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(size.height()))};
+    m_givenLeast =
+        QSize(static_cast<int>(std::ceil(width)), static_cast<int>(std::ceil(size.height())));
+    return *m_givenLeast;
 }
 
 namespace {

@@ -81,6 +81,8 @@ private:
     void renderAxisTitles(QPainter& painter, const Layout& l) const;
     void renderColorBar(QPainter& painter, const Layout& l, const QRectF& target) const;
     void rebuildImage();
+    /// After a text changed: repaint, and ask for another layout if the least size moved.
+    void textsChanged();
     const QImage& imageFor(const QSize& pixels);
     double scaled(double value, std::pair<double, double> range) const;
 
@@ -94,6 +96,7 @@ private:
     mutable std::optional<std::pair<double, double>> m_foundRange;
     mutable double m_rowLabelWidth = -1; ///< rowLabelWidth's last answer; < 0: none yet
     mutable QString m_rowLabelFont; ///< the font key it was measured for
+    mutable std::optional<QSize> m_givenLeast; ///< minimumSizeHint's last answer
     Eigen::MatrixXd m_values;
     QImage m_image; ///< one pixel per pooled cell, for the size last drawn
 };
