@@ -418,7 +418,8 @@ struct StatePart {
     Ratio traffic;
 };
 
-StatePart statePart(const PlanInputs& in, std::int64_t parameters, std::int64_t ranks)
+StatePart statePart(const PlanInputs& in, std::int64_t parameters, std::int64_t ranks,
+                    std::int64_t microbatches)
 {
     // The zero module names its own fields on overflow; refuse here first, naming ours. Its
     // largest intermediate is below P (2w + 2g + o) (n + 1).
@@ -433,11 +434,30 @@ StatePart statePart(const PlanInputs& in, std::int64_t parameters, std::int64_t 
     StatePart part;
     part.kinds = zeroStageBytes(z, zeroStageOf(in.zeroStage));
     part.total = zeroFigure(computeZeroUnchecked(z), in.zeroStage);
-    // Data-parallel traffic per step, as the zero section's ring model counts it.
+    // Data-parallel traffic per step, as the zero section's ring model counts it for one
+    // batch. Plain DP and ZeRO-1 accumulate whole gradients over the step's microbatches and
+    // communicate once; ZeRO-2 reduce-scatters each microbatch's gradients (it keeps no whole
+    // copy to accumulate in), ZeRO-3 also gathers the weights again for every microbatch.
     const ZeroTraffic traffic = zeroTraffic(z, LinkModel{});
-    part.traffic = in.zeroStage == 0 ? traffic.dp.bytes
-        : in.zeroStage == 3          ? traffic.zero3.bytes
-                                     : traffic.zero12.bytes;
+    const std::string& f = kGlobalBatch;
+    switch (in.zeroStage) {
+    case 0:
+        part.traffic = traffic.dp.bytes;
+        break;
+    case 1:
+        part.traffic = traffic.zero12.bytes;
+        break;
+    case 2: {
+        // zero12 holds one reduce-scatter of the gradients; the other m - 1 come on top.
+        const Ratio gradients =
+            mul(makeRatio(ranks - 1, ranks), checkedMul(parameters, in.gradBytes, kGradBytes), f);
+        part.traffic = add(traffic.zero12.bytes, mul(gradients, microbatches - 1, f), f);
+        break;
+    }
+    default:
+        part.traffic = mul(traffic.zero3.bytes, microbatches, f);
+        break;
+    }
     return part;
 }
 
@@ -640,12 +660,12 @@ void stageCommunication(const PlanInputs& in, const Dims& dims, std::int64_t i, 
 }
 
 /// A stage's model-state bytes under ZeRO, and the data-parallel traffic that goes with them.
-void stageModelState(const PlanInputs& in, std::int64_t d, PlanStage& st)
+void stageModelState(const PlanInputs& in, std::int64_t d, std::int64_t m, PlanStage& st)
 {
     // ZeRO shards each weight over the ranks that hold a copy of it: d for most, d / ep for the
     // routed experts (each expert-parallel group holds its own experts).
-    const StatePart shared = statePart(in, st.parameters - st.expertParameters, d);
-    const StatePart experts = statePart(in, st.expertParameters, d / in.expertParallel);
+    const StatePart shared = statePart(in, st.parameters - st.expertParameters, d, m);
+    const StatePart experts = statePart(in, st.expertParameters, d / in.expertParallel, m);
     const std::string& fb = kOptimizerBytes;
     st.weightBytes =
         add(partBytes(shared.kinds.weights, fb), partBytes(experts.kinds.weights, fb), fb);
@@ -654,8 +674,9 @@ void stageModelState(const PlanInputs& in, std::int64_t d, PlanStage& st)
     st.optimizerBytes =
         add(partBytes(shared.kinds.optimizer, fb), partBytes(experts.kinds.optimizer, fb), fb);
     st.modelStateBytes = add(shared.total, experts.total, fb);
-    // Data parallel: once per step, the ring all-reduce of the gradients (ZeRO-1/2:
-    // reduce-scatter + all-gather of the weights; ZeRO-3: weights gathered twice).
+    // Data parallel: the ring all-reduce of the gradients once per step (ZeRO-1: a
+    // reduce-scatter + an all-gather of the weights; ZeRO-2: a reduce-scatter per microbatch;
+    // ZeRO-3: also the weights gathered twice per microbatch).
     st.communication.dataParallel = add(shared.traffic, experts.traffic, fb);
 }
 
@@ -721,7 +742,7 @@ PlanResult computeUnchecked(const PlanInputs& in)
             && before->expertParameters == st.expertParameters)
             copyModelState(*before, st); // a function of the two counts: most stages repeat
         else
-            stageModelState(in, d, st);
+            stageModelState(in, d, m, st);
         st.inFlight = std::min(p - i, m);
         st.activationBytes = activations[s];
         st.totalBytes = add(st.modelStateBytes, st.activationBytes, kSequence);
@@ -877,10 +898,12 @@ std::string communicationNote()
            "plus a reduce-scatter: the same bytes); a ring all-reduce sends 2(t-1)/t of the "
            "tensor, so 4 x 2(t-1)/t x 2sbh per layer and microbatch (6 with full recomputation, "
            "which runs the forward again). Data parallel: once per step, a ring all-reduce of "
-           "the GPU's gradients, 2(d-1)/d x P g; ZeRO-1 and ZeRO-2 reduce-scatter the gradients "
-           "and all-gather the updated weights, (d-1)/d x P (g + w); ZeRO-3 gathers the weights "
-           "for forward and again for backward, (d-1)/d x P (2w + g), 1.5 times plain data "
-           "parallelism when w = g (routed experts over d/ep ranks instead of d). Pipeline: "
+           "the GPU's gradients, 2(d-1)/d x P g; ZeRO-1 reduce-scatters the gradients and "
+           "all-gathers the updated weights, (d-1)/d x P (g + w). ZeRO-2 keeps only its shard "
+           "of the gradients, so it cannot add the microbatches' gradients up in a whole copy: "
+           "it reduce-scatters each microbatch's, (d-1)/d x P (m g + w). ZeRO-3 also gathers "
+           "the weights for every microbatch's forward and again for its backward, "
+           "m (d-1)/d x P (2w + g) (routed experts over d/ep ranks instead of d). Pipeline: "
            "point to point, a microbatch's 2sbh activations go to the next stage and their "
            "gradients come back (2sbh/t per GPU with sequence parallelism, which keeps them "
            "split): 2 sends per microbatch and chunk on a middle stage, one fewer on the first "

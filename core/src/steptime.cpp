@@ -95,27 +95,44 @@ StageWeights stageWeights(const PlanInputs& in, std::int64_t stage, const StageC
 }
 
 /// Alpha-beta time of what one rank sends for the gradients of `params` weights replicated on
-/// `ranks` ranks, each collective a ring (the formulas of zeroTraffic): plain data parallelism
-/// all-reduces the gradients (2(n-1) messages, 2(n-1)/n P g bytes); ZeRO-1/2 reduce-scatter
-/// the gradients and all-gather the weights (2(n-1) messages, (n-1)/n P (g + w)); ZeRO-3 also
-/// gathers the weights for backward (3(n-1) messages, (n-1)/n P (2w + g)).
+/// `ranks` ranks in a step of `microbatches` microbatches, each collective a ring (the formulas
+/// of zeroTraffic). Plain data parallelism and ZeRO-1 keep every gradient whole while the
+/// microbatches accumulate, so they communicate once a step: an all-reduce (2(n-1) messages,
+/// 2(n-1)/n P g bytes), or a reduce-scatter and an all-gather of the weights (2(n-1) messages,
+/// (n-1)/n P (g + w)). ZeRO-2 keeps only its shard of the gradients, so each microbatch's
+/// gradients are reduce-scattered as its backward makes them (m (n-1) messages, m (n-1)/n P g)
+/// before the one all-gather of the weights. ZeRO-3 keeps only its shard of the weights too,
+/// so each microbatch gathers them for its forward and again for its backward besides its
+/// reduce-scatter (3 m (n-1) messages, m (n-1)/n P (2w + g)).
 double dataParallelSeconds(const PlanInputs& in, double params, std::int64_t ranks,
-                           const LinkModel& link)
+                           std::int64_t microbatches, const LinkModel& link)
 {
     if (ranks <= 1 || params <= 0)
         return 0.0;
     const auto n = static_cast<double>(ranks);
+    const auto m = static_cast<double>(microbatches);
     const auto w = static_cast<double>(in.weightBytes);
     const auto g = static_cast<double>(in.gradBytes);
+    const double share = (n - 1.0) / n * params; // what a ring moves per byte of each weight
     double bytes = 0;
-    double messages = 2.0 * (n - 1.0);
-    if (in.zeroStage == 0) {
-        bytes = 2.0 * (n - 1.0) / n * params * g;
-    } else if (in.zeroStage < 3) {
-        bytes = (n - 1.0) / n * params * (g + w);
-    } else {
-        bytes = (n - 1.0) / n * params * (2.0 * w + g);
-        messages = 3.0 * (n - 1.0);
+    double messages = 0;
+    switch (in.zeroStage) {
+    case 0:
+        bytes = 2.0 * share * g;
+        messages = 2.0 * (n - 1.0);
+        break;
+    case 1:
+        bytes = share * (g + w);
+        messages = 2.0 * (n - 1.0);
+        break;
+    case 2:
+        bytes = m * share * g + share * w;
+        messages = (m + 1.0) * (n - 1.0);
+        break;
+    default:
+        bytes = m * share * (2.0 * w + g);
+        messages = 3.0 * m * (n - 1.0);
+        break;
     }
     return messages * link.latency + bytes / link.bandwidth;
 }
@@ -200,8 +217,8 @@ void stageCommunication(const PlanInputs& in, const Common& c, std::int64_t stag
     }
     const StageWeights w = stageWeights(in, stage, count);
     const LinkModel dpLink = linkFor(hw, c.links.dataInterNode);
-    st.dataParallel = dataParallelSeconds(in, w.shared, c.d, dpLink)
-        + dataParallelSeconds(in, w.experts, c.d / ep, dpLink);
+    st.dataParallel = dataParallelSeconds(in, w.shared, c.d, c.m, dpLink)
+        + dataParallelSeconds(in, w.experts, c.d / ep, c.m, dpLink);
     st.dataParallelExposed =
         st.dataParallel - std::min(hw.dpOverlap * st.dataParallel, st.backward);
 }

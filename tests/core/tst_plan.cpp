@@ -840,9 +840,18 @@ private slots:
             const PlanStage& st = r.stages[0];
             const ZeroTraffic tr = zeroTraffic(
                 {st.parameters, d, in.weightBytes, in.gradBytes, in.optimizerBytes}, LinkModel{});
+            // Plain DP and ZeRO-1 communicate once a step. ZeRO-2 has no whole gradient to
+            // accumulate the m microbatches in: m reduce-scatters of P g, then one all-gather
+            // of P w. ZeRO-3 repeats its whole exchange for every microbatch.
+            const i64 m = r.microbatches;
+            QCOMPARE(m, i64(8)); // 64 sequences over d = 8, one each
+            const Ratio gradients = frac((d - 1) * st.parameters * in.gradBytes, d);
+            const Ratio weights = frac((d - 1) * st.parameters * in.weightBytes, d);
+            QCOMPARE(plus(gradients, weights), tr.zero12.bytes);
             const Ratio expected = zeroStage == 0 ? tr.dp.bytes
-                : zeroStage == 3                  ? tr.zero3.bytes
-                                                  : tr.zero12.bytes;
+                : zeroStage == 1                  ? tr.zero12.bytes
+                : zeroStage == 2                  ? plus(times(gradients, frac(m, 1)), weights)
+                                                  : times(tr.zero3.bytes, frac(m, 1));
             QCOMPARE(st.communication.dataParallel, expected);
         }
     }
@@ -867,15 +876,31 @@ private slots:
         QCOMPARE(two.stages[1].parameters, 16 * perLayer + h + c.embedding / t);
     }
 
-    void zeroThreeSendsHalfMore()
+    void zeroTwoAndThreeSendPerMicrobatch()
     {
-        // ZeRO-3 gathers the weights twice and reduce-scatters the gradients: 1.5x the plain
-        // all-reduce when weight and gradient bytes match.
+        // With w = g and one microbatch a step: ZeRO-2 sends P g + P w, what plain DP's
+        // all-reduce sends (2 P g); ZeRO-3 gathers the weights twice and reduce-scatters the
+        // gradients, 1.5 times that.
         PlanInputs in;
-        in.zeroStage = 0;
-        const Ratio dp = computePlan(in).communication.dataParallel;
-        in.zeroStage = 3;
-        QCOMPARE(computePlan(in).communication.dataParallel, times(dp, frac(3, 2)));
+        QCOMPARE(in.weightBytes, in.gradBytes);
+        in.globalBatch = computePlan(in).dataParallel; // one sequence per rank: m = 1
+        const auto dataParallel = [&](i64 zeroStage) {
+            in.zeroStage = zeroStage;
+            const PlanResult r = computePlan(in);
+            return std::make_pair(r.microbatches, r.communication.dataParallel);
+        };
+        const auto [m1, dp] = dataParallel(0);
+        QCOMPARE(m1, i64(1));
+        QCOMPARE(dataParallel(1).second, dp);
+        QCOMPARE(dataParallel(2).second, dp);
+        QCOMPARE(dataParallel(3).second, times(dp, frac(3, 2)));
+        // Eight microbatches: plain DP and ZeRO-1 still send once; ZeRO-2 sends 8 P g + P w,
+        // 9/2 of the all-reduce; ZeRO-3 sends its whole exchange 8 times, 12 all-reduces.
+        in.globalBatch *= 8;
+        QCOMPARE(dataParallel(0), std::make_pair(i64(8), dp));
+        QCOMPARE(dataParallel(1).second, dp);
+        QCOMPARE(dataParallel(2).second, times(dp, frac(9, 2)));
+        QCOMPARE(dataParallel(3).second, times(dp, frac(12, 1)));
     }
 
     // ---- Communication by axis, worked by hand ---------------------------------------------

@@ -193,6 +193,7 @@ private slots:
     }
 
     void dataParallelAndExperts();
+    void zeroStagesPerMicrobatch();
     void refusedHardware();
     void calibrationKorthikanti_data();
     void calibrationKorthikanti();
@@ -242,6 +243,46 @@ void TstStepTime::dataParallelAndExperts()
     QVERIFY(st.backward < 0.8 * dp);
     QCLOSE(st.dataParallelExposed, dp - st.backward);
     QCLOSE(st.total, 3 * forward + st.expert + st.dataParallelExposed);
+}
+
+void TstStepTime::zeroStagesPerMicrobatch()
+{
+    // One dense layer on 4 GPUs of data parallelism (t = p = 1, d = 4), 12 sequences a step:
+    // m = 12 / 4 = 3 microbatches per rank. Nodes of 2 GPUs: the ring crosses nodes, so it
+    // runs on InfiniBand (50 GB/s, 10 us). Each GPU holds the whole layer: attention 4 h^2,
+    // MLP 2 h 4096, two norms 2h, the tied embedding 1000 h and the final norm h.
+    PlanInputs in = toy(1);
+    in.gpus = 4;
+    in.globalBatch = 12;
+    in.hardware.gpusPerNode = 2;
+    QCOMPARE(in.weightBytes, std::int64_t(2));
+    QCOMPARE(in.gradBytes, std::int64_t(2));
+    const double h = 1024;
+    const double P = 4 * h * h + 2 * h * 4096 + 2 * h + 1000 * h + h;
+    const double alpha = 10e-6, B = 50e9, share = 0.75 * P; // (n - 1)/n of the weights
+    const auto dp = [&](std::int64_t zeroStage) {
+        in.zeroStage = zeroStage;
+        return computeStepTime(in);
+    };
+    // Plain DP: the gradients accumulate over the 3 microbatches, one all-reduce a step.
+    QCLOSE(dp(0).dataParallel, 2 * 3 * alpha + 2 * share * 2 / B);
+    // ZeRO-1: still whole gradients to add up in: one reduce-scatter of P g and one
+    // all-gather of P w.
+    QCLOSE(dp(1).dataParallel, 2 * 3 * alpha + share * (2 + 2) / B);
+    // ZeRO-2 keeps a quarter of the gradients, so every microbatch's are reduce-scattered as
+    // its backward makes them (3 of them), then the weights all-gathered once: 4 collectives.
+    QCLOSE(dp(2).dataParallel, 4 * 3 * alpha + share * (3 * 2 + 2) / B);
+    // ZeRO-3 keeps a quarter of the weights too: per microbatch it gathers them for forward
+    // and for backward and reduce-scatters the gradients: 9 collectives.
+    const StepTime three = dp(3);
+    QCLOSE(three.dataParallel, 3 * 3 * 3 * alpha + 3 * share * (2 * 2 + 2) / B);
+    // The backward hides at most 0.8 of it, and never more than its own length.
+    QCLOSE(three.dataParallelExposed,
+           three.dataParallel - std::min(0.8 * three.dataParallel, three.backward));
+    // With one microbatch a step ZeRO-2 sends what ZeRO-1 does, and ZeRO-3 a third as much.
+    in.globalBatch = 4;
+    QCLOSE(dp(2).dataParallel, dp(1).dataParallel);
+    QCLOSE(dp(3).dataParallel, 3 * 3 * alpha + share * (2 * 2 + 2) / B);
 }
 
 void TstStepTime::refusedHardware()
