@@ -12,10 +12,12 @@
 #include "tab.h"
 #include "testhelpers.h"
 
+#include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
 #include <QFile>
+#include <QGraphicsRectItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QImage>
@@ -567,6 +569,7 @@ private slots:
         setBarValues(&set, {1, 2, 3});
         QCOMPARE(set.count(), 3);
         QSignalSpy removed(&set, &QBarSet::valuesRemoved);
+        QSignalSpy added(&set, &QBarSet::valuesAdded);
         QSignalSpy replaced(&set, &QBarSet::valueChanged);
         // Same count: only the bar that differs is touched.
         setBarValues(&set, {1, 5, 3});
@@ -574,10 +577,70 @@ private slots:
         QCOMPARE(replaced.count(), 1);
         QCOMPARE(replaced.first().first().toInt(), 1);
         QCOMPARE(set.at(1), 5.0);
-        // Another count rebuilds the set.
+        // Fewer bars: the tail goes, the first bar is changed in place.
+        replaced.clear();
         setBarValues(&set, {7});
         QCOMPARE(set.count(), 1);
         QCOMPARE(set.at(0), 7.0);
+        QCOMPARE(removed.count(), 1);
+        QCOMPARE(replaced.count(), 1);
+        // More bars: only the new ones are added.
+        setBarValues(&set, {7, 8, 9});
+        QCOMPARE(added.count(), 1);
+        QCOMPARE(set.count(), 3);
+        QCOMPARE(set.at(2), 9.0);
+    }
+
+    void everyBarChangedAtOnceIsDrawnWithItsNewValue()
+    {
+        // setBarValues tells the chart of its last change only, so that sixteen new values in
+        // two sets cost one layout and not sixteen: that one layout must still draw every bar
+        // at its new value.
+        auto* set = new QBarSet("bars");
+        set->append({1, 2, 3, 4, 5, 6, 7, 8});
+        auto* series = new QBarSeries;
+        series->append(set);
+        auto* chart = new QChart;
+        chart->addSeries(series);
+        auto* y = new QValueAxis;
+        y->setRange(0, 10);
+        chart->addAxis(y, Qt::AlignLeft);
+        series->attachAxis(y);
+        chart->legend()->hide();
+        QChartView view(chart);
+        view.resize(600, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        const QList<qreal> values{8, 1, 7, 2, 6, 3, 5, 4};
+        // A second set of the same series changes too: the layout comes after both.
+        auto* other = new QBarSet("other");
+        other->append({1, 1, 1, 1, 1, 1, 1, 1});
+        series->append(other);
+        setBarValues({{set, values}, {other, {2, 2, 2, 2, 2, 2, 2, 2}}});
+        QCoreApplication::processEvents();
+        // The bars left to right: their heights stand as their values, to within a pixel.
+        // (A bar is a rectangle standing on the plot's floor, narrower than a quarter of it.)
+        const QRectF plot = chart->plotArea();
+        QList<QRectF> bars;
+        for (QGraphicsItem* item : view.scene()->items())
+            if (auto* rect = qgraphicsitem_cast<QGraphicsRectItem*>(item)) {
+                const QRectF r = rect->mapRectToScene(rect->rect());
+                if (r.width() < plot.width() / 4 && std::abs(r.bottom() - plot.bottom()) < 1)
+                    bars << r;
+            }
+        // Left to right they come in pairs: the first set's bar, then the other's (2).
+        QCOMPARE(bars.size(), 2 * values.size());
+        std::sort(bars.begin(), bars.end(),
+                  [](const QRectF& a, const QRectF& b) { return a.left() < b.left(); });
+        const double perUnit = plot.height() / 10;
+        for (int i = 0; i < bars.size(); ++i) {
+            const double want = i % 2 == 0 ? values[i / 2] : 2.0;
+            QVERIFY2(std::abs(bars[i].height() - want * perUnit) <= 1.0,
+                     qPrintable(QString("bar %1 is %2 px high, %3 expected")
+                                    .arg(i)
+                                    .arg(bars[i].height())
+                                    .arg(want * perUnit)));
+        }
     }
 
     void aLegendTooWideForOneRowMovesToTheSideOrIntoRows()

@@ -2,6 +2,7 @@
 
 #include <QList>
 #include <QPointF>
+#include <utility>
 
 class QBarSet;
 class QXYSeries;
@@ -18,8 +19,11 @@ void replaceIfChanged(QXYSeries* series, const QList<QPointF>& points);
 /// Sets one bar's value only when it differs.
 void replaceIfChanged(QBarSet* set, int index, double value);
 
-/// A bar set's values, changed in place bar by bar; the set is rebuilt only when the number of
-/// bars changes.
+/// A bar set's values, changed in place: bars are removed or added only for a change in their
+/// number, and however many values change, the chart lays its bars out once.
 void setBarValues(QBarSet* set, const QList<qreal>& values);
+/// Several bar sets of one chart at once, each as setBarValues: the chart lays its bars out
+/// once for all of them.
+void setBarValues(const QList<std::pair<QBarSet*, QList<qreal>>>& sets);
 
 } // namespace scalelab::ui

@@ -600,8 +600,7 @@ void ExpertsTab::showLoad(const core::ExpertsResult& r, const core::ExpertsInput
         dropped << static_cast<double>(r.droppedPerExpert[e]);
         hottest = std::max(hottest, static_cast<double>(r.expertLoad[e]));
     }
-    setBarValues(m_keptSet, kept);
-    setBarValues(m_loadDroppedSet, dropped);
+    setBarValues({{m_keptSet, kept}, {m_loadDroppedSet, dropped}}); // one layout for both
     for (QBarSet* set : {m_loadDroppedSet, m_rankDroppedSet})
         ink(set);
     for (QLineSeries* line : {m_loadMean, m_rankMean})
@@ -634,9 +633,7 @@ void ExpertsTab::showRanks(const core::ExpertsResult& r)
         remote << static_cast<double>(t.remotePerRank[d]);
         rankDropped << static_cast<double>(t.droppedPerRank[d]);
     }
-    setBarValues(m_localSet, local);
-    setBarValues(m_remoteSet, remote);
-    setBarValues(m_rankDroppedSet, rankDropped);
+    setBarValues({{m_localSet, local}, {m_remoteSet, remote}, {m_rankDroppedSet, rankDropped}});
     const bool limited = m_resultInputs.capacityFactor > 0.0;
     for (QLegendMarker* marker : m_ranks->chart()->legend()->markers(m_rankBars))
         if (marker->label() == m_rankDroppedSet->label())

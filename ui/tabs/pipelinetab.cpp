@@ -1,5 +1,6 @@
 #include "pipelinetab.h"
 
+#include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "fields.h"
@@ -61,20 +62,6 @@ void setName(QAbstractSeries* series, const QString& name)
 void setTitle(QAbstractAxis* axis, const QString& title)
 {
     setAxisTitle(axis, title);
-}
-
-// Sets a bar set to `values` in place: only the difference in length is added or removed, since
-// Qt Charts rebuilds every bar it is handed anew.
-void setBars(QBarSet* set, const QList<qreal>& values)
-{
-    if (set->count() > values.size())
-        set->remove(static_cast<int>(values.size()),
-                    set->count() - static_cast<int>(values.size()));
-    for (int i = 0; i < set->count(); ++i)
-        if (set->at(i) != values[i])
-            set->replace(i, values[i]);
-    if (set->count() < values.size())
-        set->append(values.mid(set->count()));
 }
 
 } // namespace
@@ -335,13 +322,15 @@ void PipelineTab::showBubbleCurves(const PipelineComparison& c, const PipelineFi
 void PipelineTab::showActivationBars(const PipelineComparison& c)
 {
     const ActivationChart chart = activationChart(c);
+    QList<std::pair<QBarSet*, QList<qreal>>> values;
     for (Schedule s : memorySchedules()) {
         const ActivationBars& bars = chart.bars[scheduleIndex(s)];
         QBarSet* set = memoryBars(s);
-        setBars(set, bars.values);
+        values.append({set, bars.values});
         if (set->label() != bars.label)
             set->setLabel(bars.label);
     }
+    setBarValues(values); // one layout of the bars for every schedule's changes
     const std::int64_t p = c.in.stages;
     if (m_axisStages != p) {
         m_axisStages = p;
