@@ -29,8 +29,10 @@ int FiguresLabel::layOut(int width) const
         m_laidText = text();
         m_laidFont = font();
         m_document.setDefaultFont(font());
+        // The width first: setHtml lays the new text out at once, at the width it finds.
+        m_document.setTextWidth(width);
+        m_laidWidth = width;
         m_document.setHtml(text());
-        m_laidWidth = -1;
     }
     if (width != m_laidWidth) {
         m_laidWidth = width;
