@@ -814,6 +814,50 @@ private slots:
         checkAgainstCore(tab);
     }
 
+    void largeInputsShowAllSevenOnceBothHalvesAreIn()
+    {
+        // Past kBackgroundPasses the shown schedule is simulated on the charts' worker and the
+        // six others on the side worker. Once both halves are in, the tab shows exactly what
+        // the one-thread comparison gives: the Gantt, every bar, the figures line and the
+        // explanation's values.
+        PipelineTab tab;
+        tab.setScenario(scenarioWith(Schedule::DualPipe, 32, 256, 1));
+        QVERIFY(comparisonPasses(tab.inputs()) > PipelineTab::kBackgroundPasses);
+        tab.refreshNow();
+        tab.waitForIdle();
+        QVERIFY(!tab.refreshPending());
+        checkAgainstCore(tab);
+        const PipelineFigures whole = pipelineFigures(comparePipelineSchedules(tab.inputs()), true);
+        QCOMPARE(tab.figuresLabel()->text(), whole.figuresLine);
+        QCOMPARE(tab.explanationValues(), whole.explanation);
+    }
+
+    void aNewerStepDropsTheHalvesOfAnOlderOne()
+    {
+        // A large comparison is still running when the inputs change again: neither of its
+        // halves may show, alone or merged with the newer inputs' other half.
+        PipelineTab tab;
+        tab.setScenario(scenarioWith(Schedule::ZeroBubbleH2, 32, 256, 1));
+        tab.refreshNow(); // both workers start on ZB-H2 at m = 256
+        tab.setScenario(scenarioWith(Schedule::OneFOneB, 32, 192, 1));
+        tab.refreshNow();
+        tab.waitForIdle();
+        QVERIFY(!tab.refreshPending());
+        checkAgainstCore(tab);
+        const PipelineFigures whole = pipelineFigures(comparePipelineSchedules(tab.inputs()), true);
+        QCOMPARE(tab.figuresLabel()->text(), whole.figuresLine);
+        // And back to small inputs: the comparison runs here at once, and a late half of the
+        // large one cannot overwrite it.
+        tab.setScenario(scenarioWith(Schedule::ZeroBubbleH2, 32, 256, 1));
+        tab.refreshNow();
+        tab.setScenario(scenarioWith(Schedule::OneFOneB, 4, 8, 1));
+        tab.refreshNow();
+        tab.waitForIdle();
+        checkAgainstCore(tab);
+        QCOMPARE(tab.figuresLabel()->text(),
+                 pipelineFigures(comparePipelineSchedules(tab.inputs()), true).figuresLine);
+    }
+
     // The document: every input of the tab is in the scenario, saved and undoable.
 
     void theScheduleAndTheDefinitionAreSavedAndUndoable_data()

@@ -486,10 +486,11 @@ double simulationCost(Schedule s, std::int64_t v)
 
 } // namespace
 
-std::pair<QList<Schedule>, QList<Schedule>> splitSchedules(const core::PipelineInputs& in)
+std::pair<QList<Schedule>, QList<Schedule>> splitSchedules(const core::PipelineInputs& in,
+                                                           bool shownHere)
 {
     // The costliest first, each to the side with less work so far; this thread starts with the
-    // shown schedule's.
+    // shown schedule's when it simulates that one too.
     QList<Schedule> others = pipelineSchedules();
     others.removeAll(in.schedule);
     const auto cost = [&in](Schedule s) {
@@ -498,7 +499,7 @@ std::pair<QList<Schedule>, QList<Schedule>> splitSchedules(const core::PipelineI
     std::stable_sort(others.begin(), others.end(),
                      [&cost](Schedule a, Schedule b) { return cost(a) > cost(b); });
     std::pair<QList<Schedule>, QList<Schedule>> out;
-    double here = cost(in.schedule), there = 0;
+    double here = shownHere ? cost(in.schedule) : 0.0, there = 0;
     for (Schedule s : others) {
         if (here <= there) {
             out.first << s;
@@ -541,6 +542,52 @@ PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in)
     take(mine, summarize(in, mine));
     take(theirs, worker.get());
     return c;
+}
+
+PipelineComparison simulateShownSchedule(const core::PipelineInputs& in)
+{
+    PipelineComparison c;
+    c.in = in;
+    c.result = core::simulatePipeline(in);
+    const std::size_t shown = scheduleIndex(in.schedule);
+    c.held[shown] = c.result.peakActivations;
+    c.idle[shown] = c.result.bubbleTime;
+    c.parameters[shown] = c.result.parametersPerDevice;
+    return c;
+}
+
+PipelineComparison simulateOtherSchedules(const core::PipelineInputs& in)
+{
+    PipelineComparison c;
+    c.in = in;
+    // On two threads, about even in simulation time (the shown one runs elsewhere).
+    const auto [mine, theirs] = splitSchedules(in, false);
+    auto worker = std::async(std::launch::async, summarize, in, theirs);
+    const auto take = [&c](const QList<Schedule>& schedules,
+                           std::vector<std::optional<Summary>> got) {
+        for (qsizetype i = 0; i < schedules.size(); ++i) {
+            const std::size_t k = scheduleIndex(schedules[i]);
+            auto& summary = got[static_cast<std::size_t>(i)];
+            c.held[k] = summary ? std::optional(std::move(summary->held)) : std::nullopt;
+            c.idle[k] = summary ? std::optional(summary->idle) : std::nullopt;
+            c.parameters[k] = summary ? std::optional(summary->parameters) : std::nullopt;
+        }
+    };
+    take(mine, summarize(in, mine));
+    take(theirs, worker.get());
+    return c;
+}
+
+void mergeOtherSchedules(PipelineComparison& shown, PipelineComparison&& others)
+{
+    const std::size_t mine = scheduleIndex(shown.in.schedule);
+    for (std::size_t k = 0; k < kPipelineSchedules; ++k) {
+        if (k == mine)
+            continue;
+        shown.held[k] = std::move(others.held[k]);
+        shown.idle[k] = others.idle[k];
+        shown.parameters[k] = others.parameters[k];
+    }
 }
 
 std::int64_t bubbleAxisMicrobatches(std::int64_t m)

@@ -55,10 +55,17 @@ double comparisonPasses(const core::PipelineInputs& in);
 /// Simulates `in` and the six other schedules (on other threads). Throws core::InputError
 /// when core refuses `in` itself.
 PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in);
+/// A comparison in two halves, for inputs too large to simulate on the GUI thread: the shown
+/// schedule (its result and its own entries), and the six others (their entries only, no
+/// result); mergeOtherSchedules makes them the comparison comparePipelineSchedules gives.
+PipelineComparison simulateShownSchedule(const core::PipelineInputs& in);
+PipelineComparison simulateOtherSchedules(const core::PipelineInputs& in);
+void mergeOtherSchedules(PipelineComparison& shown, PipelineComparison&& others);
 /// The schedules other than the shown one, split for the comparison's two threads: this
-/// thread's share (after the shown one) and the worker's, about even in simulation time.
+/// thread's share (after the shown one, when `shownHere`) and the worker's, about even in
+/// simulation time.
 std::pair<QList<core::Schedule>, QList<core::Schedule>>
-splitSchedules(const core::PipelineInputs& in);
+splitSchedules(const core::PipelineInputs& in, bool shownHere = true);
 
 /// The right-hand end of the microbatch axis: a power of two past the slider's 256, or past m.
 std::int64_t bubbleAxisMicrobatches(std::int64_t m);

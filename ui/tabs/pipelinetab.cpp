@@ -1,5 +1,6 @@
 #include "pipelinetab.h"
 
+#include "backgroundrunner.h"
 #include "chartdata.h"
 #include "chartpanel.h"
 #include "chartstyle.h"
@@ -251,14 +252,29 @@ void PipelineTab::recompute()
     const core::PipelineInputs in = inputs();
     core::validate(in);
     if (comparisonPasses(in) <= static_cast<double>(kBackgroundPasses)) {
+        m_halves.reset();
         PipelineComparison c = comparePipelineSchedules(in);
         present(c);
         return;
     }
+    // Larger: the shown schedule on the charts' worker, drawn as soon as it is done, while the
+    // side worker simulates the six others; what compares them (the bars, the figures line,
+    // the explanation) follows when both halves of these inputs are in. The window paints the
+    // Gantt chart meanwhile instead of waiting for all seven.
+    m_halves = Halves{in, std::nullopt, std::nullopt};
     computeInBackground([this, in]() -> std::function<void()> {
-        auto c = std::make_shared<PipelineComparison>(comparePipelineSchedules(in));
+        auto c = std::make_shared<PipelineComparison>(simulateShownSchedule(in));
         return [this, c] {
-            present(*c);
+            presentShown(std::move(*c));
+        };
+    });
+    sideRunner()->run([this, in]() -> std::function<void()> {
+        auto c = std::make_shared<PipelineComparison>(simulateOtherSchedules(in));
+        return [this, c] {
+            if (!m_halves || m_halves->in != c->in)
+                return; // superseded by newer inputs
+            m_halves->others = std::move(*c);
+            presentComparison();
         };
     });
 }
@@ -270,6 +286,33 @@ void PipelineTab::present(PipelineComparison& c)
     const PipelineFigures figures = pipelineFigures(c, idleShare);
     showGantt(c, figures); // takes the events: nothing after it reads them
     showBubbleCurves(c, figures, idleShare);
+    showActivationBars(c);
+    figuresLabel()->setText(figures.figuresLine);
+    m_explanationValues = figures.explanation;
+}
+
+void PipelineTab::presentShown(PipelineComparison&& shown)
+{
+    if (!m_halves || m_halves->in != shown.in)
+        return; // superseded by newer inputs
+    // The Gantt chart and the bubble chart need the shown schedule alone.
+    const bool idleShare = bubbleDefinition() == BubbleDefinition::IdleShare;
+    const PipelineFigures figures = pipelineFigures(shown, idleShare);
+    showGantt(shown, figures); // takes the events
+    showBubbleCurves(shown, figures, idleShare);
+    m_halves->shown = std::move(shown);
+    presentComparison();
+}
+
+void PipelineTab::presentComparison()
+{
+    if (!m_halves || !m_halves->shown || !m_halves->others)
+        return;
+    PipelineComparison c = std::move(*m_halves->shown);
+    mergeOtherSchedules(c, std::move(*m_halves->others));
+    m_halves.reset();
+    const PipelineFigures figures =
+        pipelineFigures(c, bubbleDefinition() == BubbleDefinition::IdleShare);
     showActivationBars(c);
     figuresLabel()->setText(figures.figuresLine);
     m_explanationValues = figures.explanation;
