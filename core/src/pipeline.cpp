@@ -307,6 +307,8 @@ std::vector<PipelineEvent> zeroBubbleH2Order(const PipelineInputs& in, const Sha
                  std::vector<double>(cells, -1.0),
                  std::vector<std::vector<PipelineEvent>>(static_cast<std::size_t>(sh.p)),
                  {}};
+    for (auto& stage : st.orders)
+        stage.reserve(sh.perStage); // grown in place, a stage's passes are copied only once
     for (int s = 0; s < sh.p; ++s)
         st.queue.emplace(0.0, s);
     while (!st.queue.empty()) {
