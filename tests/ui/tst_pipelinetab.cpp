@@ -195,6 +195,18 @@ private:
         }
     }
 
+    /// Once the tab is idle it shows what the one-thread comparison gives for its inputs: the
+    /// charts (checkAgainstCore), the figures line and the explanation's values.
+    void checkWholeComparison(PipelineTab& tab)
+    {
+        tab.waitForIdle();
+        QVERIFY(!tab.refreshPending());
+        checkAgainstCore(tab);
+        const PipelineFigures whole = pipelineFigures(comparePipelineSchedules(tab.inputs()), true);
+        QCOMPARE(tab.figuresLabel()->text(), whole.figuresLine);
+        QCOMPARE(tab.explanationValues(), whole.explanation);
+    }
+
     void checkNoOverlap(GanttPanel* gantt, const QSizeF& size)
     {
         const auto texts = gantt->texts(QRectF(QPointF(0, 0), size));
@@ -824,12 +836,7 @@ private slots:
         tab.setScenario(scenarioWith(Schedule::DualPipe, 32, 256, 1));
         QVERIFY(comparisonPasses(tab.inputs()) > PipelineTab::kBackgroundPasses);
         tab.refreshNow();
-        tab.waitForIdle();
-        QVERIFY(!tab.refreshPending());
-        checkAgainstCore(tab);
-        const PipelineFigures whole = pipelineFigures(comparePipelineSchedules(tab.inputs()), true);
-        QCOMPARE(tab.figuresLabel()->text(), whole.figuresLine);
-        QCOMPARE(tab.explanationValues(), whole.explanation);
+        checkWholeComparison(tab);
     }
 
     void aNewerStepDropsTheHalvesOfAnOlderOne()
@@ -841,21 +848,14 @@ private slots:
         tab.refreshNow(); // both workers start on ZB-H2 at m = 256
         tab.setScenario(scenarioWith(Schedule::OneFOneB, 32, 192, 1));
         tab.refreshNow();
-        tab.waitForIdle();
-        QVERIFY(!tab.refreshPending());
-        checkAgainstCore(tab);
-        const PipelineFigures whole = pipelineFigures(comparePipelineSchedules(tab.inputs()), true);
-        QCOMPARE(tab.figuresLabel()->text(), whole.figuresLine);
+        checkWholeComparison(tab);
         // And back to small inputs: the comparison runs here at once, and a late half of the
         // large one cannot overwrite it.
         tab.setScenario(scenarioWith(Schedule::ZeroBubbleH2, 32, 256, 1));
         tab.refreshNow();
         tab.setScenario(scenarioWith(Schedule::OneFOneB, 4, 8, 1));
         tab.refreshNow();
-        tab.waitForIdle();
-        checkAgainstCore(tab);
-        QCOMPARE(tab.figuresLabel()->text(),
-                 pipelineFigures(comparePipelineSchedules(tab.inputs()), true).figuresLine);
+        checkWholeComparison(tab);
     }
 
     // The document: every input of the tab is in the scenario, saved and undoable.

@@ -512,10 +512,46 @@ std::pair<QList<Schedule>, QList<Schedule>> splitSchedules(const core::PipelineI
     return out;
 }
 
-PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in)
+namespace {
+
+/// Fills `c`'s entries of `schedules` from what summarize gave for them.
+void takeSummaries(PipelineComparison& c, const QList<Schedule>& schedules,
+                   std::vector<std::optional<Summary>> got)
+{
+    for (qsizetype i = 0; i < schedules.size(); ++i) {
+        const std::size_t k = scheduleIndex(schedules[i]);
+        auto& summary = got[static_cast<std::size_t>(i)];
+        c.held[k] = summary ? std::optional(std::move(summary->held)) : std::nullopt;
+        c.idle[k] = summary ? std::optional(summary->idle) : std::nullopt;
+        c.parameters[k] = summary ? std::optional(summary->parameters) : std::nullopt;
+    }
+}
+
+/// Simulates the shown schedule (when `shown`) and then `mine` on this thread while a worker
+/// simulates `theirs`.
+PipelineComparison simulateOnTwoThreads(const core::PipelineInputs& in, bool shown,
+                                        const QList<Schedule>& mine, const QList<Schedule>& theirs)
 {
     PipelineComparison c;
     c.in = in;
+    auto worker = std::async(theirs.isEmpty() ? std::launch::deferred : std::launch::async,
+                             summarize, in, theirs);
+    if (shown) {
+        c.result = core::simulatePipeline(in);
+        const std::size_t k = scheduleIndex(in.schedule);
+        c.held[k] = c.result.peakActivations;
+        c.idle[k] = c.result.bubbleTime;
+        c.parameters[k] = c.result.parametersPerDevice;
+    }
+    takeSummaries(c, mine, summarize(in, mine));
+    takeSummaries(c, theirs, worker.get());
+    return c;
+}
+
+} // namespace
+
+PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in)
+{
     // Two threads for two cores: a worker simulates about half of the six other schedules
     // while this thread simulates the shown one and then the rest. (Three threads, one per
     // third, took longer on two cores than two even halves.) At most three simulations live at
@@ -523,59 +559,19 @@ PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in)
     // scenario may use. One that core refuses (the interleaved schedule when m is not a
     // multiple of p, DualPipe at odd p) is left out, not an error.
     const auto [mine, theirs] = splitSchedules(in);
-    auto worker = std::async(std::launch::async, summarize, in, theirs);
-    c.result = core::simulatePipeline(in);
-    const std::size_t shown = scheduleIndex(in.schedule);
-    c.held[shown] = c.result.peakActivations;
-    c.idle[shown] = c.result.bubbleTime;
-    c.parameters[shown] = c.result.parametersPerDevice;
-    const auto take = [&c](const QList<Schedule>& schedules,
-                           std::vector<std::optional<Summary>> got) {
-        for (qsizetype i = 0; i < schedules.size(); ++i) {
-            const std::size_t k = scheduleIndex(schedules[i]);
-            auto& summary = got[static_cast<std::size_t>(i)];
-            c.held[k] = summary ? std::optional(std::move(summary->held)) : std::nullopt;
-            c.idle[k] = summary ? std::optional(summary->idle) : std::nullopt;
-            c.parameters[k] = summary ? std::optional(summary->parameters) : std::nullopt;
-        }
-    };
-    take(mine, summarize(in, mine));
-    take(theirs, worker.get());
-    return c;
+    return simulateOnTwoThreads(in, true, mine, theirs);
 }
 
 PipelineComparison simulateShownSchedule(const core::PipelineInputs& in)
 {
-    PipelineComparison c;
-    c.in = in;
-    c.result = core::simulatePipeline(in);
-    const std::size_t shown = scheduleIndex(in.schedule);
-    c.held[shown] = c.result.peakActivations;
-    c.idle[shown] = c.result.bubbleTime;
-    c.parameters[shown] = c.result.parametersPerDevice;
-    return c;
+    return simulateOnTwoThreads(in, true, {}, {});
 }
 
 PipelineComparison simulateOtherSchedules(const core::PipelineInputs& in)
 {
-    PipelineComparison c;
-    c.in = in;
     // On two threads, about even in simulation time (the shown one runs elsewhere).
     const auto [mine, theirs] = splitSchedules(in, false);
-    auto worker = std::async(std::launch::async, summarize, in, theirs);
-    const auto take = [&c](const QList<Schedule>& schedules,
-                           std::vector<std::optional<Summary>> got) {
-        for (qsizetype i = 0; i < schedules.size(); ++i) {
-            const std::size_t k = scheduleIndex(schedules[i]);
-            auto& summary = got[static_cast<std::size_t>(i)];
-            c.held[k] = summary ? std::optional(std::move(summary->held)) : std::nullopt;
-            c.idle[k] = summary ? std::optional(summary->idle) : std::nullopt;
-            c.parameters[k] = summary ? std::optional(summary->parameters) : std::nullopt;
-        }
-    };
-    take(mine, summarize(in, mine));
-    take(theirs, worker.get());
-    return c;
+    return simulateOnTwoThreads(in, false, mine, theirs);
 }
 
 void mergeOtherSchedules(PipelineComparison& shown, PipelineComparison&& others)
