@@ -82,6 +82,20 @@ ExplanationPanel::ExplanationPanel(const QString& tab, QWidget* parent)
     refresh();
 }
 
+void ExplanationPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // The text opens at its top. On its first show a text browser scrolls its cursor into
+    // view, and the cursor (at the start, unused: the text is read-only) is measured against
+    // a viewport not yet laid out, a few pixels high: the heading was scrolled half away.
+    // The text is shown before this panel's own show event, so this comes after.
+    if (!m_shownOnce) {
+        m_shownOnce = true;
+        if (m_text->verticalScrollBar())
+            m_text->verticalScrollBar()->setValue(0);
+    }
+}
+
 QString ExplanationPanel::html() const
 {
     return fillExplanation(m_template, m_values, m_revealed);

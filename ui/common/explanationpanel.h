@@ -34,6 +34,9 @@ public slots:
     void setValues(const QHash<QString, QString>& values);
     void setAnswerRevealed(bool revealed);
 
+protected:
+    void showEvent(QShowEvent* event) override;
+
 private:
     /// Builds the whole text again: for new text, the answer shown or hidden, or new values
     /// that cannot be set in place.
@@ -47,6 +50,7 @@ private:
     QString m_template;
     QHash<QString, QString> m_values;
     bool m_revealed = false;
+    bool m_shownOnce = false;
     QTextBrowser* m_text;
     QPushButton* m_reveal;
 };
