@@ -134,8 +134,9 @@ inline bool cutShort(const QString& text)
 struct TextRules {
     /// Texts that end in "..." by design (a button that opens a dialog, "Save as...").
     QStringList meant;
-    /// The device is a scroll area's viewport: a text crossing its edge is scrolled part way
-    /// into view, not cut, and only texts wholly inside are judged for clipping.
+    /// The device is a scroll area's viewport: a text whose line or glyphs cross its edge is
+    /// scrolled part way into view, not cut, and only texts wholly inside are judged for
+    /// clipping.
     bool scrolls = false;
 };
 
@@ -152,7 +153,9 @@ inline QStringList problemsOfTexts(const QList<DrawnText>& texts, const QRectF& 
                                        [&t](const QString& m) { return m.endsWith(t.text); });
         if (cutShort(t.text) && !meant)
             problems << QString("%1: \"%2\" is cut short").arg(where, t.text);
-        if (rules.scrolls && !inside.contains(t.box))
+        // Scrolled part way into view: the line's box or its glyphs (an italic's descender
+        // can reach below its line) cross the viewport's edge.
+        if (rules.scrolls && !(inside.contains(t.box) && inside.contains(t.ink)))
             continue;
         // A pixel either way is rounding, not a cut a reader sees.
         const bool clipped =
