@@ -3,7 +3,6 @@
 #include <QBarSet>
 #include <QSignalBlocker>
 #include <QXYSeries>
-#include <memory>
 #include <vector>
 
 namespace scalelab::ui {
@@ -60,9 +59,10 @@ void setBarValues(const QList<std::pair<QBarSet*, QList<qreal>>>& sets)
                 lastValue = values[i];
             }
     if (lastSet) {
-        std::vector<std::unique_ptr<QSignalBlocker>> quiet;
+        std::vector<QSignalBlocker> quiet;
+        quiet.reserve(static_cast<std::size_t>(sets.size()));
         for (const auto& [set, values] : sets)
-            quiet.push_back(std::make_unique<QSignalBlocker>(barSetInternals(set)));
+            quiet.emplace_back(barSetInternals(set));
         for (const auto& [set, values] : sets)
             for (int i = 0; i < set->count(); ++i)
                 if (set != lastSet || i != last)

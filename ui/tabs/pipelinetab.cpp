@@ -286,6 +286,11 @@ void PipelineTab::present(PipelineComparison& c)
     const PipelineFigures figures = pipelineFigures(c, idleShare);
     showGantt(c, figures); // takes the events: nothing after it reads them
     showBubbleCurves(c, figures, idleShare);
+    showComparison(c, figures);
+}
+
+void PipelineTab::showComparison(const PipelineComparison& c, const PipelineFigures& figures)
+{
     showActivationBars(c);
     figuresLabel()->setText(figures.figuresLine);
     m_explanationValues = figures.explanation;
@@ -311,11 +316,7 @@ void PipelineTab::presentComparison()
     PipelineComparison c = std::move(*m_halves->shown);
     mergeOtherSchedules(c, std::move(*m_halves->others));
     m_halves.reset();
-    const PipelineFigures figures =
-        pipelineFigures(c, bubbleDefinition() == BubbleDefinition::IdleShare);
-    showActivationBars(c);
-    figuresLabel()->setText(figures.figuresLine);
-    m_explanationValues = figures.explanation;
+    showComparison(c, pipelineFigures(c, bubbleDefinition() == BubbleDefinition::IdleShare));
 }
 
 void PipelineTab::showGantt(PipelineComparison& c, const PipelineFigures& figures)

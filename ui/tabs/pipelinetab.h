@@ -87,6 +87,8 @@ private:
     void showBubbleCurves(const PipelineComparison& comparison, const PipelineFigures& figures,
                           bool idleShare);
     void showActivationBars(const PipelineComparison& comparison);
+    /// What compares the seven schedules: the bars, the figures line, the explanation values.
+    void showComparison(const PipelineComparison& comparison, const PipelineFigures& figures);
 
     void buildControls();
     void buildGanttChart();
