@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <limits>
 #include <optional>
-#include <queue>
 #include <stdexcept>
 #include <string>
 
@@ -193,9 +192,60 @@ void appendZeroBubbleH1(std::vector<PipelineEvent>& out, const Shape& sh, int s)
 // ZB-H2's list scheduling: one stage's counters and where it stands in time.
 struct ListStage {
     int next[3] = {0, 0, 0}; // next microbatch of F, B, W
+    std::size_t placed = 0; // passes decided so far
     double freeAt = 0.0;
-    double key = 0.0; // time of its live entry in the queue
+    double key = 0.0; // when it is next looked at
     bool waiting = false; // nothing to run until a neighbour's pass ends
+};
+
+// The stages still to be looked at, earliest key first and the lowest stage among equal keys: a
+// tournament tree whose leaves are the stages (a key of infinity is a stage with nothing to look
+// at), each inner node the winner of its two children. A stage's key changes in log p steps, the
+// winner is read at the root, and there are never stale entries to skip, whatever p is.
+class EarliestStage {
+public:
+    explicit EarliestStage(int stages)
+    {
+        while (m_leaves < stages)
+            m_leaves *= 2;
+        m_key.assign(static_cast<std::size_t>(m_leaves), kNever);
+        m_winner.assign(2 * static_cast<std::size_t>(m_leaves), 0);
+        for (int s = 0; s < m_leaves; ++s)
+            m_winner[static_cast<std::size_t>(m_leaves + s)] = s;
+        for (int node = m_leaves - 1; node >= 1; --node)
+            replay(static_cast<std::size_t>(node));
+    }
+
+    void set(int s, double key)
+    {
+        m_key[static_cast<std::size_t>(s)] = key;
+        for (auto node = static_cast<std::size_t>(m_leaves + s) / 2; node >= 1; node /= 2)
+            replay(node);
+    }
+    void remove(int s) { set(s, kNever); }
+
+    /// The stage to look at next, or -1 when none has anything to look at.
+    int earliest() const
+    {
+        const int s = m_winner[1];
+        return m_key[static_cast<std::size_t>(s)] == kNever ? -1 : s;
+    }
+
+private:
+    static constexpr double kNever = std::numeric_limits<double>::infinity();
+
+    void replay(std::size_t node)
+    {
+        const int a = m_winner[2 * node];
+        const int b = m_winner[2 * node + 1];
+        // a is always the lower stage: it wins ties.
+        m_winner[node] =
+            m_key[static_cast<std::size_t>(b)] < m_key[static_cast<std::size_t>(a)] ? b : a;
+    }
+
+    int m_leaves = 1;
+    std::vector<double> m_key;
+    std::vector<int> m_winner; // [1] is the root, [m_leaves + s] stage s's leaf
 };
 
 struct ListState {
@@ -204,9 +254,8 @@ struct ListState {
     std::vector<ListStage> stages;
     std::vector<double> forwardEnd; // [s m + j], negative until decided
     std::vector<double> backwardEnd;
-    std::vector<std::vector<PipelineEvent>> orders;
-    using Entry = std::pair<double, int>; // earliest stage first, then the lowest stage
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    std::vector<PipelineEvent>& order; // stage s's passes at [s perStage, (s + 1) perStage)
+    EarliestStage queue;
 
     double ended(const std::vector<double>& ends, int s, int j) const
     {
@@ -255,6 +304,8 @@ struct ListState {
         return at;
     }
 
+    // A neighbour's pass that ends at `at` may be what stage s waits for: look at it again then
+    // (or when it is free, if later), unless it is to be looked at sooner anyway.
     void wake(int s, double at)
     {
         if (s < 0 || s >= sh.p)
@@ -264,7 +315,7 @@ struct ListState {
         if (x.waiting || key < x.key) {
             x.waiting = false;
             x.key = key;
-            queue.emplace(key, s);
+            queue.set(s, key);
         }
     }
 
@@ -272,13 +323,12 @@ struct ListState {
     {
         ListStage& x = stages[static_cast<std::size_t>(s)];
         const double duration[3] = {in.forwardTime, in.backwardTime, in.weightTime};
-        PipelineEvent e;
+        PipelineEvent& e = order[static_cast<std::size_t>(s) * sh.perStage + x.placed++];
         e.stage = s;
         e.pass = pass;
         e.microbatch = x.next[static_cast<int>(pass)]++;
         e.start = t;
         e.end = t + duration[static_cast<int>(pass)];
-        orders[static_cast<std::size_t>(s)].push_back(e);
         x.freeAt = x.key = e.end;
         const std::size_t at = static_cast<std::size_t>(s) * static_cast<std::size_t>(sh.m)
             + static_cast<std::size_t>(e.microbatch);
@@ -290,7 +340,9 @@ struct ListState {
             wake(s - 1, e.end);
         }
         if (x.next[2] < sh.m)
-            queue.emplace(x.key, s);
+            queue.set(s, x.key);
+        else
+            queue.remove(s); // its last W: nothing is left for it to run
     }
 };
 
@@ -300,39 +352,32 @@ struct ListState {
 std::vector<PipelineEvent> zeroBubbleH2Order(const PipelineInputs& in, const Shape& sh)
 {
     const std::size_t cells = static_cast<std::size_t>(sh.p) * static_cast<std::size_t>(sh.m);
+    std::vector<PipelineEvent> order(sh.total);
     ListState st{in,
                  sh,
                  std::vector<ListStage>(static_cast<std::size_t>(sh.p)),
                  std::vector<double>(cells, -1.0),
                  std::vector<double>(cells, -1.0),
-                 std::vector<std::vector<PipelineEvent>>(static_cast<std::size_t>(sh.p)),
-                 {}};
-    for (auto& stage : st.orders)
-        stage.reserve(sh.perStage); // grown in place, a stage's passes are copied only once
+                 order,
+                 EarliestStage(sh.p)};
     for (int s = 0; s < sh.p; ++s)
-        st.queue.emplace(0.0, s);
-    while (!st.queue.empty()) {
-        const auto [t, s] = st.queue.top();
-        st.queue.pop();
+        st.queue.set(s, 0.0);
+    for (int s = st.queue.earliest(); s >= 0; s = st.queue.earliest()) {
         ListStage& x = st.stages[static_cast<std::size_t>(s)];
-        if (t != x.key || x.waiting)
-            continue; // superseded by an earlier wake-up
+        const double t = x.key;
         if (const auto pass = st.choose(s, t)) {
             st.run(s, t, *pass);
         } else if (const auto at = st.nextChance(s, t)) {
             x.key = *at;
-            st.queue.emplace(*at, s);
+            st.queue.set(s, *at);
         } else {
             x.waiting = true; // a neighbour's next decision wakes it
+            st.queue.remove(s);
         }
     }
-    std::vector<PipelineEvent> order;
-    order.reserve(sh.total);
-    for (auto& stage : st.orders) {
-        if (stage.size() != sh.perStage) // cannot happen: B, then F under the limit, always free
+    for (const ListStage& x : st.stages)
+        if (x.placed != sh.perStage) // cannot happen: B, then F under the limit, always free
             throw std::logic_error("pipeline schedule deadlock in zb-h2's list scheduling");
-        order.insert(order.end(), stage.begin(), stage.end());
-    }
     return order;
 }
 
