@@ -4,6 +4,7 @@
 #include "format.h"
 
 #include <QCoreApplication>
+#include <QThread>
 #include <algorithm>
 #include <cmath>
 #include <future>
@@ -462,24 +463,24 @@ std::vector<std::optional<Summary>> summarize(core::PipelineInputs in, QList<Sch
 }
 
 /// Rough time to simulate `s`, per p m passes' worth: measured by bench_core's
-/// BM_PipelineEverySchedule at p = 32, m = 256 (ZB-H2's list scheduling costs the most).
+/// BM_PipelineEverySchedule at p = 32, m = 256 against GPipe's.
 double simulationCost(Schedule s, std::int64_t v)
 {
     switch (s) {
     case Schedule::GPipe:
         return 1.0;
     case Schedule::OneFOneB:
-        return 1.2;
+        return 1.4;
     case Schedule::Interleaved:
-        return 1.05 * static_cast<double>(v);
+        return 1.25 * static_cast<double>(v);
     case Schedule::ZeroBubbleH1:
-        return 1.7;
+        return 1.85;
     case Schedule::ZeroBubbleH2:
-        return 4.0;
+        return 2.45;
     case Schedule::DualPipe:
-        return 1.1;
+        return 1.15;
     case Schedule::DualPipeV:
-        return 0.9;
+        return 1.05;
     }
     return 1.0;
 }
@@ -569,7 +570,15 @@ PipelineComparison simulateShownSchedule(const core::PipelineInputs& in)
 
 PipelineComparison simulateOtherSchedules(const core::PipelineInputs& in)
 {
-    // On two threads, about even in simulation time (the shown one runs elsewhere).
+    // The window paints the shown schedule while these run: with the GUI thread busy, a
+    // second thread here would only pay off on a machine with a core to spare for it. On two
+    // cores it took the painting thread's core away (bench_redraw, ZB-H2 at p = 32, m = 256:
+    // p99 19 ms with two threads here, 15 to 17 ms with one).
+    if (QThread::idealThreadCount() < 4) {
+        QList<Schedule> others = pipelineSchedules();
+        others.removeAll(in.schedule);
+        return simulateOnTwoThreads(in, false, others, {});
+    }
     const auto [mine, theirs] = splitSchedules(in, false);
     return simulateOnTwoThreads(in, false, mine, theirs);
 }
