@@ -222,13 +222,16 @@ std::vector<LegendEntry> legendEntries(int chunks, bool split, bool overlapped)
 }
 
 // Legend entries wrapped into lines no wider than `width`: each line lists entry indices.
-std::vector<std::vector<int>> legendLines(const std::vector<LegendEntry>& entries, double width)
+template <typename Widths>
+std::vector<std::vector<int>> legendLines(const std::vector<LegendEntry>& entries, double width,
+                                          Widths& widths)
 {
-    const QFontMetricsF fm(chartFonts().legend);
+    const QFont font = chartFonts().legend;
+    const QFontMetricsF fm(font);
     std::vector<std::vector<int>> lines(1);
     double used = 0;
     for (int i = 0; i < static_cast<int>(entries.size()); ++i) {
-        const double w = fm.height() + kSwatchGap + fm.horizontalAdvance(entries[i].text);
+        const double w = fm.height() + kSwatchGap + widths.of(font, entries[i].text);
         if (!lines.back().empty() && used + kLegendGap + w > width) {
             lines.emplace_back();
             used = 0;
@@ -240,12 +243,13 @@ std::vector<std::vector<int>> legendLines(const std::vector<LegendEntry>& entrie
 }
 
 // Figures wrapped the same way: one line if they fit side by side, otherwise one a line.
-bool figuresFitOnOneLine(const QStringList& figures, double width)
+template <typename Widths>
+bool figuresFitOnOneLine(const QStringList& figures, double width, Widths& widths)
 {
-    const QFontMetricsF fm(chartFonts().annotation);
+    const QFont font = chartFonts().annotation;
     double used = 0;
     for (const QString& f : figures)
-        used += fm.horizontalAdvance(f) + 2 * kFigureCardPaddingX;
+        used += widths.of(font, f) + 2 * kFigureCardPaddingX;
     used += kFigureGap * std::max<qsizetype>(0, figures.size() - 1);
     return used <= width;
 }
@@ -361,11 +365,12 @@ GanttPanel::Layout GanttPanel::computeLayout(const QRectF& t) const
     const double inner = t.width() - 2 * kSideMargin;
     const int figureLines = m_figures.isEmpty()
         ? 0
-        : (figuresFitOnOneLine(m_figures, inner) ? 1 : static_cast<int>(m_figures.size()));
+        : (figuresFitOnOneLine(m_figures, inner, m_widths) ? 1
+                                                           : static_cast<int>(m_figures.size()));
     l.figures = QRectF(t.left() + kSideMargin, l.title.bottom() + kGap, inner,
                        figureLines * (figureFm.height() + kFigureLinePadding));
 
-    const auto lines = legendLines(legendEntries(m_chunks, m_split, m_overlapped), inner);
+    const auto lines = legendLines(legendEntries(m_chunks, m_split, m_overlapped), inner, m_widths);
     const double legendHeight =
         static_cast<double>(lines.size()) * (legendFm.height() + kLegendLinePadding);
     l.legend = QRectF(t.left() + kSideMargin, t.bottom() - kOuterMargin - legendHeight, inner,
@@ -376,9 +381,9 @@ GanttPanel::Layout GanttPanel::computeLayout(const QRectF& t) const
                      labelFm.height() + kTickLength);
 
     l.yTitle = QRectF(t.left() + kGap, 0, axisFm.height(), 0);
-    double widestRow = labelFm.horizontalAdvance(QString::number(std::max(0, m_stages - 1)));
+    double widestRow = m_widths.of(f.axisLabels, QString::number(std::max(0, m_stages - 1)));
     for (const QString& label : m_rowLabels)
-        widestRow = std::max(widestRow, labelFm.horizontalAdvance(label));
+        widestRow = std::max(widestRow, m_widths.of(f.axisLabels, label));
     const double rowLabelWidth = widestRow + kRowLabelPadding;
     l.rowLabels = QRectF(l.yTitle.right() + kGap, 0, rowLabelWidth, 0);
 
@@ -458,12 +463,13 @@ void GanttPanel::appendOverlappedLabels(const Layout& l, std::size_t i,
     const QString top = QStringLiteral("F") + QString::number(e.microbatch) + subscript(e.chunk);
     const QString bottom =
         QStringLiteral("B") + QString::number(e.pairMicrobatch) + subscript(e.pairChunk);
-    const double wide = std::max(fm.horizontalAdvance(top), fm.horizontalAdvance(bottom));
+    const QFont font = chartFonts().annotation;
+    const double wide = std::max(m_widths.of(font, top), m_widths.of(font, bottom));
     if (wide + kBoxLabelPadding > box.width())
         return;
     for (int half = 0; half < 2; ++half) {
         const QString& text = half == 0 ? top : bottom;
-        const double advance = fm.horizontalAdvance(text);
+        const double advance = m_widths.of(font, text);
         const double cy = box.top() + box.height() * (half == 0 ? 0.25 : 0.75);
         out.push_back(
             {TextKind::BoxLabel, text,
@@ -476,16 +482,11 @@ void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
 {
     const QFont font = chartFonts().annotation;
     const QFontMetricsF fm(font);
-    // Widths of the few distinct labels are measured once per font, not once per box.
-    if (m_advanceFont != font) {
-        m_advances.clear();
-        m_advanceFont = font;
-    }
     const double h = fm.height();
     if (h > l.boxHeight)
         return;
     // The narrowest label there can be: boxes narrower than it are skipped without measuring.
-    const double narrowest = fm.horizontalAdvance(QStringLiteral("0")) + kBoxLabelPadding;
+    const double narrowest = m_widths.of(font, QStringLiteral("0")) + kBoxLabelPadding;
     for (std::size_t i = 0; i < m_events.size(); ++i) {
         const core::PipelineEvent& e = m_events[i];
         const double w = (e.end - e.start) / l.timeEnd * l.plot.width();
@@ -501,10 +502,8 @@ void GanttPanel::appendBoxLabels(const Layout& l, std::vector<Text>& out) const
                                       : QString(QChar("FBW"[static_cast<int>(e.pass)])));
         if (m_chunks > 1)
             text += subscript(e.chunk);
-        auto known = m_advances.constFind(text);
-        if (known == m_advances.constEnd())
-            known = m_advances.insert(text, fm.horizontalAdvance(text));
-        const double advance = *known;
+        // The few distinct labels are measured once each, not once per box.
+        const double advance = m_widths.of(font, text);
         if (advance + kBoxLabelPadding > w)
             continue;
         const QRectF box = boxRect(l, i);
@@ -530,11 +529,11 @@ std::vector<GanttPanel::Text> GanttPanel::texts(const QRectF& target) const
 }
 
 GanttPanel::Text GanttPanel::centredText(TextKind kind, const QFont& font, const QString& text,
-                                         const QRectF& band)
+                                         const QRectF& band) const
 {
     const QFontMetricsF fm(font);
-    const QString shown = fm.elidedText(text, Qt::ElideRight, band.width());
-    const double w = std::min(fm.horizontalAdvance(shown), band.width());
+    const QString shown = m_widths.elided(font, text, band.width());
+    const double w = std::min(m_widths.of(font, shown), band.width());
     return Text{
         kind, shown,
         QRectF(band.center().x() - w / 2, band.center().y() - fm.height() / 2, w, fm.height()), 0};
@@ -548,7 +547,7 @@ void GanttPanel::appendFigures(const Layout& l, std::vector<Text>& out) const
     const QFont font = chartFonts().annotation;
     const QFontMetricsF fm(font);
     const double lineHeight = fm.height() + kFigureLinePadding;
-    if (!figuresFitOnOneLine(m_figures, l.figures.width())) {
+    if (!figuresFitOnOneLine(m_figures, l.figures.width(), m_widths)) {
         for (int i = 0; i < m_figures.size(); ++i)
             out.push_back(centredText(TextKind::Figure, font, m_figures[i],
                                       QRectF(l.figures.left(), l.figures.top() + i * lineHeight,
@@ -558,10 +557,10 @@ void GanttPanel::appendFigures(const Layout& l, std::vector<Text>& out) const
     const double card = 2 * kFigureCardPaddingX;
     double total = kFigureGap * static_cast<double>(m_figures.size() - 1);
     for (const QString& s : m_figures)
-        total += fm.horizontalAdvance(s) + card;
+        total += m_widths.of(font, s) + card;
     double x = l.figures.center().x() - total / 2 + kFigureCardPaddingX;
     for (const QString& s : m_figures) {
-        const double w = fm.horizontalAdvance(s);
+        const double w = m_widths.of(font, s);
         out.push_back({TextKind::Figure, s,
                        QRectF(x, l.figures.top() + kFigureLinePadding / 2, w, fm.height()), 0});
         x += w + card + kFigureGap;
@@ -575,12 +574,13 @@ int GanttPanel::tickCount(const Layout& l)
 
 void GanttPanel::appendTickLabels(const Layout& l, std::vector<Text>& out) const
 {
-    const QFontMetricsF fm(chartFonts().axisLabels);
+    const QFont font = chartFonts().axisLabels;
+    const QFontMetricsF fm(font);
     const int count = tickCount(l);
     for (int i = 0; i <= count; ++i) {
         const double t = i * l.tickStep;
         const QString s = QString::number(t, 'f', l.tickDecimals);
-        const double w = fm.horizontalAdvance(s);
+        const double w = m_widths.of(font, s);
         out.push_back({TextKind::TickLabel, s,
                        QRectF(timeToX(l, t) - w / 2, l.ticks.top() + kTickLength, w, fm.height()),
                        0});
@@ -592,12 +592,13 @@ void GanttPanel::appendRowLabels(const Layout& l, std::vector<Text>& out) const
     // Stage numbers, thinned so they never touch.
     if (m_stages <= 0)
         return;
-    const QFontMetricsF fm(chartFonts().axisLabels);
+    const QFont font = chartFonts().axisLabels;
+    const QFontMetricsF fm(font);
     const int step =
         std::max(1, static_cast<int>(std::ceil((fm.height() + kRowLabelSpacing) / l.rowPitch)));
     for (int s = 0; s < m_stages; s += step) {
         const QString text = s < m_rowLabels.size() ? m_rowLabels[s] : QString::number(s);
-        const double w = fm.horizontalAdvance(text);
+        const double w = m_widths.of(font, text);
         const double cy = l.plot.top() + (s + 0.5) * l.rowPitch;
         out.push_back(
             {TextKind::RowLabel, text,
@@ -616,8 +617,8 @@ void GanttPanel::appendAxisTitles(const Layout& l, std::vector<Text>& out) const
                         QRectF(l.plot.left(), l.xTitle.top(), l.plot.width(), l.xTitle.height())));
     if (!m_yTitle.isEmpty()) {
         const QFontMetricsF fm(font);
-        const QString shown = fm.elidedText(m_yTitle, Qt::ElideRight, l.plot.height());
-        const double len = std::min(fm.horizontalAdvance(shown), l.plot.height());
+        const QString shown = m_widths.elided(font, m_yTitle, l.plot.height());
+        const double len = std::min(m_widths.of(font, shown), l.plot.height());
         out.push_back({TextKind::AxisTitle, shown,
                        QRectF(l.yTitle.left(), l.yTitle.center().y() - len / 2, fm.height(), len),
                        0});
@@ -627,18 +628,19 @@ void GanttPanel::appendAxisTitles(const Layout& l, std::vector<Text>& out) const
 void GanttPanel::appendLegend(const Layout& l, std::vector<Text>& out) const
 {
     // Line by line, each entry's text after its swatch.
-    const QFontMetricsF fm(chartFonts().legend);
+    const QFont font = chartFonts().legend;
+    const QFontMetricsF fm(font);
     const auto entries = legendEntries(m_chunks, m_split, m_overlapped);
-    const auto lines = legendLines(entries, l.legend.width());
+    const auto lines = legendLines(entries, l.legend.width(), m_widths);
     const double swatch = fm.height() + kSwatchGap;
     double y = l.legend.top();
     for (const auto& line : lines) {
         double total = kLegendGap * static_cast<double>(line.size() - 1);
         for (int i : line)
-            total += swatch + fm.horizontalAdvance(entries[i].text);
+            total += swatch + m_widths.of(font, entries[i].text);
         double x = l.legend.center().x() - total / 2;
         for (int i : line) {
-            const double w = fm.horizontalAdvance(entries[i].text);
+            const double w = m_widths.of(font, entries[i].text);
             x += swatch;
             out.push_back({TextKind::Legend, entries[i].text,
                            QRectF(x, y + kLegendLinePadding / 2, w, fm.height()),
@@ -798,7 +800,9 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
         painter.setBrush(Qt::NoBrush);
         painter.drawRect(swatch);
         painter.setPen(Qt::black);
-        painter.drawText(t.rect, Qt::AlignLeft | Qt::AlignVCenter, t.text);
+        const QStaticText& laid = staticText(t.text, f.legend);
+        painter.drawStaticText(
+            QPointF(t.rect.left(), t.rect.center().y() - laid.size().height() / 2), laid);
     }
     Q_UNUSED(l);
 }
@@ -870,9 +874,8 @@ void GanttPanel::drawTexts(QPainter& painter, const Layout& l, const std::vector
     for (const Text& t : all) {
         switch (t.kind) {
         case TextKind::Title:
-            painter.setFont(f.title);
             painter.setPen(Qt::black);
-            painter.drawText(t.rect, Qt::AlignCenter, t.text);
+            drawCentred(painter, t.rect, t.text, f.title);
             break;
         case TextKind::Figure:
             drawFigure(painter, t, f.annotation);
@@ -903,19 +906,18 @@ void GanttPanel::drawFigure(QPainter& painter, const Text& t, const QFont& font)
     painter.setPen(QPen(kCardBorder, 1));
     painter.setBrush(kCardFill);
     painter.drawRoundedRect(card, kFigureCardRadius, kFigureCardRadius);
-    painter.setFont(font);
     painter.setPen(Qt::black);
-    painter.drawText(t.rect, Qt::AlignCenter, t.text);
+    drawCentred(painter, t.rect, t.text, font);
 }
 
 void GanttPanel::drawAxisTitle(QPainter& painter, const Layout& l, const Text& t, const QFont& font)
 {
-    painter.setFont(font);
     painter.setPen(Qt::black);
     if (t.rect.height() <= t.rect.width() * kUprightTitle || t.rect.left() >= l.plot.left()) {
-        painter.drawText(t.rect, Qt::AlignCenter, t.text);
+        drawCentred(painter, t.rect, t.text, font);
         return;
     }
+    painter.setFont(font);
     // The row axis title, turned to read upwards.
     painter.save();
     painter.translate(t.rect.center());
@@ -939,12 +941,43 @@ void GanttPanel::drawBoxLabel(QPainter& painter, const Text& t, const QFont& fon
     painter.drawStaticText(t.rect.topLeft(), staticText(t.text, font));
 }
 
+namespace {
+
+// Texts that change on every slider step (the title's and the figures' numbers, the ticks)
+// would fill the kept ones without end: past this many they are forgotten and measured again.
+constexpr qsizetype kMostTextsKept = 4096;
+
+QString textKey(const QFont& font, const QString& text)
+{
+    // A tick "4" and a box's "4" are set in different type.
+    return text + QChar(0x1f) + font.key();
+}
+
+} // namespace
+
+double GanttPanel::TextWidths::of(const QFont& font, const QString& text)
+{
+    const QString key = textKey(font, text);
+    if (const auto it = m_widths.constFind(key); it != m_widths.constEnd())
+        return *it;
+    if (m_widths.size() >= kMostTextsKept)
+        m_widths.clear();
+    return *m_widths.insert(key, QFontMetricsF(font).horizontalAdvance(text));
+}
+
+QString GanttPanel::TextWidths::elided(const QFont& font, const QString& text, double width)
+{
+    return of(font, text) <= width ? text
+                                   : QFontMetricsF(font).elidedText(text, Qt::ElideRight, width);
+}
+
 const QStaticText& GanttPanel::staticText(const QString& text, const QFont& font)
 {
-    // Keyed by text and font: a tick "4" and a box's "4" are set in different type.
-    const QString key = text + QChar(0x1f) + font.key();
+    const QString key = textKey(font, text);
     auto it = m_labelCache.find(key);
     if (it == m_labelCache.end()) {
+        if (m_labelCache.size() >= kMostTextsKept)
+            m_labelCache.clear();
         CachedLabel label{QStaticText(text), font};
         label.text.setTextFormat(Qt::PlainText);
         label.text.prepare(QTransform(), font);

@@ -113,8 +113,8 @@ private:
     /// The number of the last tick of the time axis (ticks run from 0 to it).
     static int tickCount(const Layout& layout);
     /// `text` in `font`, elided to `band`'s width and centred in it.
-    static Text centredText(TextKind kind, const QFont& font, const QString& text,
-                            const QRectF& band);
+    Text centredText(TextKind kind, const QFont& font, const QString& text,
+                     const QRectF& band) const;
 
     // The steps of texts(), in drawing order.
     void appendFigures(const Layout& layout, std::vector<Text>& out) const;
@@ -138,9 +138,9 @@ private:
     void drawPooled(QPainter& painter, const Layout& layout);
     void drawAxes(QPainter& painter, const Layout& layout) const;
     void drawTexts(QPainter& painter, const Layout& layout, const std::vector<Text>& texts);
-    static void drawFigure(QPainter& painter, const Text& text, const QFont& font);
-    static void drawAxisTitle(QPainter& painter, const Layout& layout, const Text& text,
-                              const QFont& font);
+    void drawFigure(QPainter& painter, const Text& text, const QFont& font);
+    void drawAxisTitle(QPainter& painter, const Layout& layout, const Text& text,
+                       const QFont& font);
     void drawBoxLabel(QPainter& painter, const Text& text, const QFont& font);
     /// `text` laid out once in `font` and kept (m_labelCache).
     const QStaticText& staticText(const QString& text, const QFont& font);
@@ -165,9 +165,20 @@ private:
         QStaticText text;
         QFont font;
     };
-    QHash<QString, CachedLabel> m_labelCache; ///< box, tick and row labels, laid out once
-    mutable QHash<QString, double> m_advances; ///< box label widths in m_advanceFont
-    mutable QFont m_advanceFont;
+    QHash<QString, CachedLabel> m_labelCache; ///< texts laid out once, drawn from then on
+    /// Widths of texts, measured once each: the legend, the row labels, the axis titles and
+    /// most box labels are the same from one paint to the next, and measuring a text shapes it
+    /// again every time.
+    class TextWidths {
+    public:
+        double of(const QFont& font, const QString& text);
+        /// `text`, elided at the right to at most `width` (itself when it fits).
+        QString elided(const QFont& font, const QString& text, double width);
+
+    private:
+        QHash<QString, double> m_widths; ///< by font key and text
+    };
+    mutable TextWidths m_widths;
     std::uint64_t m_generation = 0; ///< counts changes: what a kept layout was worked out for
     struct KeptLayout {
         QRectF target;
