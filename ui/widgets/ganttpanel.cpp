@@ -941,28 +941,28 @@ void GanttPanel::drawBoxLabel(QPainter& painter, const Text& t, const QFont& fon
     painter.drawStaticText(t.rect.topLeft(), staticText(t.text, font));
 }
 
-namespace {
-
-// Texts that change on every slider step (the title's and the figures' numbers, the ticks)
-// would fill the kept ones without end: past this many they are forgotten and measured again.
-constexpr qsizetype kMostTextsKept = 4096;
-
-QString textKey(const QFont& font, const QString& text)
+template <typename T> QHash<QString, T>& GanttPanel::ByFont<T>::in(const QFont& font)
 {
-    // A tick "4" and a box's "4" are set in different type.
-    return text + QChar(0x1f) + font.key();
+    constexpr qsizetype kMostTexts = 4096;
+    constexpr std::size_t kMostFonts = 16; // the chart's five, in desk and projector type
+    for (auto& [f, table] : m_tables) {
+        if (f == font) {
+            if (table.size() >= kMostTexts)
+                table.clear();
+            return table;
+        }
+    }
+    if (m_tables.size() >= kMostFonts)
+        m_tables.clear();
+    return m_tables.emplace_back(font, QHash<QString, T>()).second;
 }
-
-} // namespace
 
 double GanttPanel::TextWidths::of(const QFont& font, const QString& text)
 {
-    const QString key = textKey(font, text);
-    if (const auto it = m_widths.constFind(key); it != m_widths.constEnd())
+    QHash<QString, double>& widths = m_widths.in(font);
+    if (const auto it = widths.constFind(text); it != widths.constEnd())
         return *it;
-    if (m_widths.size() >= kMostTextsKept)
-        m_widths.clear();
-    return *m_widths.insert(key, QFontMetricsF(font).horizontalAdvance(text));
+    return *widths.insert(text, QFontMetricsF(font).horizontalAdvance(text));
 }
 
 QString GanttPanel::TextWidths::elided(const QFont& font, const QString& text, double width)
@@ -973,17 +973,15 @@ QString GanttPanel::TextWidths::elided(const QFont& font, const QString& text, d
 
 const QStaticText& GanttPanel::staticText(const QString& text, const QFont& font)
 {
-    const QString key = textKey(font, text);
-    auto it = m_labelCache.find(key);
-    if (it == m_labelCache.end()) {
-        if (m_labelCache.size() >= kMostTextsKept)
-            m_labelCache.clear();
-        CachedLabel label{QStaticText(text), font};
-        label.text.setTextFormat(Qt::PlainText);
-        label.text.prepare(QTransform(), font);
-        it = m_labelCache.insert(key, label);
+    QHash<QString, QStaticText>& laid = m_laidOut.in(font);
+    auto it = laid.find(text);
+    if (it == laid.end()) {
+        QStaticText fresh(text);
+        fresh.setTextFormat(Qt::PlainText);
+        fresh.prepare(QTransform(), font);
+        it = laid.insert(text, fresh);
     }
-    return it->text;
+    return *it;
 }
 
 void GanttPanel::drawCentred(QPainter& painter, const QRectF& rect, const QString& text,
@@ -1075,8 +1073,12 @@ void GanttPanel::paintEvent(QPaintEvent*)
     const QSize pixels = (QSizeF(size()) * ratio).toSize();
     if (m_screenDirty || m_screen.size() != pixels || m_screen.devicePixelRatio() != ratio) {
         // Opaque (render() fills white): copies to the window's backing store without blending.
-        m_screen = QImage(pixels, QImage::Format_RGB32);
-        m_screen.setDevicePixelRatio(ratio);
+        // Drawn over in place while the size holds: a new image of a few megabytes on every
+        // step cost the kernel's page faults to clear it first.
+        if (m_screen.size() != pixels || m_screen.devicePixelRatio() != ratio) {
+            m_screen = QImage(pixels, QImage::Format_RGB32);
+            m_screen.setDevicePixelRatio(ratio);
+        }
         QPainter offscreen(&m_screen);
         render(offscreen, rect());
         m_screenDirty = false;

@@ -142,7 +142,7 @@ private:
     void drawAxisTitle(QPainter& painter, const Layout& layout, const Text& text,
                        const QFont& font);
     void drawBoxLabel(QPainter& painter, const Text& text, const QFont& font);
-    /// `text` laid out once in `font` and kept (m_labelCache).
+    /// `text` laid out once in `font` and kept (m_laidOut).
     const QStaticText& staticText(const QString& text, const QFont& font);
     /// `text` centred in `rect`, from the kept layout.
     void drawCentred(QPainter& painter, const QRectF& rect, const QString& text, const QFont& font);
@@ -161,11 +161,18 @@ private:
     QImage m_strip; ///< pooled rows, for the size last drawn
     QSize m_stripFor;
     std::vector<float> m_coverage; ///< premultiplied colour and coverage per pixel, reused
-    struct CachedLabel {
-        QStaticText text;
-        QFont font;
+    /// Values kept for texts in a few fonts, found by the font itself: comparing fonts takes far
+    /// less time than spelling out a font's key for every one of hundreds of box labels. Texts
+    /// that change on every step (the title's and the figures' numbers, the ticks) would fill a
+    /// table without end: past a few thousand it is emptied, and they are worked out again.
+    template <typename T> class ByFont {
+    public:
+        QHash<QString, T>& in(const QFont& font);
+
+    private:
+        std::vector<std::pair<QFont, QHash<QString, T>>> m_tables;
     };
-    QHash<QString, CachedLabel> m_labelCache; ///< texts laid out once, drawn from then on
+    ByFont<QStaticText> m_laidOut; ///< texts laid out once, drawn from then on
     /// Widths of texts, measured once each: the legend, the row labels, the axis titles and
     /// most box labels are the same from one paint to the next, and measuring a text shapes it
     /// again every time.
@@ -176,7 +183,7 @@ private:
         QString elided(const QFont& font, const QString& text, double width);
 
     private:
-        QHash<QString, double> m_widths; ///< by font key and text
+        ByFont<double> m_widths;
     };
     mutable TextWidths m_widths;
     std::uint64_t m_generation = 0; ///< counts changes: what a kept layout was worked out for
