@@ -138,9 +138,9 @@ private:
                 QCOMPARE(line->count(), 0); // no DualPipe on an odd number of stages
                 continue;
             }
-            // Every m up to 32, then sparser, always up to the axis' end past the slider's 256.
-            QVERIFY(line->count() >= 100);
-            QCOMPARE(line->at(31).x(), 32.0);
+            // Every m up to 19, then sparser, always up to the axis' end past the slider's 256.
+            QVERIFY(line->count() >= 50);
+            QCOMPARE(line->at(18).x(), 19.0);
             QVERIFY(line->at(line->count() - 1).x() >= 512);
             const std::int64_t v = s == Schedule::Interleaved ? in.virtualStages : 1;
             core::PipelineInputs at = in;
@@ -1041,12 +1041,15 @@ private slots:
         QCOMPARE(bubbleAxisMicrobatches(300), std::int64_t(1024));
         const std::int64_t top = 1024;
         const std::vector<std::int64_t> ms = bubbleCurveMicrobatches(top);
-        for (std::int64_t i = 0; i < 32; ++i)
-            QCOMPARE(ms[std::size_t(i)], i + 1);
+        for (std::int64_t i = 0; i < 19; ++i)
+            QCOMPARE(ms[std::size_t(i)], i + 1); // every m while the curves are steepest
         QVERIFY(std::is_sorted(ms.begin(), ms.end()));
         QVERIFY(std::adjacent_find(ms.begin(), ms.end()) == ms.end());
+        for (std::size_t i = 0; i + 1 < ms.size(); ++i) // then no step over 9 %: smooth
+            QVERIFY2(ms[i + 1] - ms[i] <= std::max<std::int64_t>(1, std::llround(0.09 * ms[i])),
+                     qPrintable(QString("%1 to %2").arg(ms[i]).arg(ms[i + 1])));
         QCOMPARE(ms.back(), top);
-        QVERIFY(ms.size() < 300); // few enough points to draw thick and dashed strokes fast
+        QVERIFY(ms.size() < 80); // few enough points to lay out and draw thick and dashed fast
         for (Schedule s : pipelineSchedules()) {
             const std::int64_t chunks = s == Schedule::Interleaved ? v : 1;
             const QList<QPointF> points = bubbleCurvePoints(s, p, v, top, idleShare);

@@ -69,7 +69,7 @@ splitSchedules(const core::PipelineInputs& in, bool shownHere = true);
 
 /// The right-hand end of the microbatch axis: a power of two past the slider's 256, or past m.
 std::int64_t bubbleAxisMicrobatches(std::int64_t m);
-/// The m of a bubble curve up to `top`: every m up to 32, then whole m about 3 % apart (smooth
+/// The m of a bubble curve up to `top`: every m up to 19, then whole m about 8 % apart (smooth
 /// on a log axis, and few enough points to keep thick and dashed strokes cheap), ending at top.
 std::vector<std::int64_t> bubbleCurveMicrobatches(std::int64_t top);
 /// The closed-form bubble of `schedule` (in %) at every m of bubbleCurveMicrobatches(top), for
