@@ -29,8 +29,11 @@ int FiguresLabel::layOut(int width) const
         m_laidText = text();
         m_laidFont = font();
         m_document.setDefaultFont(font());
-        // The width first: setHtml lays the new text out at once, at the width it finds.
-        m_document.setTextWidth(width);
+        // The width first: setHtml lays the new text out at once, at the width it finds. Only
+        // when it is new: setTextWidth lays out what the document holds, even at the same width,
+        // and that is the old text (a quarter of the line's time on every slider step).
+        if (m_document.textWidth() != width)
+            m_document.setTextWidth(width);
         m_laidWidth = width;
         m_document.setHtml(text());
     }
