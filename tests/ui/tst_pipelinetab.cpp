@@ -979,6 +979,56 @@ private slots:
         QCOMPARE(comparisonPasses(in), 4.0 * 48 + 2.0 * 48 * 2 + 6.0 * 48 + 6.0 * 48);
     }
 
+    void aComparisonTakesOverTheSchedulesItsNewInputsLeaveAlone()
+    {
+        core::PipelineInputs in;
+        in.schedule = Schedule::OneFOneB;
+        const PipelineComparison first = comparePipelineSchedules(in);
+        // A known GPipe entry no simulation would give: it shows whether it was taken over.
+        PipelineComparison known = entriesOf(first);
+        const std::size_t gpipe = scheduleIndex(Schedule::GPipe);
+        known.held[gpipe] = std::vector<double>{99.0};
+        const auto same = [](const PipelineComparison& a, const PipelineComparison& b,
+                             std::size_t k) {
+            return a.held[k] == b.held[k] && a.idle[k] == b.idle[k]
+                && a.parameters[k] == b.parameters[k];
+        };
+
+        // v changes the interleaved schedule alone: it is simulated again, GPipe is taken over.
+        core::PipelineInputs moreChunks = in;
+        moreChunks.virtualStages = 3;
+        const PipelineComparison fresh = comparePipelineSchedules(moreChunks);
+        const PipelineComparison reused = comparePipelineSchedules(moreChunks, &known);
+        QCOMPARE(*reused.held[gpipe], std::vector<double>{99.0});
+        for (std::size_t k = 1; k < kPipelineSchedules; ++k)
+            QVERIFY2(same(reused, fresh, k), qPrintable(scheduleName(pipelineSchedules()[k])));
+        QVERIFY(*fresh.held[scheduleIndex(Schedule::Interleaved)]
+                != *first.held[scheduleIndex(Schedule::Interleaved)]);
+        QCOMPARE(reused.result.makespan, fresh.result.makespan);
+
+        // m changes every schedule: nothing is taken over.
+        core::PipelineInputs moreMicrobatches = in;
+        moreMicrobatches.microbatches = 16;
+        const PipelineComparison all = comparePipelineSchedules(moreMicrobatches, &known);
+        const PipelineComparison alone = comparePipelineSchedules(moreMicrobatches);
+        for (std::size_t k = 0; k < kPipelineSchedules; ++k)
+            QVERIFY2(same(all, alone, k), qPrintable(scheduleName(pipelineSchedules()[k])));
+
+        // The shown schedule is always simulated, even when its entry is known: its result is
+        // the Gantt chart. The other half takes over as the whole comparison does.
+        in.schedule = Schedule::GPipe;
+        const PipelineComparison shown = comparePipelineSchedules(in, &known);
+        QCOMPARE(*shown.held[gpipe], *first.held[gpipe]);
+        QVERIFY(!shown.result.events.empty());
+        core::PipelineInputs other = in;
+        other.schedule = Schedule::ZeroBubbleH2;
+        other.virtualStages = 5;
+        const PipelineComparison half = simulateOtherSchedules(other, &known);
+        QCOMPARE(*half.held[gpipe], std::vector<double>{99.0});
+        QVERIFY(!half.held[scheduleIndex(Schedule::ZeroBubbleH2)]); // the shown half's
+        QVERIFY(half.result.events.empty());
+    }
+
     void theComparisonSplitsTheOtherSchedulesBetweenItsTwoThreads()
     {
         for (Schedule shown : pipelineSchedules()) {

@@ -530,13 +530,33 @@ void takeSummaries(PipelineComparison& c, const QList<Schedule>& schedules,
     }
 }
 
+/// Copies into `c` the entries of `known` that hold for `c.in`, and takes their schedules out
+/// of `schedules`.
+void takeKnown(PipelineComparison& c, QList<Schedule>& schedules, const PipelineComparison* known)
+{
+    if (!known)
+        return;
+    schedules.removeIf([&c, known](Schedule s) {
+        if (inputsFor(s, c.in) != inputsFor(s, known->in))
+            return false;
+        const std::size_t k = scheduleIndex(s);
+        c.held[k] = known->held[k];
+        c.idle[k] = known->idle[k];
+        c.parameters[k] = known->parameters[k];
+        return true;
+    });
+}
+
 /// Simulates the shown schedule (when `shown`) and then `mine` on this thread while a worker
-/// simulates `theirs`.
+/// simulates `theirs`; what `known` holds for these inputs is taken, not simulated.
 PipelineComparison simulateOnTwoThreads(const core::PipelineInputs& in, bool shown,
-                                        const QList<Schedule>& mine, const QList<Schedule>& theirs)
+                                        QList<Schedule> mine, QList<Schedule> theirs,
+                                        const PipelineComparison* known = nullptr)
 {
     PipelineComparison c;
     c.in = in;
+    takeKnown(c, mine, known);
+    takeKnown(c, theirs, known);
     auto worker = std::async(theirs.isEmpty() ? std::launch::deferred : std::launch::async,
                              summarize, in, theirs);
     if (shown) {
@@ -553,7 +573,27 @@ PipelineComparison simulateOnTwoThreads(const core::PipelineInputs& in, bool sho
 
 } // namespace
 
-PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in)
+core::PipelineInputs inputsFor(Schedule schedule, const core::PipelineInputs& in)
+{
+    core::PipelineInputs at = in;
+    at.schedule = schedule;
+    if (schedule != Schedule::Interleaved)
+        at.virtualStages = 1;
+    return at;
+}
+
+PipelineComparison entriesOf(const PipelineComparison& c)
+{
+    PipelineComparison entries;
+    entries.in = c.in;
+    entries.held = c.held;
+    entries.idle = c.idle;
+    entries.parameters = c.parameters;
+    return entries;
+}
+
+PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in,
+                                            const PipelineComparison* known)
 {
     // Two threads for two cores: a worker simulates about half of the six other schedules
     // while this thread simulates the shown one and then the rest. (Three threads, one per
@@ -562,7 +602,7 @@ PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in)
     // scenario may use. One that core refuses (the interleaved schedule when m is not a
     // multiple of p, DualPipe at odd p) is left out, not an error.
     const auto [mine, theirs] = splitSchedules(in);
-    return simulateOnTwoThreads(in, true, mine, theirs);
+    return simulateOnTwoThreads(in, true, mine, theirs, known);
 }
 
 PipelineComparison simulateShownSchedule(const core::PipelineInputs& in)
@@ -570,19 +610,20 @@ PipelineComparison simulateShownSchedule(const core::PipelineInputs& in)
     return simulateOnTwoThreads(in, true, {}, {});
 }
 
-PipelineComparison simulateOtherSchedules(const core::PipelineInputs& in)
+PipelineComparison simulateOtherSchedules(const core::PipelineInputs& in,
+                                          const PipelineComparison* known)
 {
     // The window paints the shown schedule while these run: with the GUI thread busy, a
     // second thread here would only pay off on a machine with a core to spare for it. On two
-    // cores it took the painting thread's core away (bench_redraw, ZB-H2 at p = 32, m = 256:
-    // p99 19 ms with two threads here, 15 to 17 ms with one).
+    // cores it took the painting thread's core away (bench_redraw, ZB-H2 and DualPipe at
+    // p = 32, m = 256: p99 lower with one thread here in 14 of 18 alternating runs).
     if (QThread::idealThreadCount() < 4) {
         QList<Schedule> others = pipelineSchedules();
         others.removeAll(in.schedule);
-        return simulateOnTwoThreads(in, false, others, {});
+        return simulateOnTwoThreads(in, false, others, {}, known);
     }
     const auto [mine, theirs] = splitSchedules(in, false);
-    return simulateOnTwoThreads(in, false, mine, theirs);
+    return simulateOnTwoThreads(in, false, mine, theirs, known);
 }
 
 void mergeOtherSchedules(PipelineComparison& shown, PipelineComparison&& others)

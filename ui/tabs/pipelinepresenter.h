@@ -52,14 +52,25 @@ struct PipelineComparison {
 /// Passes over the seven simulations of a comparison (in double: v is unbounded unless
 /// interleaved), the measure of its cost.
 double comparisonPasses(const core::PipelineInputs& in);
+/// What simulating `schedule` depends on: `in` as that schedule, with v left at 1 unless it is
+/// the interleaved schedule (the only one that splits a stage into chunks).
+core::PipelineInputs inputsFor(core::Schedule schedule, const core::PipelineInputs& in);
+/// A comparison's entries (its inputs, and every schedule's held, idle and parameters), without
+/// the shown schedule's result: what a later comparison may take over.
+PipelineComparison entriesOf(const PipelineComparison& c);
 /// Simulates `in` and the six other schedules (on other threads). Throws core::InputError
-/// when core refuses `in` itself.
-PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in);
+/// when core refuses `in` itself. A schedule other than the shown one whose inputs (inputsFor)
+/// are those it had in `known` takes its entries from there instead of being simulated again:
+/// a step of v changes the interleaved schedule's alone.
+PipelineComparison comparePipelineSchedules(const core::PipelineInputs& in,
+                                            const PipelineComparison* known = nullptr);
 /// A comparison in two halves, for inputs too large to simulate on the GUI thread: the shown
 /// schedule (its result and its own entries), and the six others (their entries only, no
-/// result); mergeOtherSchedules makes them the comparison comparePipelineSchedules gives.
+/// result, taken from `known` as comparePipelineSchedules does); mergeOtherSchedules makes them
+/// the comparison comparePipelineSchedules gives.
 PipelineComparison simulateShownSchedule(const core::PipelineInputs& in);
-PipelineComparison simulateOtherSchedules(const core::PipelineInputs& in);
+PipelineComparison simulateOtherSchedules(const core::PipelineInputs& in,
+                                          const PipelineComparison* known = nullptr);
 void mergeOtherSchedules(PipelineComparison& shown, PipelineComparison&& others);
 /// The schedules other than the shown one, split for the comparison's two threads: this
 /// thread's share (after the shown one, when `shownHere`) and the worker's, about even in

@@ -253,7 +253,8 @@ void PipelineTab::recompute()
     core::validate(in);
     if (comparisonPasses(in) <= static_cast<double>(kBackgroundPasses)) {
         m_halves.reset();
-        PipelineComparison c = comparePipelineSchedules(in);
+        PipelineComparison c = comparePipelineSchedules(in, m_known ? &*m_known : nullptr);
+        m_known = entriesOf(c);
         present(c);
         return;
     }
@@ -268,8 +269,9 @@ void PipelineTab::recompute()
             presentShown(std::move(*c));
         };
     });
-    sideRunner()->run([this, in]() -> std::function<void()> {
-        auto c = std::make_shared<PipelineComparison>(simulateOtherSchedules(in));
+    sideRunner()->run([this, in, known = m_known]() -> std::function<void()> {
+        auto c = std::make_shared<PipelineComparison>(
+            simulateOtherSchedules(in, known ? &*known : nullptr));
         return [this, c] {
             if (!m_halves || m_halves->in != c->in)
                 return; // superseded by newer inputs
@@ -316,6 +318,7 @@ void PipelineTab::presentComparison()
     PipelineComparison c = std::move(*m_halves->shown);
     mergeOtherSchedules(c, std::move(*m_halves->others));
     m_halves.reset();
+    m_known = entriesOf(c);
     showComparison(c, pipelineFigures(c, bubbleDefinition() == BubbleDefinition::IdleShare));
 }
 

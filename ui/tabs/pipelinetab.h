@@ -107,6 +107,9 @@ private:
         std::optional<PipelineComparison> shown, others;
     };
     std::optional<Halves> m_halves;
+    /// The entries of the last comparison shown whole: a schedule whose inputs have not changed
+    /// since is taken from here, not simulated again.
+    std::optional<PipelineComparison> m_known;
 
     QComboBox* m_scheduleBox = nullptr;
     QComboBox* m_definitionBox = nullptr;
