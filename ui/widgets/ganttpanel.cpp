@@ -222,9 +222,8 @@ std::vector<LegendEntry> legendEntries(int chunks, bool split, bool overlapped)
 }
 
 // Legend entries wrapped into lines no wider than `width`: each line lists entry indices.
-template <typename Widths>
 std::vector<std::vector<int>> legendLines(const std::vector<LegendEntry>& entries, double width,
-                                          Widths& widths)
+                                          TextWidths& widths)
 {
     const QFont font = chartFonts().legend;
     const QFontMetricsF fm(font);
@@ -243,8 +242,7 @@ std::vector<std::vector<int>> legendLines(const std::vector<LegendEntry>& entrie
 }
 
 // Figures wrapped the same way: one line if they fit side by side, otherwise one a line.
-template <typename Widths>
-bool figuresFitOnOneLine(const QStringList& figures, double width, Widths& widths)
+bool figuresFitOnOneLine(const QStringList& figures, double width, TextWidths& widths)
 {
     const QFont font = chartFonts().annotation;
     double used = 0;
@@ -941,7 +939,7 @@ void GanttPanel::drawBoxLabel(QPainter& painter, const Text& t, const QFont& fon
     painter.drawStaticText(t.rect.topLeft(), staticText(t.text, font));
 }
 
-template <typename T> QHash<QString, T>& GanttPanel::ByFont<T>::in(const QFont& font)
+template <typename T> QHash<QString, T>& ByFont<T>::in(const QFont& font)
 {
     constexpr qsizetype kMostTexts = 4096;
     constexpr std::size_t kMostFonts = 16; // the chart's five, in desk and projector type
@@ -957,7 +955,7 @@ template <typename T> QHash<QString, T>& GanttPanel::ByFont<T>::in(const QFont& 
     return m_tables.emplace_back(font, QHash<QString, T>()).second;
 }
 
-double GanttPanel::TextWidths::of(const QFont& font, const QString& text)
+double TextWidths::of(const QFont& font, const QString& text)
 {
     QHash<QString, double>& widths = m_widths.in(font);
     if (const auto it = widths.constFind(text); it != widths.constEnd())
@@ -965,7 +963,7 @@ double GanttPanel::TextWidths::of(const QFont& font, const QString& text)
     return *widths.insert(text, QFontMetricsF(font).horizontalAdvance(text));
 }
 
-QString GanttPanel::TextWidths::elided(const QFont& font, const QString& text, double width)
+QString TextWidths::elided(const QFont& font, const QString& text, double width)
 {
     return of(font, text) <= width ? text
                                    : QFontMetricsF(font).elidedText(text, Qt::ElideRight, width);

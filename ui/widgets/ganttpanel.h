@@ -16,6 +16,32 @@
 
 namespace scalelab::ui {
 
+/// The Gantt chart's kept texts (defined with it, in ganttpanel.cpp): values kept for texts in a
+/// few fonts, found by the font itself: comparing fonts takes far
+/// less time than spelling out a font's key for every one of hundreds of box labels. Texts
+/// that change on every step (the title's and the figures' numbers, the ticks) would fill a
+/// table without end: past a few thousand it is emptied, and they are worked out again.
+template <typename T> class ByFont {
+public:
+    QHash<QString, T>& in(const QFont& font);
+
+private:
+    std::vector<std::pair<QFont, QHash<QString, T>>> m_tables;
+};
+
+/// Widths of texts, measured once each: the legend, the row labels, the axis titles and
+/// most box labels are the same from one paint to the next, and measuring a text shapes it
+/// again every time.
+class TextWidths {
+public:
+    double of(const QFont& font, const QString& text);
+    /// `text`, elided at the right to at most `width` (itself when it fits).
+    QString elided(const QFont& font, const QString& text, double width);
+
+private:
+    ByFont<double> m_widths;
+};
+
 /// A pipeline schedule as a Gantt chart: one row per stage, time to the right, one box per pass
 /// of the core's simulated events. Forwards are light and backwards dark (told apart in grey
 /// scale too); for interleaved schedules the hue says the chunk. Idle time is hatched grey: the
@@ -161,30 +187,7 @@ private:
     QImage m_strip; ///< pooled rows, for the size last drawn
     QSize m_stripFor;
     std::vector<float> m_coverage; ///< premultiplied colour and coverage per pixel, reused
-    /// Values kept for texts in a few fonts, found by the font itself: comparing fonts takes far
-    /// less time than spelling out a font's key for every one of hundreds of box labels. Texts
-    /// that change on every step (the title's and the figures' numbers, the ticks) would fill a
-    /// table without end: past a few thousand it is emptied, and they are worked out again.
-    template <typename T> class ByFont {
-    public:
-        QHash<QString, T>& in(const QFont& font);
-
-    private:
-        std::vector<std::pair<QFont, QHash<QString, T>>> m_tables;
-    };
     ByFont<QStaticText> m_laidOut; ///< texts laid out once, drawn from then on
-    /// Widths of texts, measured once each: the legend, the row labels, the axis titles and
-    /// most box labels are the same from one paint to the next, and measuring a text shapes it
-    /// again every time.
-    class TextWidths {
-    public:
-        double of(const QFont& font, const QString& text);
-        /// `text`, elided at the right to at most `width` (itself when it fits).
-        QString elided(const QFont& font, const QString& text, double width);
-
-    private:
-        ByFont<double> m_widths;
-    };
     mutable TextWidths m_widths;
     std::uint64_t m_generation = 0; ///< counts changes: what a kept layout was worked out for
     struct KeptLayout {
