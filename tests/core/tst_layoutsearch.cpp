@@ -1,7 +1,8 @@
 // The layout search (core/layoutsearch.h): the candidate list of a tiny model derived by hand,
 // the ranking's order, agreement with computeStepTime, the no-fit report, and where
-// Korthikanti et al.'s 175B layout ranks.
+// each of Korthikanti et al.'s layouts ranks.
 
+#include "calibrationruns.h"
 #include "korthikanti.h"
 #include "scalelab/core/layoutsearch.h"
 
@@ -9,6 +10,8 @@
 #include <algorithm>
 
 using namespace scalelab::core;
+
+Q_DECLARE_METATYPE(scalelab::core::PlanInputs)
 
 namespace {
 
@@ -254,6 +257,40 @@ private slots:
         // they once were, t 4 p 4 ZeRO-2 layouts came first and the paper's ranked ~160th.)
         QEXPECT_FAIL("", "ScaleLab's GEMM curve prefers t = 4 with ZeRO (docs/STEPTIME.md)",
                      Continue);
+        QVERIFY(rank < 5);
+    }
+
+    void korthikantiLayoutsRank_data()
+    {
+        // The other three runs of the calibration (tst_steptime, the same plans): each
+        // paper's layout should be among the search's five best for its model, GPUs and batch.
+        QTest::addColumn<PlanInputs>("plan");
+        QTest::newRow("22B") << scalelab::test::korthikanti(48, 6144, 64, 8, 1, 1, 4, 4);
+        QTest::newRow("530B") << scalelab::test::korthikanti(105, 20480, 128, 280, 35, 3, 280, 1);
+        QTest::newRow("1T") << scalelab::test::korthikanti(128, 25600, 160, 512, 64, 1, 512, 1);
+    }
+
+    void korthikantiLayoutsRank()
+    {
+        QFETCH(PlanInputs, plan);
+        const LayoutSearchResult r = searchLayouts(plan);
+        QVERIFY(!r.refused);
+        const LayoutKey paper = layoutOf(plan);
+        const auto it = std::find_if(r.ranked.begin(), r.ranked.end(),
+                                     [&](const RankedLayout& x) { return x.key == paper; });
+        QVERIFY(it != r.ranked.end()); // the paper's layout fits
+        const auto rank = it - r.ranked.begin();
+        qInfo("%s paper layout ranks %d of %d fitting (%.3f s; best %.3f s)",
+              QTest::currentDataTag(), int(rank + 1), int(r.fitting), it->time.total,
+              r.ranked.front().time.total);
+        // 530B ranks 5th, behind t 8, p 7 with d 5 and ZeRO-1 and t 4, p 35 with ZeRO-3.
+        // 1T ranks 6th, behind t 8 with p 32 or 16 and ZeRO-1 and t 8, p 64, v 2: a place out.
+        // 22B (1.19 s) ranks 342nd of 568: t 1, p 2, d 4 with ZeRO-2 takes 0.72 s, because
+        // the GEMM curve gives a t = 1 slice of 6144 e = 0.71 of peak against 0.43 for t = 8's
+        // 768 (docs/STEPTIME.md, "Search"). The model is left as calibrated.
+        if (QByteArray(QTest::currentDataTag()) != "530B")
+            QEXPECT_FAIL("", "ScaleLab's model ranks other layouts first (docs/STEPTIME.md)",
+                         Continue);
         QVERIFY(rank < 5);
     }
 };
