@@ -8,6 +8,7 @@
 
 #include <QTest>
 #include <algorithm>
+#include <vector>
 
 using namespace scalelab::core;
 
@@ -41,19 +42,18 @@ PlanInputs tiny()
     return in;
 }
 
-/// As tst_steptime's korthikanti(): Table 3 shape, t 8, SP + selective, ZeRO 0, A100 80GB,
-/// NVLink 300 GB/s, InfiniBand 25 GB/s per GPU.
+/// The calibration's 175B run (calibrationruns.h): t 8, p 8, v 3, SP + selective, ZeRO 0.
 PlanInputs korthikanti175B()
 {
-    PlanInputs in = scalelab::test::korthikantiShape(96, 12288, 96, 8, 8, 3, 64, 1);
-    in.gpus = 64;
-    in.sequenceParallel = true;
-    in.recompute = Recompute::Selective;
-    in.zeroStage = 0;
-    in.hardware.gpu = GpuType::A100_80GB;
-    in.hardware.nvlinkBandwidthGBs = 300;
-    in.hardware.ibBandwidthGBs = 25;
-    return in;
+    return scalelab::test::korthikanti(96, 12288, 96, 64, 8, 3, 64, 1);
+}
+
+/// Where the layout `key` is in the search's ranking; r.ranked.end() when it does not fit.
+std::vector<RankedLayout>::const_iterator findRanked(const LayoutSearchResult& r,
+                                                     const LayoutKey& key)
+{
+    return std::find_if(r.ranked.begin(), r.ranked.end(),
+                        [&](const RankedLayout& x) { return x.key == key; });
 }
 
 } // namespace
@@ -158,8 +158,7 @@ private slots:
         const PlanInputs plan = tiny();
         const LayoutSearchResult r = searchLayouts(plan);
         const LayoutKey own = layoutOf(plan);
-        const auto it = std::find_if(r.ranked.begin(), r.ranked.end(),
-                                     [&](const RankedLayout& x) { return x.key == own; });
+        const auto it = findRanked(r, own);
         QVERIFY(it != r.ranked.end());
         QCOMPARE(it->time.total, computeStepTime(plan).total);
         QCOMPARE(it->memoryBytes, computePlan(plan).peakBytesPerGpu.value());
@@ -218,8 +217,7 @@ private slots:
         const LayoutSearchResult r = searchLayouts(plan);
         QVERIFY(r.fitting > 0);
         const LayoutKey paper = layoutOf(plan);
-        const auto it = std::find_if(r.ranked.begin(), r.ranked.end(),
-                                     [&](const RankedLayout& x) { return x.key == paper; });
+        const auto it = findRanked(r, paper);
         QVERIFY(it != r.ranked.end());
         const auto rank = it - r.ranked.begin();
         qInfo("175B paper layout ranks %d of %d fitting", int(rank + 1), int(r.fitting));
@@ -276,8 +274,7 @@ private slots:
         const LayoutSearchResult r = searchLayouts(plan);
         QVERIFY(!r.refused);
         const LayoutKey paper = layoutOf(plan);
-        const auto it = std::find_if(r.ranked.begin(), r.ranked.end(),
-                                     [&](const RankedLayout& x) { return x.key == paper; });
+        const auto it = findRanked(r, paper);
         QVERIFY(it != r.ranked.end()); // the paper's layout fits
         const auto rank = it - r.ranked.begin();
         qInfo("%s paper layout ranks %d of %d fitting (%.3f s; best %.3f s)",
