@@ -529,14 +529,17 @@ private slots:
         QCOMPARE(axis.max(), 140.0);
         QCOMPARE(axis.tickInterval(), 20.0);
         QSignalSpy ranges(&axis, &QValueAxis::rangeChanged);
-        // Down to half the axis, and back: the scale stays, the data move against it.
+        // Down to half the data and back, and on to 45 % of it: the scale stays, the data move
+        // against it.
         setStickyRange(&axis, 0, 71);
         setStickyRange(&axis, 0, 130);
         setStickyRange(&axis, 0, 140);
+        setStickyRange(&axis, 0, 63);
         QCOMPARE(ranges.count(), 0);
         QCOMPARE(axis.max(), 140.0);
-        // Below half: a tighter nice range; above the top: a wider one.
-        setStickyRange(&axis, 0, 69);
+        // Below 45 % of the data the range was made for: a tighter nice range; above the top: a
+        // wider one.
+        setStickyRange(&axis, 0, 62);
         QCOMPARE(axis.max(), 70.0);
         QCOMPARE(axis.tickInterval(), 10.0);
         setStickyRange(&axis, 0, 71);
@@ -545,6 +548,28 @@ private slots:
         setStickyRange(&axis, 10, 80);
         QCOMPARE(axis.min(), 10.0);
         QCOMPARE(ranges.count(), 3);
+    }
+
+    void aStickyRangeKeepsItsScaleWhenTheDataHalve()
+    {
+        // A top of 101 rounds up to 120: half the data, 50.5, fills less than half the axis,
+        // yet halving and doubling again (one step of a log slider each way) keeps the scale.
+        QValueAxis axis;
+        setStickyRange(&axis, 0, 101);
+        QCOMPARE(axis.max(), 120.0);
+        QSignalSpy ranges(&axis, &QValueAxis::rangeChanged);
+        setStickyRange(&axis, 0, 50.5);
+        setStickyRange(&axis, 0, 101);
+        setStickyRange(&axis, 0, 50.5);
+        QCOMPARE(ranges.count(), 0);
+        QCOMPARE(axis.max(), 120.0);
+        // The next range is made for the data of its own time: 40 is a new, tighter one, and
+        // half of it keeps that.
+        setStickyRange(&axis, 0, 40);
+        QCOMPARE(axis.max(), 40.0);
+        setStickyRange(&axis, 0, 20);
+        QCOMPARE(axis.max(), 40.0);
+        QCOMPARE(ranges.count(), 1);
     }
 
     void aPaddedRangeKeepsItsEndsWhenTheTicksThinOut()

@@ -576,6 +576,8 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
     // Remembered, so the ticks can be thinned out again when the chart changes size; a pad of
     // -1 marks a range that may end past `max` at the next round tick.
     axis->setProperty("scalelab_niceRange", QVariant::fromValue(QLineF(min, max, whole, -1)));
+    // The top the range is made for, which setStickyRange measures a smaller top against.
+    axis->setProperty("scalelab_rangeMadeFor", max);
     const double span = max - min;
     const double step = roundStep(span, intervalsThatFit(axis, min, max, whole), whole);
     const double top = min + std::ceil(span / step - 1e-9) * step;
@@ -584,9 +586,11 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
 
 void setStickyRange(QValueAxis* axis, double min, double max, bool whole, double keep)
 {
-    const bool asked = axis->property("scalelab_niceRange").isValid();
-    if (asked && axis->min() == min && max <= axis->max()
-        && max - min >= keep * (axis->max() - min)) {
+    // Measured against the data the range was made for, not against the rounded-up axis: data
+    // that halve and double again then keep the scale however far the range was rounded up.
+    const QVariant madeFor = axis->property("scalelab_rangeMadeFor");
+    if (madeFor.isValid() && axis->property("scalelab_niceRange").isValid() && axis->min() == min
+        && max <= axis->max() && max - min >= keep * (madeFor.toDouble() - min)) {
         // What a resize thins the ticks for: today's data, not the data the range was made for
         // (a smaller ask then would cut today's bars).
         axis->setProperty("scalelab_niceRange", QVariant::fromValue(QLineF(min, max, whole, -1)));
@@ -601,6 +605,7 @@ void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool w
         max = min;
     // Remembered with the pad, so a resize that thins the ticks keeps the ends whole.
     axis->setProperty("scalelab_niceRange", QVariant::fromValue(QLineF(min, max, whole, pad)));
+    axis->setProperty("scalelab_rangeMadeFor", max);
     const double span = std::max(max - min, whole ? 1.0 : 1e-9);
     const double step = roundStep(span, intervalsThatFit(axis, min, min + span, whole), whole);
     applyTicks(axis, min, step, min - pad, max + pad);

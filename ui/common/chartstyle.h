@@ -77,12 +77,13 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole = false);
 /// Kept when the chart thins its ticks on a resize, like setNiceRange's range.
 void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool whole = true);
 /// setNiceRange for data that follow a slider: the axis keeps its range while the data from
-/// `min` to `max` fit in it and fill at least `keep` of it. A slider dragged back and forth then
-/// moves the bars and curves against a still scale (the change is what a student should see),
-/// and the chart is not laid out again on every step. Only a larger or much smaller span, or a
-/// new `min`, gives a new nice range.
+/// `min` to `max` fit in it and span at least `keep` of the data the range was made for. A
+/// slider dragged back and forth then moves the bars and curves against a still scale (the
+/// change is what a student should see), and the chart is not laid out again on every step. A
+/// step that halves the data (a log slider's step) keeps the scale, whatever the rounding up of
+/// the range. Only a larger or much smaller span, or a new `min`, gives a new nice range.
 void setStickyRange(QValueAxis* axis, double min, double max, bool whole = false,
-                    double keep = 0.5);
+                    double keep = 0.45);
 
 /// A log axis over [lo, hi] widened to whole decades, a tick each, or one every other decade
 /// when the plot is too short for a label each: Qt cuts a label that does not fit between its
