@@ -579,6 +579,38 @@ private slots:
         QCOMPARE(sweep.request(reseeded, mode).missingWork(), all);
     }
 
+    void sweepKeepsTheFiguresOfEarlierWeights()
+    {
+        // A size stepped back and forth (tokens 8, 9, 8): the second visit computes nothing,
+        // builds no weights, and shows what the first showed.
+        core::TensorParallelInputs in;
+        in.tokens = 8;
+        core::TensorParallelInputs other = in;
+        other.tokens = 9;
+        TensorParallelSweep sweep;
+        const TensorParallelSweep::Job first = sweep.request(in, Split::Correct);
+        const double all = first.missingWork();
+        const std::optional<ErrorSweep> before = first.run();
+        QVERIFY(before);
+        QVERIFY(sweep.request(other, Split::Correct).run());
+        const TensorParallelSweep::Job back = sweep.request(in, Split::Correct);
+        QCOMPARE(back.missingWork(), 0.0);
+        const std::optional<ErrorSweep> again = back.run();
+        QVERIFY(again);
+        QCOMPARE(again->samples, before->samples);
+        QCOMPARE(again->outputMagnitude, before->outputMagnitude);
+        // A wrong split on those weights needs them again, and says so.
+        QVERIFY(sweep.request(in, Split::W2ByColumns).missingWork() > 0);
+        // Only the latest few weights are remembered.
+        for (std::int64_t t = 10; t < 10 + std::int64_t(TensorParallelSweep::kRecentWeights) + 1;
+             ++t) {
+            core::TensorParallelInputs step = in;
+            step.tokens = t;
+            QVERIFY(sweep.request(step, Split::Correct).run());
+        }
+        QCOMPARE(sweep.request(in, Split::Correct).missingWork(), all);
+    }
+
     void sweepKeepsWhatAnotherSplitComputed()
     {
         core::TensorParallelInputs in;

@@ -68,6 +68,8 @@ struct TensorParallelSweep::Store {
     const WeightsKey key;
     std::mutex mutex;
     std::shared_ptr<const Prepared> prepared;
+    /// max |unsharded output| once known: with every sample known, no weights are needed.
+    std::optional<double> outputMagnitude;
     std::map<std::int64_t, double> float64, float32, w2ByColumns, w1ByRows;
 
     /// The wrong split's values, or null for the correct split (it has none).
@@ -164,8 +166,24 @@ TensorParallelSweep::Job TensorParallelSweep::request(const core::TensorParallel
                                                       core::MlpSplit split)
 {
     const WeightsKey key = weightsKey(in);
-    if (!m_store || !(m_store->key == key))
-        m_store = std::make_shared<Store>(key);
+    if (!m_store || !(m_store->key == key)) {
+        // The weights left behind are dropped (memory), their figures kept: a slider stepped
+        // back to them finds every sample known and computes nothing.
+        if (m_store) {
+            const std::lock_guard lock(m_store->mutex);
+            m_store->prepared.reset();
+        }
+        const auto known = std::find_if(m_recent.begin(), m_recent.end(),
+                                        [&](const auto& store) { return store->key == key; });
+        std::shared_ptr<Store> next = known != m_recent.end() ? *known : nullptr;
+        if (known != m_recent.end())
+            m_recent.erase(known);
+        if (m_store)
+            m_recent.insert(m_recent.begin(), m_store);
+        if (m_recent.size() > kRecentWeights)
+            m_recent.pop_back();
+        m_store = next ? next : std::make_shared<Store>(key);
+    }
     cancel();
     m_cancel = std::make_shared<std::atomic<bool>>(false);
     Job job;
@@ -182,7 +200,7 @@ double TensorParallelSweep::Job::missingWork() const
 {
     const double m = layerWork(m_in);
     const std::lock_guard lock(m_store->mutex);
-    double missing = m_store->prepared ? 0.0 : 2.5 * m;
+    double missing = 0;
     const auto* wrong = m_store->wrong(m_split);
     for (std::int64_t n : m_counts) {
         const double shards = static_cast<double>(n) * kShardOverhead;
@@ -191,6 +209,9 @@ double TensorParallelSweep::Job::missingWork() const
         if (wrong && !wrong->count(n))
             missing += wrongSplitWork(m_split, m) + shards;
     }
+    // The weights and both outputs, unless kept or not needed (every sample known).
+    if (!m_store->prepared && (missing > 0 || !m_store->outputMagnitude))
+        missing += 2.5 * m;
     return missing;
 }
 
@@ -206,6 +227,8 @@ std::optional<ErrorSweep> TensorParallelSweep::Job::run() const
     {
         const std::lock_guard lock(store.mutex);
         prep = store.prepared;
+        if (!prep && store.outputMagnitude && allKnown())
+            return collectLocked(*store.outputMagnitude);
     }
     if (!prep) {
         auto fresh = std::make_shared<Prepared>();
@@ -224,6 +247,7 @@ std::optional<ErrorSweep> TensorParallelSweep::Job::run() const
             // Kept even when cancelled now: the next request for these weights starts here.
             const std::lock_guard lock(store.mutex);
             store.prepared = prep;
+            store.outputMagnitude = prep->outputMagnitude;
         }
         if (stopped())
             return std::nullopt;
@@ -258,13 +282,27 @@ std::optional<ErrorSweep> TensorParallelSweep::Job::run() const
     return collect(prep->outputMagnitude);
 }
 
+bool TensorParallelSweep::Job::allKnown() const
+{
+    const Store& store = *m_store;
+    const std::map<std::int64_t, double>* wrong = m_store->wrong(m_split);
+    return std::all_of(m_counts.begin(), m_counts.end(), [&](std::int64_t n) {
+        return store.float64.count(n) && store.float32.count(n) && (!wrong || wrong->count(n));
+    });
+}
+
 ErrorSweep TensorParallelSweep::Job::collect(double outputMagnitude) const
+{
+    const std::lock_guard lock(m_store->mutex);
+    return collectLocked(outputMagnitude);
+}
+
+ErrorSweep TensorParallelSweep::Job::collectLocked(double outputMagnitude) const
 {
     Store& store = *m_store;
     std::map<std::int64_t, double>* wrong = store.wrong(m_split);
     ErrorSweep out;
     out.outputMagnitude = outputMagnitude;
-    const std::lock_guard lock(store.mutex);
     for (std::int64_t n : m_counts) {
         ErrorSample s;
         s.ranks = n;

@@ -78,6 +78,10 @@ public:
         bool stopped() const;
         /// The samples of every rank count, all computed by now.
         ErrorSweep collect(double outputMagnitude) const;
+        /// collect() with the store's mutex already held.
+        ErrorSweep collectLocked(double outputMagnitude) const;
+        /// Whether every sample this job shows is known; the store's mutex held.
+        bool allKnown() const;
 
         std::shared_ptr<Store> m_store;
         std::shared_ptr<std::atomic<bool>> m_cancel;
@@ -114,8 +118,13 @@ public:
     /// millisecond, cheaper than handing it to the worker and back.
     static constexpr double kInlineWork = 2e6;
 
+    /// Figures of this many earlier weights are kept besides the current ones (without the
+    /// weights themselves): stepping a size back and forth computes each side once.
+    static constexpr std::size_t kRecentWeights = 8;
+
 private:
     std::shared_ptr<Store> m_store;
+    std::vector<std::shared_ptr<Store>> m_recent; ///< earlier weights, the latest first
     std::shared_ptr<std::atomic<bool>> m_cancel;
     std::uint64_t m_generation = 0;
 };
