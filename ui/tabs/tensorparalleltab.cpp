@@ -91,7 +91,8 @@ void niceRange(QValueAxis* axis, double min, double max, bool whole = false)
     // Only when it would matter: resetting the interval rebuilds every tick label.
     if ((max - min) / axis->tickInterval() > 40)
         axis->setTickInterval(std::max({axis->max() - axis->min(), max - min, 1e-300}));
-    setNiceRange(axis, min, max, whole);
+    // A step back to smaller data keeps the scale (the curves move, not the axis).
+    setStickyRange(axis, min, max, whole);
 }
 
 /// Where a rank-count axis ends: a little past `ranks` (at least 2), so the last markers are
@@ -103,9 +104,16 @@ double rankAxisEnd(double ranks)
 
 /// A rank-count axis from 0 to rankAxisEnd(ranks), whole ticks at 1, 2 or 5 times a power of
 /// ten, at most eight intervals. One range change per slider step: every change lays the
-/// chart out again.
+/// chart out again. Like a sticky value range, the axis stays while `ranks` fits in it and is
+/// at least 45 % of the count it was made for: a step down and back (4, 5, 4) moves the
+/// curves' end and the marker against a still axis.
 void rankAxis(QValueAxis* axis, double ranks)
 {
+    const QVariant madeFor = axis->property("scalelab_ranksMadeFor");
+    if (madeFor.isValid() && axis->min() == 0 && rankAxisEnd(ranks) <= axis->max()
+        && ranks >= 0.45 * madeFor.toDouble())
+        return;
+    axis->setProperty("scalelab_ranksMadeFor", ranks);
     const double right = std::max(ranks, 2.0);
     double step = 1;
     for (double power = 1; right / step > 8; power *= 10)
@@ -662,7 +670,7 @@ void TensorParallelTab::showErrorSeries(double zeroAt)
     const auto ranks = static_cast<double>(inputs().ranks);
     const double size = m_errors.outputMagnitude;
     rankAxis(m_errorRanks, ranks);
-    const QList<QPointF> outputLine = {{0, size}, {rankAxisEnd(ranks), size}};
+    const QList<QPointF> outputLine = {{0, size}, {m_errorRanks->max(), size}};
     if (m_outputLine->points() != outputLine)
         m_outputLine->replace(outputLine);
     setName(m_outputLine, tr("Largest |Y| %1").arg(formatNumber(size)));
