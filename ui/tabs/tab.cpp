@@ -301,6 +301,13 @@ ParameterControl* Tab::addViewControl(QVBoxLayout* group, const ParameterSpec& s
     m_controls << c;
     group->addWidget(c);
     connect(c, &ParameterControl::inputRefused, this, &Tab::inputRefused);
+    if (!isVisible()) {
+        // Aligned once, when the tab is first shown (fitControlsColumn), not once per control
+        // added: a tab of ten controls measured every label ten times as it was built.
+        m_alignedCompact = -1;
+        m_rowControlsWidth = 0;
+        return c;
+    }
     ParameterControl::alignColumns(m_controls);
     // The column is as wide as its widest row, never squeezed by the charts.
     m_scroll->setMinimumWidth(m_scroll->widget()->sizeHint().width() + 24);
