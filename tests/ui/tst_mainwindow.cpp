@@ -564,6 +564,29 @@ private slots:
         }
     }
 
+    void rowControlsLineUpWhenTheTabFirstShows()
+    {
+        // Built hidden, aligned once when first shown: at the first paint every row's slider
+        // and value box start where the others' do.
+        app::MainWindow w{core::Scenario{}};
+        w.resize(1800, 1000);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        ui::Tab* tab = w.currentTab();
+        QCOMPARE(tab->name(), QString("memory"));
+        QList<int> sliders, boxes;
+        for (ui::ParameterControl* control : tab->controls())
+            if (control->isVisibleTo(tab) && !control->isCompact()) {
+                sliders << control->slider()->mapTo(tab, QPoint()).x();
+                boxes << control->spinBox()->mapTo(tab, QPoint()).x();
+            }
+        QVERIFY(sliders.size() >= 4);
+        for (int i = 1; i < sliders.size(); ++i) {
+            QCOMPARE(sliders[i], sliders[0]);
+            QCOMPARE(boxes[i], boxes[0]);
+        }
+    }
+
     void controlsGoCompactWhereTheColumnWouldCrowdTheCharts()
     {
         // A classroom projector: 1280 x 800 in projector type. Each control in one row would
