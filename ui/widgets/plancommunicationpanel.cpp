@@ -93,6 +93,18 @@ PlanCommunicationPanel::PlanCommunicationPanel(const QString& name, QWidget* par
 
 double PlanCommunicationPanel::leastHeight(double width) const
 {
+    // Measured again only for new texts, fonts or width: the values a slider moves (bars,
+    // details) never change it.
+    const QString key = cacheKey();
+    if (m_least && m_least->width == width && m_least->key == key)
+        return m_least->height;
+    const double height = measureLeastHeight(width);
+    m_least = LeastHeight{width, key, height};
+    return height;
+}
+
+double PlanCommunicationPanel::measureLeastHeight(double width) const
+{
     const Layout l = layoutFor(QRectF(0, 0, width, 1e6));
     const QFont smallest = scaledFont(chartFonts().annotation, kMinTextScale);
     double height = l.rowsTop + kBottomMargin;

@@ -7,6 +7,7 @@
 #include <QStaticText>
 #include <QString>
 #include <array>
+#include <optional>
 
 namespace scalelab::ui {
 
@@ -72,9 +73,17 @@ protected:
 private:
     /// The height every formula needs whole at `width` (minimumSizeHint).
     double leastHeight(double width) const;
+    double measureLeastHeight(double width) const;
     /// Tells the layout when the least height changed.
     void remeasure();
     int m_leastHeight = -1;
+    /// leastHeight's last answer, for the width and texts (cacheKey) it was measured at.
+    struct LeastHeight {
+        double width = 0;
+        QString key;
+        double height = 0;
+    };
+    mutable std::optional<LeastHeight> m_least;
     /// The layout and its laid-out texts for one size: most edits change only the bytes, so a
     /// repaint reuses them instead of wrapping every formula again.
     struct Cache {
