@@ -317,6 +317,29 @@ private slots:
         checkAgainstCore(tab);
     }
 
+    void theGanttLooksTheSameDrawnStraightOrFromItsKeptImage()
+    {
+        // After a change the Gantt chart paints straight on the screen; painted again unchanged,
+        // from an image it keeps. Both show the same pixels.
+        PipelineTab tab;
+        tab.resize(1400, 900);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        ParameterControl* stages = tab.control("pipeline.stages");
+        QVERIFY(stages);
+        stages->setValue(stages->value() + 1);
+        settle(tab);
+        GanttPanel* gantt = tab.ganttChart();
+        QEvent font(QEvent::FontChange); // a change (draw again), with no paint since
+        QCoreApplication::sendEvent(gantt, &font);
+        const QImage straight = gantt->grab().toImage();
+        const QImage kept = gantt->grab().toImage(); // unchanged: drawn into the kept image
+        const QImage copied = gantt->grab().toImage(); // and copied from it
+        QVERIFY(!straight.isNull());
+        QCOMPARE(kept, straight);
+        QCOMPARE(copied, straight);
+    }
+
     void theDefinitionSwitchChangesCurvesAndLabels()
     {
         PipelineTab tab;

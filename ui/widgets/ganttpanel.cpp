@@ -1060,20 +1060,30 @@ void GanttPanel::changed()
 {
     ++m_generation;
     m_screenDirty = true;
+    m_paintedSinceChange = false;
     update();
 }
 
 void GanttPanel::paintEvent(QPaintEvent*)
 {
-    // The chart is drawn once per change and kept: a repaint for an overlapping tool tip or a
-    // window expose costs a copy, not 65,536 boxes.
+    // The first paint after a change (a slider step) draws straight on the screen. Painted again
+    // unchanged (an overlapping tool tip, a window expose), the chart is drawn once into an
+    // image and kept: later repaints cost a copy, not 65,536 boxes. A step no longer pays for
+    // the image's copy it would seldom use.
     const qreal ratio = devicePixelRatioF();
     const QSize pixels = (QSizeF(size()) * ratio).toSize();
-    if (m_screenDirty || m_screen.size() != pixels || m_screen.devicePixelRatio() != ratio) {
+    const bool kept = m_screen.size() == pixels && m_screen.devicePixelRatio() == ratio;
+    if (m_screenDirty && !m_paintedSinceChange) {
+        m_paintedSinceChange = true;
+        QPainter painter(this);
+        render(painter, rect());
+        return;
+    }
+    if (m_screenDirty || !kept) {
         // Opaque (render() fills white): copies to the window's backing store without blending.
-        // Drawn over in place while the size holds: a new image of a few megabytes on every
-        // step cost the kernel's page faults to clear it first.
-        if (m_screen.size() != pixels || m_screen.devicePixelRatio() != ratio) {
+        // Drawn over in place while the size holds: a new image of a few megabytes each time
+        // cost the kernel's page faults to clear it first.
+        if (!kept) {
             m_screen = QImage(pixels, QImage::Format_RGB32);
             m_screen.setDevicePixelRatio(ratio);
         }

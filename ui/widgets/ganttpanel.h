@@ -198,7 +198,8 @@ private:
     };
     mutable KeptLayout m_kept;
     QImage m_screen; ///< the chart as last drawn on screen
-    bool m_screenDirty = true;
+    bool m_screenDirty = true; ///< m_screen is not the chart as it is now
+    bool m_paintedSinceChange = false; ///< painted on screen since the last change
 };
 
 } // namespace scalelab::ui
