@@ -119,12 +119,21 @@ bool addGroups(const PlanInputs& plan, const LayoutSearchOptions& o, std::int64_
     const std::vector<std::int64_t> eps =
         m.experts > 0 ? divisors(std::gcd(m.experts, d), d, work) : std::vector<std::int64_t>{1};
     const std::vector<std::int64_t> vs = virtualStagesOf(m.layers, p, work);
-    for (const std::int64_t v : vs)
+    for (const std::int64_t v : vs) {
+        // Megatron-LM's interleaved schedule runs the microbatches in rounds of p, so with
+        // v > 1 the m = batch / (d b) microbatches must be a multiple of p (the Pipeline tab
+        // asks the same).
+        std::vector<std::int64_t> runnable = mbs;
+        if (v > 1)
+            std::erase_if(runnable,
+                          [&](std::int64_t b) { return plan.globalBatch / d / b % p != 0; });
+        if (runnable.empty())
+            continue;
         for (const std::int64_t ep : eps)
             for (std::int64_t zero = 0; zero <= (d > 1 ? 3 : 0); ++zero) {
                 Group g;
                 g.base = LayoutKey{t, p, v, d, ep, 1, zero, false, Recompute::None};
-                g.microBatches = mbs;
+                g.microBatches = runnable;
                 const std::int64_t n = candidatesOf(g);
                 e.candidates += n;
                 e.stageWork += n * p;
@@ -135,6 +144,7 @@ bool addGroups(const PlanInputs& plan, const LayoutSearchOptions& o, std::int64_
                     return false;
                 }
             }
+    }
     return true;
 }
 

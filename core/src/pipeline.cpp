@@ -484,6 +484,18 @@ double pipelineBubbleOverIdeal(std::int64_t stages, std::int64_t microbatches,
         / (static_cast<double>(virtualStages) * static_cast<double>(microbatches));
 }
 
+double pipelineBubbleOverBusy(std::int64_t stages, std::int64_t microbatches,
+                              std::int64_t virtualStages)
+{
+    const double closedForm = pipelineBubbleOverIdeal(stages, microbatches, virtualStages);
+    if (microbatches >= stages)
+        return closedForm;
+    const auto p = static_cast<double>(stages);
+    const auto m = static_cast<double>(microbatches);
+    const auto v = static_cast<double>(virtualStages);
+    return ((p - m) * v + m - 1) / (v * m);
+}
+
 bool splitsBackward(Schedule s)
 {
     return s == Schedule::ZeroBubbleH1 || s == Schedule::ZeroBubbleH2 || isDualSchedule(s);

@@ -700,8 +700,12 @@ void summarize(const PlanInputs& in, PlanResult& out)
             out.peakStage = static_cast<std::int64_t>(s);
     out.peakBytesPerGpu = out.stages[static_cast<std::size_t>(out.peakStage)].totalBytes;
     out.fits = fitsIn(out.peakBytesPerGpu, in.gpuMemoryGib);
-    out.bubbleFraction =
-        pipelineBubbleFraction(in.pipelineParallel, out.microbatches, in.virtualStages);
+    // The idle share of the step, f = b / (1 + b) for the bubble b over the busy time: the
+    // chapter's (p-1)/(v m + p-1) when m >= p, and right when fewer microbatches than stages
+    // keep the pipeline from filling.
+    const double overBusy =
+        pipelineBubbleOverBusy(in.pipelineParallel, out.microbatches, in.virtualStages);
+    out.bubbleFraction = overBusy / (1 + overBusy);
     for (const PlanStage& st : out.stages) {
         out.communication.tensorParallel =
             maxOf(out.communication.tensorParallel, st.communication.tensorParallel);

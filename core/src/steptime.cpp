@@ -1,6 +1,7 @@
 #include "scalelab/core/steptime.h"
 
 #include "scalelab/core/collectives.h"
+#include "scalelab/core/pipeline.h"
 
 #include <algorithm>
 #include <cmath>
@@ -358,8 +359,7 @@ StepTime stepTimeUnchecked(const PlanInputs& in)
 {
     const Common c = commonOf(in);
     const std::int64_t p = in.pipelineParallel;
-    const double bubbleShare =
-        static_cast<double>(p - 1) / static_cast<double>(in.virtualStages * c.m);
+    const double bubbleShare = pipelineBubbleOverBusy(p, c.m, in.virtualStages);
     StepTime best;
     best.total = -1;
     for (std::int64_t stage = 0; stage < p; ++stage) {

@@ -203,15 +203,15 @@ private slots:
 
     void reportBoundsLeaveOutTheHeavyParts()
     {
-        // The default scenario: 4 x 12 pipeline passes, 8460 search candidates (docs/CLI.md).
+        // The default scenario: 4 x 12 pipeline passes, 7056 search candidates (docs/CLI.md).
         const core::Scenario s;
         app::ReportBounds bounds;
         bounds.comparedPasses = 48;
-        bounds.searchCandidates = 8459;
+        bounds.searchCandidates = 7055;
         const QJsonObject r = app::buildReport(s, bounds);
         QVERIFY(r["pipeline"]["schedules"].isObject());
         QVERIFY(r["plan"]["search"].isNull());
-        QVERIFY(r["plan"]["search_refused"].toString().contains("8459 candidates"));
+        QVERIFY(r["plan"]["search_refused"].toString().contains("7055 candidates"));
         bounds.comparedPasses = 47;
         const QJsonObject fewer = app::buildReport(s, bounds);
         QVERIFY(fewer["pipeline"]["schedules"].isNull());

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -371,6 +372,52 @@ private slots:
         SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleOverIdeal(0, m, v), "pipeline.stages");
         SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleOverIdeal(p, 0, v), "pipeline.microbatches");
         SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleOverIdeal(p, m, 0), "pipeline.virtual_stages");
+    }
+
+    void bubbleOverBusy_data()
+    {
+        QTest::addColumn<qint64>("p");
+        QTest::addColumn<qint64>("m");
+        QTest::addColumn<qint64>("v");
+        QTest::addColumn<double>("numerator");
+        QTest::addColumn<double>("denominator");
+        // m >= p: Megatron-LM's (p-1)/(v m). m < p: ((p-m) v + m - 1)/(v m), reduced by hand.
+        QTest::newRow("m = p, v = 2") << 4LL << 4LL << 2LL << 3.0 << 8.0;
+        QTest::newRow("p=32 m=256 v=4") << 32LL << 256LL << 4LL << 31.0 << 1024.0;
+        QTest::newRow("v = 1, m < p: (p-1)/m") << 4LL << 2LL << 1LL << 3.0 << 2.0;
+        QTest::newRow("p=4 m=2 v=2: (4+1)/4") << 4LL << 2LL << 2LL << 5.0 << 4.0;
+        QTest::newRow("one microbatch: v gains nothing") << 8LL << 1LL << 3LL << 7.0 << 1.0;
+        QTest::newRow("p=2 m=1 v=24") << 2LL << 1LL << 24LL << 1.0 << 1.0;
+    }
+
+    void bubbleOverBusy()
+    {
+        QFETCH(qint64, p);
+        QFETCH(qint64, m);
+        QFETCH(qint64, v);
+        QFETCH(double, numerator);
+        QFETCH(double, denominator);
+        QVERIFY(closeRelative(pipelineBubbleOverBusy(p, m, v), numerator / denominator));
+        if (m >= p) {
+            QCOMPARE(pipelineBubbleOverBusy(p, m, v), pipelineBubbleOverIdeal(p, m, v));
+            return;
+        }
+        // With m < p the bound is met by one schedule: all forwards as one wave through the
+        // p v chunks (microbatch i runs chunk k, on GPU k mod p, in slot i + k), then all
+        // backwards as the mirror wave. No GPU gets two chunks in one slot, and the wave lasts
+        // m - 1 + p v slots, each 1/v of a microbatch's forward (or backward) on one GPU.
+        std::set<std::pair<qint64, qint64>> taken; // (slot, GPU)
+        for (qint64 i = 0; i < m; ++i)
+            for (qint64 k = 0; k < p * v; ++k)
+                QVERIFY(taken.insert({i + k, k % p}).second);
+        qint64 waveLength = 0;
+        for (const auto& cell : taken)
+            waveLength = std::max(waveLength, cell.first + 1);
+        QCOMPARE(waveLength, m - 1 + p * v);
+        const double units = static_cast<double>(waveLength) / static_cast<double>(v);
+        QVERIFY(closeRelative(pipelineBubbleOverBusy(p, m, v),
+                              (units - static_cast<double>(m)) / static_cast<double>(m)));
+        SCALELAB_VERIFY_INPUT_ERROR(pipelineBubbleOverBusy(p, 0, v), "pipeline.microbatches");
     }
 
     void matchesClosedForm_data()

@@ -192,6 +192,30 @@ private slots:
                (3 * (4 * 29360128.0 + 2048000) + 4 * 4194304.0) / (3 * (4 * 29360128.0 + 2048000)));
     }
 
+    void fewerMicrobatchesThanStages()
+    {
+        // 4 stages of 2 chunks (8 layers, v = 2) and only m = 2 microbatches: the pipeline
+        // never fills. A forward wave through the 8 chunks lasts m - 1 + p v = 9 slots of half
+        // a microbatch's forward, the backward wave likewise: 4.5 units of one microbatch's
+        // work, of which 2 are busy. The bubble is 2.5 / 2 of the busy time, not the
+        // (p-1)/(v m) = 3/4 that interleaving would give a full pipeline.
+        PlanInputs in = toy(8);
+        in.gpus = 4;
+        in.pipelineParallel = 4;
+        in.virtualStages = 2;
+        in.globalBatch = 2;
+        const StepTime st = computeStepTime(in);
+        const double busy = st.forward + st.backward + st.recompute + st.tensorParallel + st.expert;
+        QCLOSE(st.bubble, 1.25 * busy);
+        // The plan's idle share is the same bubble over the whole step: 2.5 / 4.5.
+        QCLOSE(computePlan(in).bubbleFraction, 2.5 / 4.5);
+        // With m = p = 4 microbatches the closed form holds: 3/8 of the busy time.
+        in.globalBatch = 4;
+        const StepTime full = computeStepTime(in);
+        QCLOSE(full.bubble,
+               3.0 / 8 * (full.forward + full.backward + full.recompute + full.tensorParallel));
+    }
+
     void dataParallelAndExperts();
     void zeroStagesPerMicrobatch();
     void refusedHardware();

@@ -737,8 +737,13 @@ void PlanTab::updateFigures()
     const core::PlanInputs& in = m_shown;
     const core::PlanResult& r = m_result;
     const core::PlanStage& busiest = r.stages[static_cast<std::size_t>(r.peakStage)];
-    const QString bubble = in.virtualStages > 1 ? tr("(p&minus;1)/(v&middot;m+p&minus;1)")
-                                                : tr("(p&minus;1)/(m+p&minus;1)");
+    // With fewer microbatches than stages the pipeline never fills: (p-m) v + m - 1 idle chunk
+    // slots where a full pipeline has p - 1 (core::pipelineBubbleOverBusy).
+    const QString bubble = in.virtualStages > 1 && r.microbatches < in.pipelineParallel
+        ? tr("((p&minus;m)&middot;v+m&minus;1)/(v&middot;p+m&minus;1) (fewer microbatches than "
+             "stages)")
+        : in.virtualStages > 1 ? tr("(p&minus;1)/(v&middot;m+p&minus;1)")
+                               : tr("(p&minus;1)/(m+p&minus;1)");
     m_figuresText =
         tr("<b>P</b> = %1 parameters (%2 used per token) &middot; <b>d</b> = GPUs / (t&middot;p) "
            "= %3 / (%4&middot;%5) = <b>%6</b> &middot; <b>m</b> = B / (b&middot;d) = %7 / "

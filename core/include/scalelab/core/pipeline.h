@@ -162,6 +162,18 @@ double pipelineBubbleFraction(std::int64_t stages, std::int64_t microbatches,
 double pipelineBubbleOverIdeal(std::int64_t stages, std::int64_t microbatches,
                                std::int64_t virtualStages = 1);
 
+/// The interleaved 1F1B bubble over the busy time for any number of microbatches. Counted in
+/// units of one microbatch's forward and backward on one GPU (all v of its chunks), a step
+/// lasts max(m, p) + (min(m, p) - 1) / v units, of which m are busy. With m >= p that is
+/// pipelineBubbleOverIdeal's (p-1)/(v m). With m < p the pipeline never fills: the first
+/// microbatch's trip through all p stages sets the step and each other one adds a chunk, so
+/// the bubble is ((p - m) v + m - 1)/(v m), where the (p-1)/(v m) of the closed form would
+/// promise interleaving a gain it cannot give. The plan's step time uses it (a plan accepts
+/// any m; the Pipeline tab's interleaved schedule needs m to be a multiple of p). Throws
+/// InputError like pipelineBubbleFraction.
+double pipelineBubbleOverBusy(std::int64_t stages, std::int64_t microbatches,
+                              std::int64_t virtualStages = 1);
+
 /// Qi et al.'s closed-form bubble of a zero-bubble schedule (their Table 2), idle time per stage
 /// per iteration: ZB-H1 (p-1)(f + b - w), ZB-H2 (p-1)(f + b - 2w), at least 0. It assumes
 /// m >= p (ZB-H1) or m >= 2p - 1 (ZB-H2) and w <= f; the simulation shows what happens outside.

@@ -200,7 +200,8 @@ struct PlanResult {
     std::int64_t peakStage = 0; ///< the first stage with the largest totalBytes
     Ratio peakBytesPerGpu; ///< its totalBytes
     bool fits = false; ///< peakBytesPerGpu <= gpu_memory_gib x 2^30
-    double bubbleFraction = 0.0; ///< (p-1)/(m+p-1), or (p-1)/(v m+p-1) interleaved
+    double bubbleFraction =
+        0.0; ///< (p-1)/(v m+p-1) (v = 1 without interleaving); m < p: see pipelineBubbleOverBusy
     /// Per axis, the most any GPU sends per step (each axis has its own links, so each is the
     /// busiest GPU on that axis; they may be different stages).
     CommunicationBytes communication;

@@ -74,7 +74,7 @@ struct StepTime {
     double recompute = 0; ///< forward work repeated in backward (selective: scores; full: all)
     double tensorParallel = 0; ///< TP all-reduces (or all-gather + reduce-scatter with SP)
     double expert = 0; ///< expert all-to-alls (dispatch and combine)
-    double bubble = 0; ///< (p-1)/(v m) of the stage's busy time (the five terms above)
+    double bubble = 0; ///< pipelineBubbleOverBusy(p, m, v) of the busy time (the five above)
     double pipelineSends = 0; ///< point-to-point sends of activations and gradients
     double dataParallel = 0; ///< the whole data-parallel / ZeRO collective time
     double dataParallelExposed = 0; ///< the part not hidden behind the backward pass
