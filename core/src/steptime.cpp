@@ -142,7 +142,7 @@ double dataParallelSeconds(const PlanInputs& in, double params, std::int64_t ran
 struct Common {
     TokenFlops flops;
     GroupLinks links;
-    double rate = 0; ///< achieved FLOP/s: peak x e(h/t)
+    double rate = 0; ///< achieved FLOP/s: peak x e(gemmSize)
     double efficiency = 0;
     std::int64_t d = 1;
     std::int64_t m = 1;
@@ -155,8 +155,7 @@ Common commonOf(const PlanInputs& in)
     Common c;
     c.flops = tokenFlops(in);
     c.links = groupLinks(in);
-    c.efficiency = gemmEfficiency(static_cast<double>(in.model.hidden)
-                                  / static_cast<double>(in.tensorParallel));
+    c.efficiency = gemmEfficiency(gemmSize(in.model.hidden, in.model.ffnHidden, in.tensorParallel));
     c.rate = peakFlops(in.hardware) * c.efficiency;
     c.d = in.gpus / (in.tensorParallel * in.pipelineParallel);
     c.m = in.globalBatch / (in.microBatch * c.d);
@@ -314,9 +313,16 @@ void validate(const HardwareInputs& hw)
             "a number in 0..1");
 }
 
-double gemmEfficiency(double sliceWidth)
+double gemmSize(std::int64_t hidden, std::int64_t ffnHidden, std::int64_t tensorParallel)
 {
-    return kGemmEfficiencyMax * sliceWidth / (sliceWidth + kGemmHalfWidth);
+    const auto h = static_cast<double>(hidden);
+    const double n = static_cast<double>(ffnHidden) / static_cast<double>(tensorParallel);
+    return h * n / (h + n);
+}
+
+double gemmEfficiency(double size)
+{
+    return kGemmEfficiencyMax * size / (size + kGemmHalfSize);
 }
 
 TokenFlops tokenFlops(const PlanInputs& in)

@@ -30,6 +30,27 @@ inline core::PlanInputs korthikanti(std::int64_t layers, std::int64_t hidden, st
     return in;
 }
 
+/// Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU Clusters
+/// Using Megatron-LM", SC21), Table 1: a GPT model of the Table 3 shape (4h MLP, vocab 51200,
+/// s = 2048) on t x p of `gpus` A100 80GB GPUs (DGX A100 nodes: NVLink 3, 200 Gb/s InfiniBand
+/// per GPU) with full activation recomputation, which the paper's FLOP count includes. Its
+/// micro-batch size and interleaving are not in the table: ScaleLab assumes micro-batch 1, no
+/// interleaving, no sequence parallelism (it came a year later) and no ZeRO.
+inline core::PlanInputs narayanan(std::int64_t layers, std::int64_t hidden, std::int64_t heads,
+                                  std::int64_t t, std::int64_t p, std::int64_t gpus,
+                                  std::int64_t batch)
+{
+    core::PlanInputs in = korthikantiShape(layers, hidden, heads, t, p, 1, batch, 1);
+    in.gpus = gpus;
+    in.sequenceParallel = false;
+    in.recompute = core::Recompute::Full;
+    in.zeroStage = 0;
+    in.hardware.gpu = core::GpuType::A100_80GB;
+    in.hardware.nvlinkBandwidthGBs = 300;
+    in.hardware.ibBandwidthGBs = 25;
+    return in;
+}
+
 /// Llama 3 405B (Llama 3 paper, Table 3 shape; Table 4 layout): 126 layers, h 16384, 128
 /// heads, 8 key/value heads, SwiGLU 53248, vocab 128256; t = 8, p = 16, s = 8192, 16M tokens
 /// (2048 sequences) per step on H100s. Micro-batch 1, interleaving v = 4 and ZeRO-1 are

@@ -560,6 +560,9 @@ QHash<QString, QString> PlanTab::timeExplanationValues() const
         {"precision",
          in.hardware.precision == core::ComputePrecision::Fp8 ? tr("FP8") : tr("BF16")},
         {"efficiency", formatNumber(100 * t.gemmEfficiency) + '%'},
+        {"gemm_size",
+         formatWhole(
+             std::llround(core::gemmSize(in.model.hidden, in.model.ffnHidden, in.tensorParallel)))},
         {"forward_time", sec(t.forward)},
         {"backward_time", sec(t.backward)},
         {"recompute_time", sec(t.recompute)},

@@ -32,13 +32,21 @@ double peakFlops(const HardwareInputs& hw);
 void validate(const HardwareInputs& hw);
 
 /// The two global constants of the GEMM efficiency curve, calibrated once (docs/STEPTIME.md).
-inline constexpr double kGemmEfficiencyMax = 0.78; ///< the plateau for very wide slices
-inline constexpr double kGemmHalfWidth = 610.0; ///< the slice width at half the plateau
+inline constexpr double kGemmEfficiencyMax = 0.76; ///< the plateau for very large GEMMs
+inline constexpr double kGemmHalfSize = 1270.0; ///< the GEMM size at half the plateau
 
-/// Achievable fraction of peak for the layer's matrix multiplies when each GPU holds a slice
-/// of width x = hidden / tensor_parallel: e(x) = kGemmEfficiencyMax x / (x + kGemmHalfWidth).
-/// It rises with the slice and saturates, as a GEMM's throughput does with its size.
-double gemmEfficiency(double sliceWidth);
+/// The size of the matrix multiplies one GPU runs, by which their efficiency is read: the
+/// arithmetic intensity of the MLP's first GEMM on the GPU's slice, x = h n / (h + n) with
+/// n = ffn_hidden / tensor_parallel. Per token it reads h numbers, writes n and does h n
+/// multiply-adds, so x is multiply-adds per number moved. It grows with both widths and is
+/// set by the smaller: splitting over more GPUs shrinks n, and with it x, less than in
+/// proportion (t = 8 on a 4h MLP gives x = h/3, t = 1 gives 4h/5).
+double gemmSize(std::int64_t hidden, std::int64_t ffnHidden, std::int64_t tensorParallel);
+
+/// Achievable fraction of peak for the layers' matrix multiplies at GEMM size x (gemmSize):
+/// e(x) = kGemmEfficiencyMax x / (x + kGemmHalfSize). It rises with the size and saturates,
+/// as a GEMM's throughput does with its arithmetic intensity.
+double gemmEfficiency(double size);
 
 /// Forward FLOPs of the whole model for one token of a sequence of `sequence` tokens, by part
 /// (2 FLOPs per multiply-add). Backward is twice the forward.
@@ -88,7 +96,7 @@ struct StepTime {
     double hfu = 0; ///< hardwareFlops / (total x gpus x peak)
     double tflopsPerGpu = 0; ///< modelFlops / (total x gpus) / 10^12
     double trainingDays = 0; ///< plan.train_tokens / tokensPerSecond / 86400
-    double gemmEfficiency = 0; ///< e(hidden / t) used for the compute terms
+    double gemmEfficiency = 0; ///< e(gemmSize) used for the compute terms
     double peakFlops = 0; ///< per GPU, in the plan's precision
 };
 
