@@ -621,9 +621,12 @@ private slots:
             break;
         }
         case FigureQuantity::StepTime:
-        case FigureQuantity::Mfu: {
+        case FigureQuantity::Mfu:
+        case FigureQuantity::Hfu: {
             const core::StepTime st = core::computeStepTime(f.plan);
-            ours = f.quantity == FigureQuantity::StepTime ? st.total : 100 * st.mfu;
+            ours = f.quantity == FigureQuantity::StepTime ? st.total
+                : f.quantity == FigureQuantity::Mfu       ? 100 * st.mfu
+                                                          : 100 * st.hfu;
             // The bar for a two-constant model against measured runs.
             tolerance = 15;
             break;
@@ -637,6 +640,43 @@ private slots:
               f.published, off);
         QCOMPARE(*f.tolerancePercent, tolerance);
         QVERIFY2(off <= *f.tolerancePercent, qPrintable(QString::number(off)));
+    }
+
+    void hfuRowsAreNarayanansRuns_data()
+    {
+        // tests/core/tst_steptime.cpp's Narayanan et al. runs: each row of the file loads the
+        // plan that test times, and shows its share of peak.
+        QTest::addColumn<core::PlanInputs>("run");
+        QTest::addColumn<double>("share"); // the paper's, in percent
+        using scalelab::test::narayanan;
+        QTest::newRow("1.7B") << narayanan(24, 2304, 24, 1, 1, 32, 512) << 44.0;
+        QTest::newRow("3.6B") << narayanan(30, 3072, 32, 2, 1, 64, 512) << 44.0;
+        QTest::newRow("7.5B") << narayanan(36, 4096, 32, 4, 1, 128, 512) << 46.0;
+        QTest::newRow("18.4B") << narayanan(40, 6144, 48, 8, 1, 256, 1024) << 43.0;
+        QTest::newRow("39.1B") << narayanan(48, 8192, 64, 8, 2, 512, 1536) << 44.0;
+        QTest::newRow("76.1B") << narayanan(60, 10240, 80, 8, 4, 1024, 1792) << 45.0;
+        QTest::newRow("145.6B") << narayanan(80, 12288, 96, 8, 8, 1536, 2304) << 47.0;
+        QTest::newRow("310.1B") << narayanan(96, 16384, 128, 8, 16, 1920, 2160) << 50.0;
+        QTest::newRow("529.6B") << narayanan(105, 20480, 128, 8, 35, 2520, 2520) << 52.0;
+        QTest::newRow("1T") << narayanan(128, 25600, 160, 8, 64, 3072, 3072) << 52.0;
+    }
+
+    void hfuRowsAreNarayanansRuns()
+    {
+        QFETCH(core::PlanInputs, run);
+        QFETCH(double, share);
+        int found = 0;
+        for (const PublishedFigure& f : publishedFigures()) {
+            if (f.quantity != FigureQuantity::Hfu || !(f.plan == run))
+                continue;
+            ++found;
+            QCOMPARE_EQ(f.scalelab, 100 * core::computeStepTime(run).hfu);
+            QCOMPARE(f.published, share);
+            QCOMPARE(f.unit, QString("%"));
+            QCOMPARE(f.tolerancePercent.value_or(0), 15.0);
+            QVERIFY2(f.why.size() > 80, qPrintable(f.what));
+        }
+        QCOMPARE(found, 1);
     }
 
     void stepTimeRowsAreTheCalibrationRuns_data()
@@ -773,7 +813,7 @@ private slots:
         QCOMPARE(figures.size(), rows);
         QVERIFY(rows >= 4 + 10 + 5);
 
-        int zeroRows = 0, activationRows = 0, stepRows = 0;
+        int zeroRows = 0, activationRows = 0, stepRows = 0, hfuRows = 0;
         for (int i = 0; i < figures.size(); ++i) {
             const PublishedFigure& f = figures[i];
             const int row = panel->rowOf(i);
@@ -822,11 +862,16 @@ private slots:
                          f.quantity == FigureQuantity::StepTime ? st.total : 100 * st.mfu);
                 // "1.19 s", "38.49%": the unit is printed with the value.
                 QVERIFY(panel->scalelabText(i).endsWith(f.unit));
+            } else if (f.quantity == FigureQuantity::Hfu) {
+                ++hfuRows;
+                QCOMPARE(f.scalelab, 100 * core::computeStepTime(f.plan).hfu);
+                QVERIFY(panel->scalelabText(i).endsWith(f.unit));
             }
         }
         QCOMPARE(zeroRows, 4);
         QCOMPARE(activationRows, 10);
         QCOMPARE(stepRows, 4 + 4 + 2); // Korthikanti's time and MFU, Llama 3's MFU
+        QCOMPARE(hfuRows, 10); // Narayanan et al.'s Table 1
 
         // The ZeRO paper's Figure 1: 120, 31.4, 16.6 and 1.9 GB against the exact figures.
         QList<double> zeroPublished, zeroOurs;

@@ -140,6 +140,8 @@ double computeFigure(const PublishedFigure& f)
         return core::computeStepTime(f.plan).total;
     case FigureQuantity::Mfu:
         return 100.0 * core::computeStepTime(f.plan).mfu;
+    case FigureQuantity::Hfu:
+        return 100.0 * core::computeStepTime(f.plan).hfu;
     }
     return 0;
 }
@@ -161,6 +163,7 @@ const QList<QuantityKind>& quantityKinds()
         {"activation_saving", FigureQuantity::ActivationSaving, {"%"}},
         {"step_time", FigureQuantity::StepTime, {"s"}},
         {"mfu", FigureQuantity::Mfu, {"%"}},
+        {"hfu", FigureQuantity::Hfu, {"%"}},
     };
     return kinds;
 }
@@ -250,7 +253,8 @@ PublishedFigure readFigure(const QJsonObject& row, const QString& path, const QS
                              + kind->units.join(" or ").toStdString());
     if (f.quantity == FigureQuantity::StepTime && !(f.published > 0))
         throw InputError(fieldOf(path, "published"), "a time > 0 (seconds per step)");
-    if (f.quantity == FigureQuantity::Mfu && !(f.published > 0 && f.published <= 100))
+    if ((f.quantity == FigureQuantity::Mfu || f.quantity == FigureQuantity::Hfu)
+        && !(f.published > 0 && f.published <= 100))
         throw InputError(fieldOf(path, "published"), "a percentage in (0, 100]");
     f.comparison = readComparison(row, k, path);
     if (row.contains("tolerance_percent")) {

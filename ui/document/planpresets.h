@@ -47,6 +47,7 @@ enum class FigureQuantity {
     ActivationSaving, ///< 100 minus ActivationPercent
     StepTime, ///< seconds per optimizer step (core::computeStepTime's total)
     Mfu, ///< model FLOPs utilization in percent (core::computeStepTime's mfu x 100)
+    Hfu, ///< hardware FLOPs utilization in percent, recomputation counted (hfu x 100)
 };
 
 /// How a published value is stated.
