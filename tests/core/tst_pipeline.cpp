@@ -21,6 +21,17 @@ using namespace scalelab::core;
 
 namespace {
 
+/// The columns of a bubble formula's rows: p, m, v and the expected fraction as a numerator and
+/// a denominator reduced by hand (so the expected value is not the implementation's expression).
+void addBubbleColumns()
+{
+    QTest::addColumn<qint64>("p");
+    QTest::addColumn<qint64>("m");
+    QTest::addColumn<qint64>("v");
+    QTest::addColumn<double>("numerator");
+    QTest::addColumn<double>("denominator");
+}
+
 // Sums of doubles: every end time is a chain of at most 2(m v + p) rounded additions of positive
 // durations (max() is exact), so its relative error is below that count times 2^-53. The rows
 // here stay under 2100 additions, about 2.4e-13, so 1e-12 relative cannot fail by rounding.
@@ -318,11 +329,7 @@ private slots:
 
     void bubbleClosedForm_data()
     {
-        QTest::addColumn<qint64>("p");
-        QTest::addColumn<qint64>("m");
-        QTest::addColumn<qint64>("v");
-        QTest::addColumn<double>("numerator");
-        QTest::addColumn<double>("denominator");
+        addBubbleColumns();
         // Reduced by hand, so the expected value is not the implementation's expression.
         QTest::newRow("one stage") << 1LL << 7LL << 1LL << 0.0 << 1.0;
         QTest::newRow("exercise") << 4LL << 12LL << 1LL << 1.0 << 5.0;
@@ -345,11 +352,7 @@ private slots:
 
     void bubbleOverIdeal_data()
     {
-        QTest::addColumn<qint64>("p");
-        QTest::addColumn<qint64>("m");
-        QTest::addColumn<qint64>("v");
-        QTest::addColumn<double>("numerator");
-        QTest::addColumn<double>("denominator");
+        addBubbleColumns();
         // Megatron-LM's (p-1)/(v m), reduced by hand.
         QTest::newRow("one stage") << 1LL << 7LL << 1LL << 0.0 << 1.0;
         QTest::newRow("exercise") << 4LL << 12LL << 1LL << 1.0 << 4.0;
@@ -376,11 +379,7 @@ private slots:
 
     void bubbleOverBusy_data()
     {
-        QTest::addColumn<qint64>("p");
-        QTest::addColumn<qint64>("m");
-        QTest::addColumn<qint64>("v");
-        QTest::addColumn<double>("numerator");
-        QTest::addColumn<double>("denominator");
+        addBubbleColumns();
         // m >= p: Megatron-LM's (p-1)/(v m). m < p: ((p-m) v + m - 1)/(v m), reduced by hand.
         QTest::newRow("m = p, v = 2") << 4LL << 4LL << 2LL << 3.0 << 8.0;
         QTest::newRow("p=32 m=256 v=4") << 32LL << 256LL << 4LL << 31.0 << 1024.0;
