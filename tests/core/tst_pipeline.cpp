@@ -32,6 +32,22 @@ void addBubbleColumns()
     QTest::addColumn<double>("denominator");
 }
 
+struct BubbleRow {
+    qint64 p, m, v;
+    double expected; ///< numerator / denominator: one correctly rounded division
+};
+
+/// The current row of a table made by addBubbleColumns.
+BubbleRow fetchBubbleRow()
+{
+    QFETCH(qint64, p);
+    QFETCH(qint64, m);
+    QFETCH(qint64, v);
+    QFETCH(double, numerator);
+    QFETCH(double, denominator);
+    return {p, m, v, numerator / denominator};
+}
+
 // Sums of doubles: every end time is a chain of at most 2(m v + p) rounded additions of positive
 // durations (max() is exact), so its relative error is below that count times 2^-53. The rows
 // here stay under 2100 additions, about 2.4e-13, so 1e-12 relative cannot fail by rounding.
@@ -341,13 +357,9 @@ private slots:
 
     void bubbleClosedForm()
     {
-        QFETCH(qint64, p);
-        QFETCH(qint64, m);
-        QFETCH(qint64, v);
-        QFETCH(double, numerator);
-        QFETCH(double, denominator);
+        const auto [p, m, v, expected] = fetchBubbleRow();
         // Both sides are one correctly rounded division of the same rational: equal bits.
-        QCOMPARE(pipelineBubbleFraction(p, m, v), numerator / denominator);
+        QCOMPARE(pipelineBubbleFraction(p, m, v), expected);
     }
 
     void bubbleOverIdeal_data()
@@ -363,12 +375,8 @@ private slots:
 
     void bubbleOverIdeal()
     {
-        QFETCH(qint64, p);
-        QFETCH(qint64, m);
-        QFETCH(qint64, v);
-        QFETCH(double, numerator);
-        QFETCH(double, denominator);
-        QCOMPARE(pipelineBubbleOverIdeal(p, m, v), numerator / denominator);
+        const auto [p, m, v, expected] = fetchBubbleRow();
+        QCOMPARE(pipelineBubbleOverIdeal(p, m, v), expected);
         // The two definitions describe one bubble: f / (1 - f) of the chapter's idle share f.
         const double f = pipelineBubbleFraction(p, m, v);
         QVERIFY(closeRelative(f / (1.0 - f), pipelineBubbleOverIdeal(p, m, v)));
@@ -391,12 +399,8 @@ private slots:
 
     void bubbleOverBusy()
     {
-        QFETCH(qint64, p);
-        QFETCH(qint64, m);
-        QFETCH(qint64, v);
-        QFETCH(double, numerator);
-        QFETCH(double, denominator);
-        QVERIFY(closeRelative(pipelineBubbleOverBusy(p, m, v), numerator / denominator));
+        const auto [p, m, v, expected] = fetchBubbleRow();
+        QVERIFY(closeRelative(pipelineBubbleOverBusy(p, m, v), expected));
         if (m >= p) {
             QCOMPARE(pipelineBubbleOverBusy(p, m, v), pipelineBubbleOverIdeal(p, m, v));
             return;
