@@ -1238,6 +1238,20 @@ private slots:
         v = tab.explanationValues();
         QCOMPARE(v.value("d"), QString("16"));
         QCOMPARE(v.value("m"), QString("32"));
+        QCOMPARE(v.value("bubble_formula"), QString("(p&minus;1)/(m+p&minus;1)"));
+        // 8 stages of 2 chunks and fewer microbatches than stages: the pipeline never fills,
+        // and the formula shown is the one the share comes from.
+        tab.control("plan.pipeline_parallel")->setValue(8);
+        tab.control("plan.virtual_stages")->setValue(2);
+        tab.control("plan.global_batch")->setValue(8);
+        settle(tab);
+        const core::PlanResult& r = tab.shownResult();
+        QVERIFY(r.microbatches < 8);
+        v = tab.explanationValues();
+        QVERIFY(v.value("bubble_formula").contains("fewer microbatches than stages"));
+        const double m = static_cast<double>(r.microbatches);
+        QVERIFY(qFuzzyCompare(r.bubbleFraction, ((8 - m) * 2 + m - 1) / (2 * 8 + m - 1)));
+        QCOMPARE(v.value("bubble"), formatNumber(100.0 * r.bubbleFraction) + '%');
     }
 
     void exportsFillTheCanvas_data()

@@ -102,6 +102,18 @@ QString variantLabel(ActivationVariant v)
     return QObject::tr("Full recompute");
 }
 
+/// The formula of the plan's bubble share. With fewer microbatches than stages the pipeline
+/// never fills: (p-m) v + m - 1 idle chunk slots where a full pipeline has p - 1
+/// (core::pipelineBubbleOverBusy).
+QString bubbleFormula(const core::PlanInputs& in, std::int64_t microbatches)
+{
+    if (in.virtualStages > 1 && microbatches < in.pipelineParallel)
+        return PlanTab::tr("((p&minus;m)&middot;v+m&minus;1)/(v&middot;p+m&minus;1) (fewer "
+                           "microbatches than stages)");
+    return in.virtualStages > 1 ? PlanTab::tr("(p&minus;1)/(v&middot;m+p&minus;1)")
+                                : PlanTab::tr("(p&minus;1)/(m+p&minus;1)");
+}
+
 QString zeroName(std::int64_t stage)
 {
     return stage == 0 ? QObject::tr("plain data parallelism") : QObject::tr("ZeRO-%1").arg(stage);
@@ -737,13 +749,7 @@ void PlanTab::updateFigures()
     const core::PlanInputs& in = m_shown;
     const core::PlanResult& r = m_result;
     const core::PlanStage& busiest = r.stages[static_cast<std::size_t>(r.peakStage)];
-    // With fewer microbatches than stages the pipeline never fills: (p-m) v + m - 1 idle chunk
-    // slots where a full pipeline has p - 1 (core::pipelineBubbleOverBusy).
-    const QString bubble = in.virtualStages > 1 && r.microbatches < in.pipelineParallel
-        ? tr("((p&minus;m)&middot;v+m&minus;1)/(v&middot;p+m&minus;1) (fewer microbatches than "
-             "stages)")
-        : in.virtualStages > 1 ? tr("(p&minus;1)/(v&middot;m+p&minus;1)")
-                               : tr("(p&minus;1)/(m+p&minus;1)");
+    const QString bubble = bubbleFormula(in, r.microbatches);
     m_figuresText =
         tr("<b>P</b> = %1 parameters (%2 used per token) &middot; <b>d</b> = GPUs / (t&middot;p) "
            "= %3 / (%4&middot;%5) = <b>%6</b> &middot; <b>m</b> = B / (b&middot;d) = %7 / "
@@ -798,6 +804,7 @@ QHash<QString, QString> PlanTab::explanationValues() const
         {"layer_activations", gib(r.denseLayerActivationBytes)},
         {"gpu_memory", gib(gpuMemoryBytes())},
         {"fits", r.fits ? tr("yes") : tr("no")},
+        {"bubble_formula", bubbleFormula(in, r.microbatches)},
         {"verdict", r.fits ? tr("it fits") : tr("it does not fit")},
         {"bubble", formatNumber(100.0 * r.bubbleFraction) + '%'},
         {"tp_bytes", gib(c.tensorParallel)},
