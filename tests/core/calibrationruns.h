@@ -11,6 +11,22 @@
 
 namespace scalelab::test {
 
+/// A Table 3 model on `gpus` DGX A100 GPUs, as Korthikanti et al. and Narayanan et al. ran:
+/// A100 80GB with NVLink 3 (300 GB/s per direction) and 200 Gb/s HDR InfiniBand per GPU
+/// (25 GB/s), with the given recipe and no ZeRO.
+inline core::PlanInputs onDgxA100(core::PlanInputs in, std::int64_t gpus, bool sequenceParallel,
+                                  core::Recompute recompute)
+{
+    in.gpus = gpus;
+    in.sequenceParallel = sequenceParallel;
+    in.recompute = recompute;
+    in.zeroStage = 0;
+    in.hardware.gpu = core::GpuType::A100_80GB;
+    in.hardware.nvlinkBandwidthGBs = 300;
+    in.hardware.ibBandwidthGBs = 25;
+    return in;
+}
+
 /// Korthikanti et al. 2022, Table 3 shapes: 4h MLP, vocab 51200, s = 2048, t = 8, tied
 /// embeddings; sequence parallelism with selective recomputation ("present work"); A100 80GB
 /// with NVLink 3 (300 GB/s per direction) and 200 Gb/s HDR InfiniBand per GPU (25 GB/s). The
@@ -19,15 +35,8 @@ inline core::PlanInputs korthikanti(std::int64_t layers, std::int64_t hidden, st
                                     std::int64_t gpus, std::int64_t p, std::int64_t v,
                                     std::int64_t batch, std::int64_t microBatch)
 {
-    core::PlanInputs in = korthikantiShape(layers, hidden, heads, 8, p, v, batch, microBatch);
-    in.gpus = gpus;
-    in.sequenceParallel = true;
-    in.recompute = core::Recompute::Selective;
-    in.zeroStage = 0;
-    in.hardware.gpu = core::GpuType::A100_80GB;
-    in.hardware.nvlinkBandwidthGBs = 300;
-    in.hardware.ibBandwidthGBs = 25;
-    return in;
+    return onDgxA100(korthikantiShape(layers, hidden, heads, 8, p, v, batch, microBatch), gpus,
+                     true, core::Recompute::Selective);
 }
 
 /// Narayanan et al. 2021 ("Efficient Large-Scale Language Model Training on GPU Clusters
@@ -40,15 +49,8 @@ inline core::PlanInputs narayanan(std::int64_t layers, std::int64_t hidden, std:
                                   std::int64_t t, std::int64_t p, std::int64_t gpus,
                                   std::int64_t batch)
 {
-    core::PlanInputs in = korthikantiShape(layers, hidden, heads, t, p, 1, batch, 1);
-    in.gpus = gpus;
-    in.sequenceParallel = false;
-    in.recompute = core::Recompute::Full;
-    in.zeroStage = 0;
-    in.hardware.gpu = core::GpuType::A100_80GB;
-    in.hardware.nvlinkBandwidthGBs = 300;
-    in.hardware.ibBandwidthGBs = 25;
-    return in;
+    return onDgxA100(korthikantiShape(layers, hidden, heads, t, p, 1, batch, 1), gpus, false,
+                     core::Recompute::Full);
 }
 
 /// Llama 3 405B (Llama 3 paper, Table 3 shape; Table 4 layout): 126 layers, h 16384, 128

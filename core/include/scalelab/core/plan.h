@@ -200,8 +200,9 @@ struct PlanResult {
     std::int64_t peakStage = 0; ///< the first stage with the largest totalBytes
     Ratio peakBytesPerGpu; ///< its totalBytes
     bool fits = false; ///< peakBytesPerGpu <= gpu_memory_gib x 2^30
-    double bubbleFraction =
-        0.0; ///< (p-1)/(v m+p-1) (v = 1 without interleaving); m < p: see pipelineBubbleOverBusy
+    /// The idle share of the step: (p-1)/(v m+p-1), v = 1 without interleaving; with fewer
+    /// microbatches than stages, from pipelineBubbleOverBusy.
+    double bubbleFraction = 0.0;
     /// Per axis, the most any GPU sends per step (each axis has its own links, so each is the
     /// busiest GPU on that axis; they may be different stages).
     CommunicationBytes communication;
