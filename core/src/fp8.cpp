@@ -1307,6 +1307,22 @@ Fp8Generated fp8ApplyOutliers(const MatrixF& normals, const Fp8Inputs& in)
     return out;
 }
 
+std::vector<float> fp8GeneratedBlock(const MatrixF& normals, const Fp8Inputs& in,
+                                     std::int64_t block, bool outlier)
+{
+    validateGeneratorKeys(in, true);
+    requireNormalShape(normals, in);
+    require(block >= 0 && block < normals.size() / in.blockSize, "fp8.shown_block",
+            "a block of the matrix (0 to " + std::to_string(normals.size() / in.blockSize - 1)
+                + ")");
+    const float* first = normals.data() + block * in.blockSize;
+    std::vector<float> out(first, first + in.blockSize);
+    if (outlier)
+        for (float& x : out)
+            x = toFloatClamped(static_cast<double>(x) * in.outlierScale); // as scaleOutliers
+    return out;
+}
+
 Fp8Generated fp8Generate(const Fp8Inputs& in)
 {
     validateGeneratorKeys(in, true);

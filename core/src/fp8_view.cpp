@@ -1,7 +1,10 @@
 #include "scalelab/core/fp8_view.h"
 
+#include "scalelab/core/error.h"
+
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <utility>
 
 namespace scalelab::core {
@@ -187,8 +190,8 @@ void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const M
         Fp8ErrorPicture& block = options.workspace->picture(1);
         e.tensor = &tensor.blocks;
         e.block = &block.blocks;
-        v.tensorMap = std::move(tensor.map);
-        v.blockMap = std::move(block.map);
+        v.tensorMap = std::make_shared<const Eigen::MatrixXd>(std::move(tensor.map));
+        v.blockMap = std::make_shared<const Eigen::MatrixXd>(std::move(block.map));
     } else {
         Fp8ErrorPicture tensor = fp8ErrorPicture(values, tensorDeq, b, side, side);
         Fp8ErrorPicture block = fp8ErrorPicture(values, blockDeq, b, side, side);
@@ -196,8 +199,8 @@ void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const M
         e.ownBlock = std::move(block.blocks);
         e.tensor = &e.ownTensor;
         e.block = &e.ownBlock;
-        v.tensorMap = std::move(tensor.map);
-        v.blockMap = std::move(block.map);
+        v.tensorMap = std::make_shared<const Eigen::MatrixXd>(std::move(tensor.map));
+        v.blockMap = std::make_shared<const Eigen::MatrixXd>(std::move(block.map));
     }
     // The order depends on the values alone: the same generated matrix has the same one.
     const std::shared_ptr<const Fp8View>& previous = options.previous;
@@ -229,28 +232,53 @@ bool excludedOnTop(const Fp8View& v, const std::vector<std::int64_t>& order)
     return onTop;
 }
 
-/// Step 5: the block of the grid chart, its values on both grids and the grids near it.
-void showBlock(const MatrixF& values, const MatrixF& tensorDeq, const MatrixF& blockDeq,
-               const BlockErrors& e, double percentile, Fp8View& v)
+/// One block's round trip with `scale`, value by value as the kernels do it (bit for bit
+/// fp8Quantize(x / scale) * scale, see fp8BlockQuantize).
+std::vector<float> roundTrip(const std::vector<float>& values, float scale, Fp8Format format,
+                             Fp8Overflow overflow)
 {
-    const std::int64_t b = v.inputs.blockSize;
-    const std::int64_t perRow = values.cols() / b;
+    std::vector<float> out(values.size());
+    for (std::size_t i = 0; i < values.size(); ++i)
+        out[i] = fp8Quantize(values[i] / scale, format, overflow) * scale;
+    return out;
+}
+
+/// The relative error of one block's round trip: fp8BlockErrors of the block alone, whose sums
+/// run in index order within a block wherever it lies, so it equals the whole matrix's entry.
+double blockError(const std::vector<float>& values, const std::vector<float>& dequantized)
+{
+    const auto n = static_cast<Eigen::Index>(values.size());
+    const MatrixF x = Eigen::Map<const MatrixF>(values.data(), 1, n);
+    const MatrixF d = Eigen::Map<const MatrixF>(dequantized.data(), 1, n);
+    return fp8BlockErrors(x, d, n).front().relativeError;
+}
+
+/// Step 5: the block of the grid chart at `percentile` of v's order (v.order, v.tensorScale and
+/// v.blockScales are set), given its values: both round trips of them, their errors and the
+/// grids near it. The same work whether the whole view was just computed or only the shown
+/// block changes (fp8ViewShowingBlock).
+void showBlock(double percentile, const std::function<std::vector<float>(std::int64_t)>& valuesOf,
+               Fp8View& v)
+{
+    const Fp8Inputs& in = v.inputs;
     v.shownRank = fp8RankAtPercentile(v.blockCount, percentile);
-    v.shownBlock = (*e.order)[static_cast<std::size_t>(v.shownRank)];
-    const std::int64_t first = v.shownBlock * b; // row-major offset of the block's first value
-    const auto blockValues = [first, b](const MatrixF& m) {
-        return std::vector<float>(m.data() + first, m.data() + first + b);
-    };
-    const auto shown = static_cast<std::size_t>(v.shownBlock);
-    v.shownValues = blockValues(values);
-    v.shownTensorDeq = blockValues(tensorDeq);
-    v.shownTensorError = (*e.tensor)[shown].relativeError;
-    v.shownBlockDeq = blockValues(blockDeq);
-    v.shownBlockError = (*e.block)[shown].relativeError;
+    v.shownBlock = (*v.order)[static_cast<std::size_t>(v.shownRank)];
+    v.shownValues = valuesOf(v.shownBlock);
+    const Eigen::Index perRow = v.blockScales.cols();
     v.shownScale = v.blockScales(v.shownBlock / perRow, v.shownBlock % perRow);
+    v.shownTensorDeq = roundTrip(v.shownValues, v.tensorScale, in.format, in.overflow);
+    v.shownBlockDeq = roundTrip(v.shownValues, v.shownScale, in.format, in.overflow);
+    v.shownTensorError = blockError(v.shownValues, v.shownTensorDeq);
+    v.shownBlockError = blockError(v.shownValues, v.shownBlockDeq);
     const auto [lo, hi] = std::minmax_element(v.shownValues.begin(), v.shownValues.end());
-    v.tensorGrid = fp8ScaledGrid(v.inputs.format, v.tensorScale, *lo, *hi);
-    v.blockGrid = fp8ScaledGrid(v.inputs.format, v.shownScale, *lo, *hi);
+    v.tensorGrid = fp8ScaledGrid(in.format, v.tensorScale, *lo, *hi);
+    v.blockGrid = fp8ScaledGrid(in.format, v.shownScale, *lo, *hi);
+}
+
+/// The values of block `block` of the matrix `values` (row-major 1 x b blocks are contiguous).
+std::vector<float> sliceBlock(const MatrixF& values, std::int64_t b, std::int64_t block)
+{
+    return {values.data() + block * b, values.data() + (block + 1) * b};
 }
 
 /// Step 6: both error series, smallest block first.
@@ -289,9 +317,32 @@ Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
     BlockErrors e; // points into itself or the workspace: filled in place, never copied
     blockErrorsAndMaps(values, tensorDeq, blockDeq, options, v, e);
     v.outliersOnTop = excludedOnTop(v, *e.order);
-    showBlock(values, tensorDeq, blockDeq, e, options.shownPercentile, v);
+    showBlock(
+        options.shownPercentile,
+        [&values, b = in.blockSize](std::int64_t block) { return sliceBlock(values, b, block); },
+        v);
     errorPoints(e, options.maxPlotPoints, v);
     return v;
+}
+
+Fp8View fp8ViewShowingBlock(const Fp8View& v, double percentile)
+{
+    require(v.order != nullptr, "fp8.shown_block", "a view with its charts");
+    Fp8View out = v;
+    const std::int64_t b = v.inputs.blockSize;
+    showBlock(
+        percentile,
+        [&v, b](std::int64_t block) {
+            if (v.inputs.values)
+                return sliceBlock(*v.inputs.values, b, block);
+            if (v.generated)
+                return sliceBlock(*v.generated, b, block);
+            // With a workspace the view keeps the normals and the outlier list, not the matrix.
+            const bool outlier = std::binary_search(v.excluded.begin(), v.excluded.end(), block);
+            return fp8GeneratedBlock(*v.normals, v.inputs, block, outlier);
+        },
+        out);
+    return out;
 }
 
 std::vector<std::int64_t> fp8BlockSizeChoices(std::int64_t cols)
@@ -326,7 +377,10 @@ std::size_t fp8ViewHeapBytes(const Fp8View& v)
     std::size_t total = bytes(v.excluded) + bytes(v.table) + bytes(v.blockScales)
         + bytes(v.blockDequantized) + bytes(v.tensorPoints) + bytes(v.blockPoints)
         + bytes(v.shownValues) + bytes(v.shownTensorDeq) + bytes(v.shownBlockDeq)
-        + bytes(v.tensorGrid) + bytes(v.blockGrid) + bytes(v.tensorMap) + bytes(v.blockMap);
+        + bytes(v.tensorGrid) + bytes(v.blockGrid);
+    for (const auto& map : {v.tensorMap, v.blockMap})
+        if (map)
+            total += bytes(*map);
     if (v.order)
         total += bytes(*v.order);
     return total;

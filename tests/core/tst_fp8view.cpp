@@ -31,6 +31,12 @@ bool sameStats(const Fp8Stats& a, const Fp8Stats& b)
         && a.underflowCount == b.underflowCount && same(a.relativeError, b.relativeError);
 }
 
+bool sameMap(const std::shared_ptr<const Eigen::MatrixXd>& a,
+             const std::shared_ptr<const Eigen::MatrixXd>& b)
+{
+    return a && b ? *a == *b : a == b;
+}
+
 /// Every figure of two views is the same, bit for bit.
 bool sameView(const Fp8View& a, const Fp8View& b)
 {
@@ -43,7 +49,8 @@ bool sameView(const Fp8View& a, const Fp8View& b)
         && a.shownBlockError == b.shownBlockError && a.shownScale == b.shownScale
         && a.shownValues == b.shownValues && a.shownTensorDeq == b.shownTensorDeq
         && a.shownBlockDeq == b.shownBlockDeq && a.tensorGrid == b.tensorGrid
-        && a.blockGrid == b.blockGrid && a.tensorMap == b.tensorMap && a.blockMap == b.blockMap;
+        && a.blockGrid == b.blockGrid && sameMap(a.tensorMap, b.tensorMap)
+        && sameMap(a.blockMap, b.blockMap);
     for (std::size_t i = 0; same && i < a.table.size(); ++i)
         same = sameStats(a.table[i].all, b.table[i].all)
             && sameStats(a.table[i].small, b.table[i].small)
@@ -166,8 +173,8 @@ private slots:
         QCOMPARE(v.blockGrid, fp8ScaledGrid(in.format, v.shownScale, *lo, *hi));
 
         // The maps.
-        QVERIFY(v.tensorMap == fp8AbsErrorMap(x, tensor.dequantized, kFp8MapSide, kFp8MapSide));
-        QVERIFY(v.blockMap == fp8AbsErrorMap(x, block.dequantized, kFp8MapSide, kFp8MapSide));
+        QVERIFY(*v.tensorMap == fp8AbsErrorMap(x, tensor.dequantized, kFp8MapSide, kFp8MapSide));
+        QVERIFY(*v.blockMap == fp8AbsErrorMap(x, block.dequantized, kFp8MapSide, kFp8MapSide));
     }
 
     void withoutChartsTheTableIsTheSame()
@@ -187,7 +194,7 @@ private slots:
                     sameStats(table.table[std::size_t(r)].small, full.table[std::size_t(r)].small));
             }
             QVERIFY(table.tensorPoints.empty());
-            QCOMPARE(table.tensorMap.size(), Eigen::Index(0));
+            QVERIFY(!table.tensorMap && !table.blockMap);
             QVERIFY(!table.normals && !table.generated);
         }
     }
@@ -203,7 +210,7 @@ private slots:
         const Fp8View full = computeFp8View(in);
         const std::size_t scales = 4096 * sizeof(float);
         const std::size_t order = 4096 * sizeof(std::int64_t);
-        const std::size_t maps = std::size_t(full.tensorMap.size() + full.blockMap.size()) * 8;
+        const std::size_t maps = std::size_t(full.tensorMap->size() + full.blockMap->size()) * 8;
         QVERIFY(maps > 0);
         const std::size_t counted = fp8ViewHeapBytes(full);
         QVERIFY(counted >= scales + order + maps);
@@ -314,6 +321,98 @@ private slots:
             QFAIL("no InputError");
         } catch (const InputError& e) {
             QVERIFY(QString(e.what()).contains("fp8.block_size"));
+        }
+    }
+
+    void anotherShownBlockIsTheWholeComputation_data()
+    {
+        QTest::addColumn<Fp8Inputs>("in");
+        QTest::addColumn<bool>("workspace");
+        QTest::newRow("defaults") << Fp8Inputs{} << false;
+        QTest::newRow("defaults, workspace") << Fp8Inputs{} << true;
+        Fp8Inputs e5m2;
+        e5m2.format = Fp8Format::E5M2;
+        e5m2.outlierScale = 1e9;
+        e5m2.rows = 100;
+        e5m2.cols = 96;
+        e5m2.blockSize = 12; // blocks not a multiple of eight values
+        QTest::newRow("e5m2, blocks of 12, workspace") << e5m2 << true;
+        Fp8Inputs nan; // outlier blocks whose per-tensor errors are not finite
+        nan.overflow = Fp8Overflow::NaN;
+        nan.outlierScale = 3e37;
+        QTest::newRow("nan overflow, clamped outliers, workspace") << nan << true;
+        QTest::newRow("chapter") << chapterInputs() << true;
+        Fp8Inputs zeros = chapterInputs();
+        zeros.values->leftCols(4).setZero();
+        QTest::newRow("an all-zero block") << zeros << false;
+    }
+
+    void anotherShownBlockIsTheWholeComputation()
+    {
+        // Moving the shown block keeps the view but for that block: each step's view must be the
+        // one a whole computation gives, whether it came from a workspace (the view then keeps
+        // the normals, not the matrix) or holds its matrix.
+        QFETCH(Fp8Inputs, in);
+        QFETCH(bool, workspace);
+        Fp8ViewOptions options;
+        if (workspace)
+            options.workspace = std::make_shared<Fp8Workspace>();
+        const Fp8View first = computeFp8View(in, options);
+        QCOMPARE(first.generated == nullptr, workspace || in.values.has_value());
+        const Fp8View* from = &first;
+        Fp8View step;
+        for (double percentile : {0.0, 12.5, 50.0, 93.75, 99.9, 100.0, 50.0}) {
+            step = fp8ViewShowingBlock(*from, percentile);
+            Fp8ViewOptions whole;
+            whole.shownPercentile = percentile;
+            const Fp8View expected = computeFp8View(in, whole);
+            QVERIFY2(sameView(step, expected), qPrintable(QString::number(percentile)));
+            QCOMPARE(step.shownRank, fp8RankAtPercentile(expected.blockCount, percentile));
+            // Nothing large is copied: the maps and the order are the first view's.
+            QCOMPARE(step.tensorMap, first.tensorMap);
+            QCOMPARE(step.order, first.order);
+            from = &step;
+        }
+        // The largest block is an outlier of a generated matrix, and the last ones must be shown
+        // from the outlier list (a non-outlier there would come back unscaled).
+        if (!in.values) {
+            const Fp8View top = fp8ViewShowingBlock(first, 100);
+            QVERIFY(
+                std::binary_search(first.excluded.begin(), first.excluded.end(), top.shownBlock));
+        }
+    }
+
+    void aGeneratedBlockIsTheMatrixs()
+    {
+        Fp8Inputs in;
+        in.rows = 64;
+        in.cols = 96;
+        in.blockSize = 32;
+        in.outlierScale = 5e37; // clamped to FLT_MAX where |normal| > 6.8
+        const MatrixF normals = fp8NormalMatrix(in);
+        const Fp8Generated g = fp8Generate(in);
+        const std::int64_t blocks = g.values.size() / in.blockSize;
+        for (std::int64_t b = 0; b < blocks; ++b) {
+            const bool outlier =
+                std::binary_search(g.outlierBlocks.begin(), g.outlierBlocks.end(), b);
+            QCOMPARE(fp8GeneratedBlock(normals, in, b, outlier), slice(g.values, b * 32, 32));
+        }
+        for (std::int64_t b : {std::int64_t(-1), blocks}) {
+            try {
+                fp8GeneratedBlock(normals, in, b, false);
+                QFAIL("no InputError");
+            } catch (const InputError& e) {
+                QVERIFY(QString(e.what()).contains("fp8.shown_block"));
+            }
+        }
+        // A view without its charts has no order to pick a block from.
+        Fp8ViewOptions table;
+        table.charts = false;
+        try {
+            fp8ViewShowingBlock(computeFp8View(in, table), 50);
+            QFAIL("no InputError");
+        } catch (const InputError& e) {
+            QVERIFY(QString(e.what()).contains("fp8.shown_block"));
         }
     }
 

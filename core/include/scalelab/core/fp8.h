@@ -228,6 +228,13 @@ std::vector<std::int64_t> fp8OutlierBlocks(const Fp8Inputs& in);
 Fp8Generated fp8ApplyOutliers(MatrixF&& normals, const Fp8Inputs& in);
 Fp8Generated fp8ApplyOutliers(const MatrixF& normals, const Fp8Inputs& in);
 
+/// Block `block` (1 x blockSize, row-major index as in Fp8Generated::outlierBlocks) of the
+/// matrix fp8ApplyOutliers makes from `normals` for `in`, without making the matrix: the
+/// normals' entries, each scaled as an outlier entry is when `outlier`. Throws InputError naming
+/// `fp8.shown_block` for a block outside the matrix, and as fp8ApplyOutliers for the shapes.
+std::vector<float> fp8GeneratedBlock(const MatrixF& normals, const Fp8Inputs& in,
+                                     std::int64_t block, bool outlier);
+
 /// fp8ApplyOutliers(fp8NormalMatrix(in), in): the generated matrix of the inputs (explicit values
 /// are ignored; block_size must divide cols).
 Fp8Generated fp8Generate(const Fp8Inputs& in);

@@ -86,8 +86,9 @@ struct Fp8View {
     std::vector<float> shownValues, shownTensorDeq, shownBlockDeq;
     /// fp8-grid: the representable values near the block, for each scale (fp8ScaledGrid).
     std::vector<float> tensorGrid, blockGrid;
-    /// fp8-heatmap: |error| max-pooled to at most mapSide cells a side, and the pool sizes.
-    Eigen::MatrixXd tensorMap, blockMap;
+    /// fp8-heatmap: |error| max-pooled to at most mapSide cells a side (null without the chart
+    /// parts), and the pool sizes. Shared, as they do not change with the shown block.
+    std::shared_ptr<const Eigen::MatrixXd> tensorMap, blockMap;
     std::int64_t poolRows = 1, poolCols = 1;
 
     /// The generator's normal matrix, kept so a change of block size or outlier scale does not
@@ -130,6 +131,13 @@ struct Fp8ViewOptions {
 /// The whole comparison for `in` (any thread): every granularity's round trip in one pass, and
 /// with options.charts what the tab draws. Throws InputError (validates first).
 Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options = {});
+
+/// `v` (a view with its chart parts) with the grid chart on the block at `percentile` instead:
+/// bit for bit what computeFp8View(v.inputs) gives with that shownPercentile, for the work of one
+/// block. Everything else is v's (copied; the maps, order and matrices shared), as no other
+/// figure depends on the shown block. Any thread; reads only what `v` holds, which no later
+/// computation changes. Throws InputError naming `fp8.shown_block` for a view without charts.
+Fp8View fp8ViewShowingBlock(const Fp8View& v, double percentile);
 
 /// The block sizes that divide `cols`, ascending (cols >= 1).
 std::vector<std::int64_t> fp8BlockSizeChoices(std::int64_t cols);
