@@ -528,58 +528,72 @@ std::int64_t expertCapacity(double capacityFactor, std::int64_t totalSlots, std:
         std::ceil(capacityFactor * static_cast<double>(totalSlots) / static_cast<double>(experts)));
 }
 
-ExpertsResult routeExperts(const ExpertsInputs& in)
+namespace {
+
+/// Draws (or counts) the slots of `in` source rank by source rank, in order, and calls
+/// visit(s, slots) with rank s's slots per expert id. Returns the router's probabilities
+/// (uniform for explicit assignments). `in` is validated.
+template <class Visit> std::vector<double> sourceRankSlots(const ExpertsInputs& in, Visit visit)
 {
-    ExpertsResult r;
-    r.expertToRank = expertOwners(in); // validates
     const auto ranks = static_cast<std::size_t>(in.ranks);
     const auto experts = static_cast<std::size_t>(in.experts);
-    r.counts.assign(ranks, std::vector<std::int64_t>(ranks, 0));
-    r.droppedCounts.assign(ranks, std::vector<std::int64_t>(ranks, 0));
-    r.expertLoad.assign(experts, 0);
-    r.droppedPerExpert.assign(experts, 0);
-    r.totalSlots = routedSlots(in);
-    r.capacity = expertCapacity(in.capacityFactor, r.totalSlots, in.experts);
-    const bool limited = in.capacityFactor > 0.0;
-
-    std::vector<std::int64_t> kept(experts, 0);
     std::vector<std::int64_t> slots(experts, 0);
     if (in.assignments) {
-        r.routerProbability.assign(experts, 1.0 / static_cast<double>(in.experts));
         // Within one source rank only the number of slots per expert matters: the drops of a
         // rank come after all earlier ranks' slots, whatever their order inside the rank.
         for (std::size_t s = 0; s < ranks; ++s) {
             std::fill(slots.begin(), slots.end(), 0);
             for (const std::int64_t e : (*in.assignments)[s])
                 ++slots[static_cast<std::size_t>(e)];
-            addSourceRank(r, s, slots, kept, limited);
+            visit(s, slots);
         }
-    } else {
-        Rng rng(static_cast<std::uint64_t>(in.seed));
-        Router router(in.experts, in.topK, in.skew, in.popularity, rng,
-                      detail::kRouterMaxRejections);
-        r.routerProbability = router.probabilities();
-        std::vector<std::int64_t> byPosition(experts, 0);
-        for (std::size_t s = 0; s < ranks; ++s) {
-            if (in.topK == in.experts) {
-                // Every token takes every expert: the counts need no draws.
-                std::fill(byPosition.begin(), byPosition.end(), in.tokensPerRank);
-            } else {
-                std::fill(byPosition.begin(), byPosition.end(), 0);
-                const auto k = static_cast<std::size_t>(in.topK);
-                std::int64_t* histogram = byPosition.data();
-                router.drawTokens(rng, in.tokensPerRank, [histogram, k](const std::int32_t* p) {
-                    for (std::size_t j = 0; j < k; ++j)
-                        ++histogram[p[j]];
-                });
-            }
-            for (std::size_t p = 0; p < experts; ++p)
-                slots[static_cast<std::size_t>(router.expertAt(static_cast<std::int32_t>(p)))] =
-                    byPosition[p];
-            addSourceRank(r, s, slots, kept, limited);
-        }
+        return std::vector<double>(experts, 1.0 / static_cast<double>(in.experts));
     }
+    Rng rng(static_cast<std::uint64_t>(in.seed));
+    Router router(in.experts, in.topK, in.skew, in.popularity, rng, detail::kRouterMaxRejections);
+    std::vector<std::int64_t> byPosition(experts, 0);
+    for (std::size_t s = 0; s < ranks; ++s) {
+        if (in.topK == in.experts) {
+            // Every token takes every expert: the counts need no draws.
+            std::fill(byPosition.begin(), byPosition.end(), in.tokensPerRank);
+        } else {
+            std::fill(byPosition.begin(), byPosition.end(), 0);
+            const auto k = static_cast<std::size_t>(in.topK);
+            std::int64_t* histogram = byPosition.data();
+            router.drawTokens(rng, in.tokensPerRank, [histogram, k](const std::int32_t* p) {
+                for (std::size_t j = 0; j < k; ++j)
+                    ++histogram[p[j]];
+            });
+        }
+        for (std::size_t p = 0; p < experts; ++p)
+            slots[static_cast<std::size_t>(router.expertAt(static_cast<std::int32_t>(p)))] =
+                byPosition[p];
+        visit(s, slots);
+    }
+    return router.probabilities();
+}
 
+/// A result for `in` with its owners, totals and capacity set and every count at zero.
+ExpertsResult emptyResult(const ExpertsInputs& in, std::vector<std::int64_t> owners,
+                          std::int64_t totalSlots)
+{
+    ExpertsResult r;
+    r.expertToRank = std::move(owners);
+    const auto ranks = static_cast<std::size_t>(in.ranks);
+    const auto experts = static_cast<std::size_t>(in.experts);
+    r.counts.assign(ranks, std::vector<std::int64_t>(ranks, 0));
+    r.droppedCounts.assign(ranks, std::vector<std::int64_t>(ranks, 0));
+    r.expertLoad.assign(experts, 0);
+    r.droppedPerExpert.assign(experts, 0);
+    r.totalSlots = totalSlots;
+    r.capacity = expertCapacity(in.capacityFactor, r.totalSlots, in.experts);
+    return r;
+}
+
+/// What each rank receives and the imbalance, once every source rank is added.
+void finishResult(const ExpertsInputs& in, ExpertsResult& r)
+{
+    const auto ranks = static_cast<std::size_t>(in.ranks);
     r.receivedPerRank.assign(ranks, 0);
     for (std::size_t s = 0; s < ranks; ++s)
         for (std::size_t d = 0; d < ranks; ++d)
@@ -591,6 +605,58 @@ ExpertsResult routeExperts(const ExpertsInputs& in)
         r.imbalance = static_cast<double>(busiest) * static_cast<double>(in.ranks)
             / static_cast<double>(r.totalSlots);
     }
+}
+
+} // namespace
+
+ExpertsResult routeExperts(const ExpertsInputs& in)
+{
+    std::vector<std::int64_t> owners = expertOwners(in); // validates, before routedSlots
+    ExpertsResult r = emptyResult(in, std::move(owners), routedSlots(in));
+    const bool limited = in.capacityFactor > 0.0;
+    std::vector<std::int64_t> kept(static_cast<std::size_t>(in.experts), 0);
+    r.routerProbability =
+        sourceRankSlots(in, [&](std::size_t s, const std::vector<std::int64_t>& slots) {
+            addSourceRank(r, s, slots, kept, limited);
+        });
+    finishResult(in, r);
+    return r;
+}
+
+ExpertsRouting drawExpertsRouting(const ExpertsInputs& in)
+{
+    ExpertsRouting routing;
+    routing.expertToRank = expertOwners(in); // validates
+    require(in.ranks * in.experts <= kMaxRoutingEntries, "experts.experts",
+            "at most " + number(kMaxRoutingEntries) + " ranks x experts for a kept routing");
+    routing.ranks = in.ranks;
+    routing.experts = in.experts;
+    routing.totalSlots = routedSlots(in);
+    routing.sent.resize(static_cast<std::size_t>(in.ranks * in.experts));
+    routing.routerProbability =
+        sourceRankSlots(in, [&](std::size_t s, const std::vector<std::int64_t>& slots) {
+            std::copy(slots.begin(), slots.end(), routing.sent.begin() + s * slots.size());
+        });
+    return routing;
+}
+
+ExpertsResult routeExperts(const ExpertsInputs& in, const ExpertsRouting& routing)
+{
+    validate(in);
+    require(routing.ranks == in.ranks && routing.experts == in.experts, "experts.experts",
+            "a routing drawn for these ranks and experts");
+    ExpertsResult r = emptyResult(in, routing.expertToRank, routing.totalSlots);
+    const bool limited = in.capacityFactor > 0.0;
+    const auto experts = static_cast<std::size_t>(in.experts);
+    std::vector<std::int64_t> kept(experts, 0);
+    std::vector<std::int64_t> slots(experts, 0);
+    for (std::size_t s = 0; s < static_cast<std::size_t>(in.ranks); ++s) {
+        const auto first = routing.sent.begin() + static_cast<std::ptrdiff_t>(s * experts);
+        std::copy(first, first + static_cast<std::ptrdiff_t>(experts), slots.begin());
+        addSourceRank(r, s, slots, kept, limited);
+    }
+    r.routerProbability = routing.routerProbability;
+    finishResult(in, r);
     return r;
 }
 

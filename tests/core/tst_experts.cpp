@@ -121,6 +121,9 @@ private slots:
     void capacityZeroDropsNothing();
     void capacityCeilInDouble();
     void routerIsDeterministic();
+    void aKeptRoutingGivesEveryCapacity_data();
+    void aKeptRoutingGivesEveryCapacity();
+    void aKeptRoutingHasALimit();
     void routerMatchesItsListing_data();
     void routerMatchesItsListing();
     void routerProbabilityIsZipf_data();
@@ -404,6 +407,69 @@ void TstExperts::routerIsDeterministic()
     QVERIFY(c.expertLoad != a.expertLoad);
     // A different seed also picks different hot experts (a different permutation).
     QVERIFY(c.routerProbability != a.routerProbability);
+}
+
+void TstExperts::aKeptRoutingGivesEveryCapacity_data()
+{
+    QTest::addColumn<ExpertsInputs>("in");
+    QTest::newRow("router, skew 1.2") << routerInputs(8, 32, 2, 1.2, 3000, 5);
+    ExpertsInputs hot = routerInputs(4, 16, 3, 2.0, 2000, 3);
+    hot.popularity = ExpertPopularity::ById;
+    hot.expertToRank = List{3, 3, 2, 2, 1, 1, 0, 0, 3, 2, 1, 0, 0, 1, 2, 3};
+    QTest::newRow("hottest by id, own owners") << hot;
+    QTest::newRow("every expert") << routerInputs(2, 4, 4, 1.0, 100);
+    QTest::newRow("explicit") << explicitInputs(2, 4, {{0, 0, 0, 1, 3}, {0, 2, 2, 2, 2, 1}});
+}
+
+void TstExperts::aKeptRoutingGivesEveryCapacity()
+{
+    // A capacity factor applied to a kept routing is the whole routing with that factor,
+    // whatever factor the routing was drawn under.
+    QFETCH(ExpertsInputs, in);
+    in.capacityFactor = 2.5;
+    const ExpertsRouting routing = drawExpertsRouting(in);
+    QCOMPARE(routing.sent.size(), std::size_t(in.ranks * in.experts));
+    bool dropsSeen = false;
+    for (double factor : {0.0, 0.25, 0.9, 1.0, 1.25, 2.0, 1e6}) {
+        ExpertsInputs at = in;
+        at.capacityFactor = factor;
+        const ExpertsResult whole = routeExperts(at);
+        const ExpertsResult kept = routeExperts(at, routing);
+        QCOMPARE(kept.counts, whole.counts);
+        QCOMPARE(kept.droppedCounts, whole.droppedCounts);
+        QCOMPARE(kept.droppedPerExpert, whole.droppedPerExpert);
+        QCOMPARE(kept.dropped, whole.dropped);
+        QCOMPARE(kept.capacity, whole.capacity);
+        QCOMPARE(kept.expertLoad, whole.expertLoad);
+        QCOMPARE(kept.receivedPerRank, whole.receivedPerRank);
+        QCOMPARE(kept.imbalance, whole.imbalance);
+        QCOMPARE(kept.totalSlots, whole.totalSlots);
+        QCOMPARE(kept.expertToRank, whole.expertToRank);
+        QCOMPARE(kept.routerProbability, whole.routerProbability);
+        dropsSeen = dropsSeen || whole.dropped > 0;
+    }
+    QVERIFY(dropsSeen); // the factors below 1 drop slots: the limit is exercised
+}
+
+void TstExperts::aKeptRoutingHasALimit()
+{
+    // 4096 ranks x 2048 experts: 8.4M entries, over the limit; the whole routing still runs.
+    ExpertsInputs in = routerInputs(4096, 2048, 1, 1.0, 1);
+    QVERIFY(in.ranks * in.experts > kMaxRoutingEntries);
+    try {
+        drawExpertsRouting(in);
+        QFAIL("no InputError");
+    } catch (const InputError& e) {
+        QVERIFY(QString(e.what()).contains("experts.experts"));
+    }
+    // A routing of other ranks or experts is refused rather than misread.
+    const ExpertsRouting small = drawExpertsRouting(routerInputs(2, 4, 1, 1.0, 10));
+    try {
+        routeExperts(routerInputs(4, 4, 1, 1.0, 10), small);
+        QFAIL("no InputError");
+    } catch (const InputError& e) {
+        QVERIFY(QString(e.what()).contains("experts.experts"));
+    }
 }
 
 void TstExperts::routerMatchesItsListing_data()

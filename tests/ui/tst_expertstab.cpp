@@ -388,10 +388,14 @@ private slots:
         auto* box = tab.findChild<QCheckBox*>("experts.capacity");
         QVERIFY(box);
         QVERIFY(!box->isChecked());
+        settle(tab, kWorkerTimeoutMs);
+        const auto draws = tab.routing();
+        QVERIFY(draws);
         box->setChecked(true);
         tab.control("experts.capacity_factor")->setValue(1.0);
         settle(tab, kWorkerTimeoutMs);
         QCOMPARE(tab.inputs().capacityFactor, 1.0);
+        QCOMPARE(tab.routing(), draws); // the limit applied to the same draws
         const auto r = core::routeExperts(tab.inputs());
         QVERIFY(r.dropped > 0); // skew 1 overflows the hot experts
         checkAgainstCore(tab);

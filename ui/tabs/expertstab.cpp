@@ -491,12 +491,23 @@ void ExpertsTab::recompute()
     if (m_inFlight && *m_inFlight == inputs)
         return;
     m_inFlight = inputs;
-    computeInBackground([this, in = inputs]() -> std::function<void()> {
-        auto result = std::make_shared<const core::ExpertsResult>(core::routeExperts(in));
-        return [this, in, result] {
+    // The draws do not depend on the capacity factor: a new factor reuses the last ones.
+    core::ExpertsInputs drawKey = inputs;
+    drawKey.capacityFactor = 0;
+    std::shared_ptr<const core::ExpertsRouting> routing =
+        m_routing && m_routingKey == drawKey ? m_routing : nullptr;
+    computeInBackground([this, in = inputs, routing, drawKey]() -> std::function<void()> {
+        std::shared_ptr<const core::ExpertsRouting> draws = routing;
+        if (!draws && in.ranks * in.experts <= core::kMaxRoutingEntries)
+            draws = std::make_shared<const core::ExpertsRouting>(core::drawExpertsRouting(in));
+        auto result = std::make_shared<const core::ExpertsResult>(
+            draws ? core::routeExperts(in, *draws) : core::routeExperts(in));
+        return [this, in, result, draws, drawKey] {
             m_inFlight.reset();
             m_result = result;
             m_resultInputs = in;
+            m_routing = draws;
+            m_routingKey = drawKey;
             try {
                 showResult();
             } catch (const core::InputError&) {

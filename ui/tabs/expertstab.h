@@ -52,6 +52,8 @@ public:
 
     /// The inputs the charts show: the document's.
     const core::ExpertsInputs& inputs() const { return scenario().experts; }
+    /// The router's draws behind the result shown (kept for a capacity change), or null.
+    std::shared_ptr<const core::ExpertsRouting> routing() const { return m_routing; }
     /// Values per token and bytes per value: what one slot weighs on the wire (display
     /// settings of the scenario, not router inputs).
     std::int64_t hiddenSize() const { return scenario().expertsDisplay.hidden; }
@@ -111,6 +113,10 @@ private:
     std::shared_ptr<const core::ExpertsResult> m_result;
     core::AllToAllTraffic m_traffic; ///< of m_result, at today's slot size
     core::ExpertsInputs m_resultInputs;
+    /// The draws behind m_result (null when too large to keep), and their inputs with the
+    /// capacity factor set to 0: a new factor applies to them without drawing again.
+    std::shared_ptr<const core::ExpertsRouting> m_routing;
+    core::ExpertsInputs m_routingKey;
     /// The inputs sent to the worker and not yet back.
     std::optional<core::ExpertsInputs> m_inFlight;
     /// What the load chart's expert axis was built for (owner map), to rebuild only on change.

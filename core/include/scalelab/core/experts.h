@@ -104,6 +104,33 @@ std::int64_t expertCapacity(double capacityFactor, std::int64_t totalSlots, std:
 /// in the order chosen). The same seed gives the same result on every machine.
 ExpertsResult routeExperts(const ExpertsInputs& in);
 
+/// A routing before the capacity limit: how many slots each source rank sends to each expert,
+/// as routeExperts draws them. The draws do not depend on the capacity factor, so a view that
+/// keeps this answers a new factor without drawing again (the 1M-token case draws for about
+/// 10 ms; the limit then takes microseconds).
+struct ExpertsRouting {
+    std::int64_t ranks = 0;
+    std::int64_t experts = 0;
+    std::int64_t totalSlots = 0;
+    /// sent[s * experts + e]: the slots source rank s sends to expert e (a Qt-safe name:
+    /// `slots` is a macro in Qt code).
+    std::vector<std::int64_t> sent;
+    std::vector<std::int64_t> expertToRank; ///< as ExpertsResult::expertToRank
+    std::vector<double> routerProbability; ///< as ExpertsResult::routerProbability
+};
+
+/// Most ranks x experts entries an ExpertsRouting holds (8 bytes each: 32 MB).
+inline constexpr std::int64_t kMaxRoutingEntries = std::int64_t{1} << 22;
+
+/// The draws of routeExperts(in), before the capacity limit (in.capacityFactor is not used).
+/// Validates first; ranks x experts above kMaxRoutingEntries is refused (`experts.experts`):
+/// call routeExperts(in) alone then, which keeps one rank's counts at a time.
+ExpertsRouting drawExpertsRouting(const ExpertsInputs& in);
+
+/// routeExperts(in), bit for bit, from `routing` = drawExpertsRouting of inputs that differ
+/// from `in` at most in capacityFactor (the caller's to ensure): only the limit is applied.
+ExpertsResult routeExperts(const ExpertsInputs& in, const ExpertsRouting& routing);
+
 /// The router simulation's choices written out: for each source rank, its tokens' expert ids,
 /// token after token, each token's topK ids in the order chosen. routeExperts() makes exactly
 /// these choices (feeding them back as explicit assignments gives the same counts and drops).
