@@ -239,9 +239,19 @@ private slots:
         // Only the layout changed: the search is not run again, and the loaded one ranks third.
         QCOMPARE(tab->searchResult(), result);
         QCOMPARE(tab->searchPanel()->yourRank(), 2);
+        // Its row, and only its row, reads in bold (the paper's own layout is not among the ten).
+        const auto boldRows = [table] {
+            QList<int> rows;
+            for (int row = 0; row < table->rowCount(); ++row)
+                if (table->item(row, 1)->font().bold() && table->item(row, 0)->font().bold())
+                    rows << row;
+            return rows;
+        };
+        QCOMPARE(boldRows(), QList<int>{2});
         tab->document()->undoStack()->undo();
         tab->waitForIdle();
         QVERIFY(tab->inputs() == before);
+        QCOMPARE(boldRows(), QList<int>{});
     }
 
     void aClickOnTheScatterLoadsThatLayout()

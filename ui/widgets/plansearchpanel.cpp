@@ -4,6 +4,7 @@
 
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
@@ -157,14 +158,29 @@ void PlanSearchPanel::setYours(const core::LayoutKey& key, std::optional<double>
                 m_yourRank = static_cast<int>(i);
                 break;
             }
-    // The plan's own row, when it is among the ten, reads in bold.
-    for (int row = 0; row < table()->rowCount(); ++row)
-        for (int c = Rank; c < Load; ++c)
-            if (QTableWidgetItem* item = table()->item(row, c)) {
+    // The plan's own row, when it is among the ten, reads in bold. Only the cells whose weight
+    // changes are told, and the table hears of them once: told cell by cell, it would measure
+    // every row's wrapped text again for each cell (20 ms for the ten rows).
+    bool changed = false;
+    {
+        const QSignalBlocker quiet(table()->model());
+        for (int row = 0; row < table()->rowCount(); ++row)
+            for (int c = Rank; c < Load; ++c) {
+                QTableWidgetItem* item = table()->item(row, c);
+                const bool bold = m_result && m_result->fitting > 0 && row == m_yourRank;
+                if (!item || item->font().bold() == bold)
+                    continue;
                 QFont font = item->font();
-                font.setBold(m_result && m_result->fitting > 0 && row == m_yourRank);
+                font.setBold(bold);
                 item->setFont(font);
+                changed = true;
             }
+    }
+    if (changed) {
+        QAbstractItemModel* model = table()->model();
+        emit model->dataChanged(model->index(0, Rank),
+                                model->index(model->rowCount() - 1, Load - 1));
+    }
     showHeading();
 }
 
