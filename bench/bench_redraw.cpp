@@ -45,6 +45,7 @@
 #include <QGraphicsView>
 #include <QLabel>
 #include <QMap>
+#include <QMetaEnum>
 #include <QSlider>
 #include <QTest>
 #include <QThread>
@@ -111,18 +112,30 @@ public:
     bool timing = false;
     QMap<QString, double> ms; ///< "paint QWidget (pipeline-memory)", "layout QChart (...)"...
     double longestStall = 0; ///< ms, the longest event the event loop handed out
+    QString longestEvent; ///< what it was: "MetaCall to BackgroundRunner (plan)"
 
     bool notify(QObject* receiver, QEvent* event) override
     {
         if (QThread::currentThread() != thread()) // a worker's events block no frame
             return QApplication::notify(receiver, event);
+        // Read before delivery: the receiver may be gone after it.
+        const QEvent::Type type = event->type();
+        const char* className = receiver->metaObject()->className();
+        const QString owner = m_depth == 0 ? ownerName(receiver) : QString();
         QElapsedTimer timer;
         timer.start();
         ++m_depth;
         const bool handled = spanned(receiver, event);
         --m_depth;
-        if (m_depth == 0)
-            longestStall = std::max(longestStall, static_cast<double>(timer.nsecsElapsed()) / 1e6);
+        const double elapsed = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+        if (m_depth == 0 && elapsed > longestStall) {
+            longestStall = elapsed;
+            // A queued call (a worker's result, a chart scene's deferred update) is a MetaCall.
+            longestEvent =
+                QString("%1 to %2 (%3)")
+                    .arg(QString::fromLatin1(QMetaEnum::fromType<QEvent::Type>().valueToKey(type)),
+                         QString::fromLatin1(className), owner);
+        }
         return handled;
     }
 
@@ -294,6 +307,7 @@ int main(int argc, char** argv)
             events.painted.clear();
             app.ms.clear();
             app.longestStall = 0;
+            app.longestEvent.clear();
             int overlapped = 0; // steps repainted while the search still ran
             for (int i = 0; i < runs; ++i) {
                 if (duringSearch) {
@@ -316,7 +330,11 @@ int main(int argc, char** argv)
             const double stall =
                 std::max(app.longestStall, *std::max_element(edit.begin(), edit.end()));
             if (stall > worstStall.ms)
-                worstStall = {stall, tab->name() + " " + control->spec().key};
+                worstStall = {stall,
+                              tab->name() + " " + control->spec().key
+                                  + (stall == app.longestStall && !app.longestEvent.isEmpty()
+                                         ? ": " + app.longestEvent
+                                         : QString(": the slider's own move"))};
             // Widgets painted per step, on average: the charts and whatever else changed.
             const double paints = static_cast<double>(events.paints - paintsBefore) / (runs + 10);
             std::printf("%-16s %-28s %-20s %6d %10.2f %10.2f %10.2f %10.2f %7.1f\n",
