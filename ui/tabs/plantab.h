@@ -122,7 +122,7 @@ public:
     /// The scatter draws one point per series in each cell of this many by this many over
     /// the points' log ranges (a cell is about a marker wide): Qt Charts draws every marker
     /// as a shape of its own, and thousands of hidden ones cost a frame on every step.
-    static constexpr int kScatterCells = 100;
+    static constexpr int kScatterCells = 60;
 
 protected:
     void changeEvent(QEvent* event) override;
