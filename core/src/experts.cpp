@@ -7,6 +7,7 @@
 #include <cfloat>
 #include <cmath>
 #include <numeric>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -402,7 +403,7 @@ std::int64_t routedSlots(const ExpertsInputs& in)
 
 /// Adds one source rank's slots per expert to the result, dropping what exceeds capacity.
 /// Earlier ranks have already claimed their share (kept[e]), so first come, first served.
-void addSourceRank(ExpertsResult& r, std::size_t source, const std::vector<std::int64_t>& slots,
+void addSourceRank(ExpertsResult& r, std::size_t source, std::span<const std::int64_t> slots,
                    std::vector<std::int64_t>& kept, bool limited)
 {
     for (std::size_t e = 0; e < slots.size(); ++e) {
@@ -627,7 +628,7 @@ ExpertsRouting drawExpertsRouting(const ExpertsInputs& in)
 {
     ExpertsRouting routing;
     routing.expertToRank = expertOwners(in); // validates
-    require(in.ranks * in.experts <= kMaxRoutingEntries, "experts.experts",
+    require(keepsRouting(in), "experts.experts",
             "at most " + number(kMaxRoutingEntries) + " ranks x experts for a kept routing");
     routing.ranks = in.ranks;
     routing.experts = in.experts;
@@ -649,12 +650,8 @@ ExpertsResult routeExperts(const ExpertsInputs& in, const ExpertsRouting& routin
     const bool limited = in.capacityFactor > 0.0;
     const auto experts = static_cast<std::size_t>(in.experts);
     std::vector<std::int64_t> kept(experts, 0);
-    std::vector<std::int64_t> slots(experts, 0);
-    for (std::size_t s = 0; s < static_cast<std::size_t>(in.ranks); ++s) {
-        const auto first = routing.sent.begin() + static_cast<std::ptrdiff_t>(s * experts);
-        std::copy(first, first + static_cast<std::ptrdiff_t>(experts), slots.begin());
-        addSourceRank(r, s, slots, kept, limited);
-    }
+    for (std::size_t s = 0; s < static_cast<std::size_t>(in.ranks); ++s)
+        addSourceRank(r, s, std::span(routing.sent).subspan(s * experts, experts), kept, limited);
     r.routerProbability = routing.routerProbability;
     finishResult(in, r);
     return r;

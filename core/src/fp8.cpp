@@ -1251,6 +1251,12 @@ void requireNormalShape(const MatrixF& normals, const Fp8Inputs& in)
             "the column count of the normal matrix (" + std::to_string(normals.cols()) + ")");
 }
 
+/// An outlier entry: the normal times outlierScale, rounded once to float32, clamped.
+float outlierEntry(float normal, double outlierScale)
+{
+    return toFloatClamped(static_cast<double>(normal) * outlierScale);
+}
+
 /// Writes the listed 1 x blockSize blocks of `source` times outlierScale (rounded once, clamped)
 /// into the same places of `data` (which may be `source`), on all cores: the blocks are disjoint,
 /// so each thread takes its share of the list.
@@ -1268,7 +1274,7 @@ void scaleOutliers(const float* source, float* data, const std::vector<std::int6
             const float* from = source + first;
             float* block = data + first;
             for (std::int64_t j = 0; j < in.blockSize; ++j)
-                block[j] = toFloatClamped(static_cast<double>(from[j]) * in.outlierScale);
+                block[j] = outlierEntry(from[j], in.outlierScale);
         }
     });
 }
@@ -1319,7 +1325,7 @@ std::vector<float> fp8GeneratedBlock(const MatrixF& normals, const Fp8Inputs& in
     std::vector<float> out(first, first + in.blockSize);
     if (outlier)
         for (float& x : out)
-            x = toFloatClamped(static_cast<double>(x) * in.outlierScale); // as scaleOutliers
+            x = outlierEntry(x, in.outlierScale);
     return out;
 }
 

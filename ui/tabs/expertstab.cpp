@@ -498,7 +498,7 @@ void ExpertsTab::recompute()
         m_routing && m_routingKey == drawKey ? m_routing : nullptr;
     computeInBackground([this, in = inputs, routing, drawKey]() -> std::function<void()> {
         std::shared_ptr<const core::ExpertsRouting> draws = routing;
-        if (!draws && in.ranks * in.experts <= core::kMaxRoutingEntries)
+        if (!draws && core::keepsRouting(in))
             draws = std::make_shared<const core::ExpertsRouting>(core::drawExpertsRouting(in));
         auto result = std::make_shared<const core::ExpertsResult>(
             draws ? core::routeExperts(in, *draws) : core::routeExperts(in));

@@ -11,6 +11,7 @@
 #include "legendrows.h"
 #include "notelabel.h"
 #include "parametercontrol.h"
+#include "tablepanel.h"
 
 #include <QAreaSeries>
 #include <QCategoryAxis>
@@ -775,6 +776,9 @@ void Fp8Tab::recompute()
 
 void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)
 {
+    // A view showing another block shares the error maps of the one before it.
+    const bool sameMaps =
+        m_view && m_view->tensorMap == view->tensorMap && m_view->blockMap == view->blockMap;
     m_view = view;
     if (view->normals) {
         m_normals = view->normals;
@@ -782,7 +786,8 @@ void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)
     }
     showErrorChart(*view);
     showGridChart(*view);
-    showHeatmap(*view);
+    if (!sameMaps)
+        showHeatmap(*view);
     showTable(*view);
 }
 
@@ -914,62 +919,54 @@ void Fp8Tab::showHeatmap(const core::Fp8View& v)
         map->setColumnLabels(colLabels);
         map->setAxisTitles(x, y);
     }
-    // Only a new map is coloured again: the view showing another block shares the maps it had,
-    // and a change that leaves the errors alone (the seed of a chapter's example) gives equal
-    // ones.
-    if (v.tensorMap == m_shownMaps.first && v.blockMap == m_shownMaps.second)
-        return;
+    // Only a new map is coloured again: a change that leaves the errors alone (the seed of a
+    // chapter's example) gives equal ones.
     const auto same = [](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
         return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
     };
     if (!same(m_heatmap->left()->matrix(), *v.tensorMap)
         || !same(m_heatmap->right()->matrix(), *v.blockMap))
         m_heatmap->setMatrices(*v.tensorMap, *v.blockMap);
-    m_shownMaps = {v.tensorMap, v.blockMap};
 }
 
 void Fp8Tab::showTable(const core::Fp8View& v)
 {
     QStringList notes;
-    // The columns fit their contents. Told cell by cell, the table would measure every column
-    // again for each changed cell; told once, after all of them, it measures once.
-    bool changed = false;
-    QSignalBlocker quiet(m_table->model());
+    // The columns fit their contents: measured once, after every cell is set.
     const std::int64_t rows = v.inputs.values ? v.inputs.values->rows() : v.inputs.rows;
     const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
-    for (int r = 0; r < static_cast<int>(v.table.size()); ++r) {
-        const core::Fp8Granularity& g = v.table[static_cast<std::size_t>(r)];
-        const QString plainName = granularityName(r, v.inputs.blockSize);
-        const QString about = granularityAbout(r, v.inputs.blockSize);
-        const QString note = tileNote(g.tiling, rows, cols);
-        QString name = plainName;
-        if (!note.isEmpty()) {
-            name += QStringLiteral(" *");
-            notes << QStringLiteral("* %1: %2.").arg(plainName, note);
-        }
-        const QStringList cells = {name,
-                                   g.plainCast ? tr("none") : formatWhole(g.scales),
-                                   figure(g.all.rmse),
-                                   figure(g.all.maxAbsError),
-                                   figure(g.all.snrDb),
-                                   formatWhole(g.all.underflowCount),
-                                   percent(g.small.relativeError)};
-        for (int c = 0; c < cells.size(); ++c)
-            if (m_table->item(r, c)->text() != cells[c]) {
-                m_table->item(r, c)->setText(cells[c]);
-                changed = true;
+    const bool changed = editCellsQuietly(m_table, [&] {
+        bool any = false;
+        for (int r = 0; r < static_cast<int>(v.table.size()); ++r) {
+            const core::Fp8Granularity& g = v.table[static_cast<std::size_t>(r)];
+            const QString plainName = granularityName(r, v.inputs.blockSize);
+            const QString about = granularityAbout(r, v.inputs.blockSize);
+            const QString note = tileNote(g.tiling, rows, cols);
+            QString name = plainName;
+            if (!note.isEmpty()) {
+                name += QStringLiteral(" *");
+                notes << QStringLiteral("* %1: %2.").arg(plainName, note);
             }
-        const QString tip = note.isEmpty() ? about : about + ' ' + note + '.';
-        if (m_table->item(r, 0)->toolTip() != tip)
-            m_table->item(r, 0)->setToolTip(tip);
-    }
-    if (changed) {
-        quiet.unblock();
-        QAbstractItemModel* model = m_table->model();
-        emit model->dataChanged(model->index(0, 0),
-                                model->index(model->rowCount() - 1, model->columnCount() - 1));
+            const QStringList cells = {name,
+                                       g.plainCast ? tr("none") : formatWhole(g.scales),
+                                       figure(g.all.rmse),
+                                       figure(g.all.maxAbsError),
+                                       figure(g.all.snrDb),
+                                       formatWhole(g.all.underflowCount),
+                                       percent(g.small.relativeError)};
+            for (int c = 0; c < cells.size(); ++c)
+                if (m_table->item(r, c)->text() != cells[c]) {
+                    m_table->item(r, c)->setText(cells[c]);
+                    any = true;
+                }
+            const QString tip = note.isEmpty() ? about : about + ' ' + note + '.';
+            if (m_table->item(r, 0)->toolTip() != tip)
+                m_table->item(r, 0)->setToolTip(tip);
+        }
+        return any;
+    });
+    if (changed)
         m_table->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
-    }
     const float maxValue = core::fp8MaxValue(v.inputs.format);
     notes << tr("Plain cast: no scale, so values past ±%1 saturate (or become NaN) and values "
                 "below half of %2 become 0: FP8 training needs a scaling policy, not just a cast.")

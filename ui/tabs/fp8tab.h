@@ -15,7 +15,6 @@
 #include <initializer_list>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <vector>
 
 QT_BEGIN_NAMESPACE
@@ -196,10 +195,6 @@ private:
 
     std::shared_ptr<const core::Fp8View> m_view;
     double m_viewPercentile = 0; ///< the shown block of m_view
-    /// The error maps the heatmaps show (a view's, shared with the views that only show another
-    /// block).
-    std::pair<std::shared_ptr<const Eigen::MatrixXd>, std::shared_ptr<const Eigen::MatrixXd>>
-        m_shownMaps;
     std::shared_ptr<const core::Fp8AccumulationResult> m_accumulation;
     std::optional<AccumulationKey> m_accumulationKey;
     std::shared_ptr<const core::Fp8PolicyResult> m_policy;

@@ -4,7 +4,6 @@
 
 #include <QLabel>
 #include <QPushButton>
-#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <cmath>
@@ -159,11 +158,10 @@ void PlanSearchPanel::setYours(const core::LayoutKey& key, std::optional<double>
                 break;
             }
     // The plan's own row, when it is among the ten, reads in bold. Only the cells whose weight
-    // changes are told, and the table hears of them once: told cell by cell, it would measure
-    // every row's wrapped text again for each cell (20 ms for the ten rows).
-    bool changed = false;
-    {
-        const QSignalBlocker quiet(table()->model());
+    // changes are set, and the table is told once (cell by cell it measured its wrapped rows
+    // again for each: 20 ms for the ten rows).
+    editCellsQuietly(table(), [this] {
+        bool changed = false;
         for (int row = 0; row < table()->rowCount(); ++row)
             for (int c = Rank; c < Load; ++c) {
                 QTableWidgetItem* item = table()->item(row, c);
@@ -175,12 +173,8 @@ void PlanSearchPanel::setYours(const core::LayoutKey& key, std::optional<double>
                 item->setFont(font);
                 changed = true;
             }
-    }
-    if (changed) {
-        QAbstractItemModel* model = table()->model();
-        emit model->dataChanged(model->index(0, Rank),
-                                model->index(model->rowCount() - 1, Load - 1));
-    }
+        return changed;
+    });
     showHeading();
 }
 

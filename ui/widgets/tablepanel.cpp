@@ -2,6 +2,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QTextDocumentFragment>
 #include <QVBoxLayout>
@@ -70,6 +71,20 @@ void TablePanel::render(QPainter& painter, const QRectF& target)
 {
     // The panel is widgets, not a drawing: drawn as they are laid out now.
     renderWidgets(painter, target);
+}
+
+bool editCellsQuietly(QTableWidget* table, const std::function<bool()>& edit)
+{
+    QAbstractItemModel* model = table->model();
+    bool changed = false;
+    {
+        const QSignalBlocker quiet(model);
+        changed = edit();
+    }
+    if (changed)
+        emit model->dataChanged(model->index(0, 0),
+                                model->index(model->rowCount() - 1, model->columnCount() - 1));
+    return changed;
 }
 
 } // namespace scalelab::ui

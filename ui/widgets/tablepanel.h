@@ -2,6 +2,8 @@
 
 #include "chartpanel.h"
 
+#include <functional>
+
 QT_BEGIN_NAMESPACE
 class QLabel;
 class QTableWidget;
@@ -41,5 +43,11 @@ private:
     QTableWidget* m_table;
     QLabel* m_detail;
 };
+
+/// Runs `edit`, which changes cells of `table` and says whether it changed any, with the table
+/// not told cell by cell; then, when something changed, tells it once about every cell. Told
+/// cell by cell, a table that fits its rows or columns to their contents measures them all
+/// again for each cell.
+bool editCellsQuietly(QTableWidget* table, const std::function<bool()>& edit);
 
 } // namespace scalelab::ui

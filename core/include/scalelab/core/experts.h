@@ -122,6 +122,13 @@ struct ExpertsRouting {
 /// Most ranks x experts entries an ExpertsRouting holds (8 bytes each: 32 MB).
 inline constexpr std::int64_t kMaxRoutingEntries = std::int64_t{1} << 22;
 
+/// Whether a routing of `in` (validated) is small enough to keep: ranks x experts at most
+/// kMaxRoutingEntries.
+inline bool keepsRouting(const ExpertsInputs& in)
+{
+    return in.ranks * in.experts <= kMaxRoutingEntries;
+}
+
 /// The draws of routeExperts(in), before the capacity limit (in.capacityFactor is not used).
 /// Validates first; ranks x experts above kMaxRoutingEntries is refused (`experts.experts`):
 /// call routeExperts(in) alone then, which keeps one rank's counts at a time.
