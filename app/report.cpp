@@ -491,6 +491,9 @@ void addSearch(const core::PlanInputs& in, const ReportBounds& bounds, QJsonObje
     QJsonArray best;
     for (std::size_t i = 0; i < r.ranked.size() && i < core::kExplainedLayouts; ++i)
         best.append(rankedObject(r.ranked[i]));
+    QJsonArray kept;
+    for (const std::string& name : core::keptKeyNames(in.searchKeep))
+        kept.append(QString::fromStdString(name));
     QJsonArray closest;
     for (const core::LayoutFailure& f : r.closest)
         closest.append(QJsonObject{
@@ -501,6 +504,7 @@ void addSearch(const core::PlanInputs& in, const ReportBounds& bounds, QJsonObje
         });
     plan.insert("search",
                 QJsonObject{
+                    {"kept", kept},
                     {"enumerated", whole(r.enumerated)},
                     {"pruned", whole(r.pruned)},
                     {"fitting", whole(r.fitting)},

@@ -79,12 +79,42 @@ struct Group {
     std::vector<std::int64_t> microBatches;
 };
 
-std::int64_t candidatesOf(const Group& g)
+/// The sequence-parallel and recompute choices of every group, after the plan's keep.
+struct Choices {
+    std::vector<bool> sequenceParallel; ///< true is tried only where t > 1
+    std::vector<Recompute> recompute;
+
+    explicit Choices(const PlanInputs& plan)
+    {
+        const SearchKeep& keep = plan.searchKeep;
+        for (const bool sp : {false, true})
+            if (!keep.sequenceParallel || sp == plan.sequenceParallel)
+                sequenceParallel.push_back(sp);
+        for (const Recompute rc : kRecipes)
+            if (!keep.recompute || rc == plan.recompute)
+                recompute.push_back(rc);
+    }
+
+    /// The SP choices of a group whose tensor-parallel size is t.
+    std::int64_t sequenceParallelCount(std::int64_t t) const
+    {
+        return std::ranges::count_if(sequenceParallel, [t](bool sp) { return !sp || t > 1; });
+    }
+};
+
+std::int64_t candidatesOf(const Group& g, const Choices& c)
 {
-    return static_cast<std::int64_t>(g.microBatches.size()) * (g.base.t > 1 ? 2 : 1) * 3;
+    return static_cast<std::int64_t>(g.microBatches.size()) * c.sequenceParallelCount(g.base.t)
+        * std::ssize(c.recompute);
 }
 
 struct Enumeration {
+    explicit Enumeration(const PlanInputs& plan)
+        : choices(plan)
+    {
+    }
+
+    Choices choices;
     std::vector<Group> groups;
     std::vector<LayoutFailure> divisibility; ///< (t, p) pairs whose d does not divide the batch
     std::int64_t candidates = 0;
@@ -104,21 +134,39 @@ LayoutFailure batchFailure(const PlanInputs& plan, std::int64_t t, std::int64_t 
     return f;
 }
 
+/// Drops from `values` those that differ from the plan's own `own` when `kept`.
+void keepOnly(std::vector<std::int64_t>& values, bool kept, std::int64_t own)
+{
+    if (kept)
+        std::erase_if(values, [own](std::int64_t x) { return x != own; });
+}
+
 /// Adds the groups of one (t, p); false when a limit is passed (refusal set).
 bool addGroups(const PlanInputs& plan, const LayoutSearchOptions& o, std::int64_t t, std::int64_t p,
                Work& work, Enumeration& e)
 {
     const ModelShape& m = plan.model;
+    const SearchKeep& keep = plan.searchKeep;
+    const LayoutKey own = layoutOf(plan);
     const std::int64_t d = plan.gpus / t / p;
+    if (keep.dataParallel && d != own.d)
+        return true;
     if (plan.globalBatch % d != 0) {
         if (e.divisibility.size() < kMaxDivisibilityFailures) // the first ones tell the story
             e.divisibility.push_back(batchFailure(plan, t, p, d));
         return true;
     }
-    const std::vector<std::int64_t> mbs = divisors(plan.globalBatch / d, plan.globalBatch, work);
-    const std::vector<std::int64_t> eps =
+    std::vector<std::int64_t> mbs = divisors(plan.globalBatch / d, plan.globalBatch, work);
+    std::vector<std::int64_t> eps =
         m.experts > 0 ? divisors(std::gcd(m.experts, d), d, work) : std::vector<std::int64_t>{1};
-    const std::vector<std::int64_t> vs = virtualStagesOf(m.layers, p, work);
+    std::vector<std::int64_t> vs = virtualStagesOf(m.layers, p, work);
+    std::vector<std::int64_t> zeros{0};
+    if (d > 1)
+        zeros = {0, 1, 2, 3};
+    keepOnly(mbs, keep.microBatch, own.microBatch);
+    keepOnly(eps, keep.expertParallel, own.ep);
+    keepOnly(vs, keep.virtualStages, own.v);
+    keepOnly(zeros, keep.zeroStage, own.zeroStage);
     for (const std::int64_t v : vs) {
         // Megatron-LM's interleaved schedule runs the microbatches in rounds of p, so with
         // v > 1 the m = batch / (d b) microbatches must be a multiple of p (the Pipeline tab
@@ -130,11 +178,13 @@ bool addGroups(const PlanInputs& plan, const LayoutSearchOptions& o, std::int64_
         if (runnable.empty())
             continue;
         for (const std::int64_t ep : eps)
-            for (std::int64_t zero = 0; zero <= (d > 1 ? 3 : 0); ++zero) {
+            for (const std::int64_t zero : zeros) {
                 Group g;
                 g.base = LayoutKey{t, p, v, d, ep, 1, zero, false, Recompute::None};
                 g.microBatches = runnable;
-                const std::int64_t n = candidatesOf(g);
+                const std::int64_t n = candidatesOf(g, e.choices);
+                if (n == 0)
+                    continue;
                 e.candidates += n;
                 e.stageWork += n * p;
                 e.groups.push_back(std::move(g));
@@ -150,15 +200,19 @@ bool addGroups(const PlanInputs& plan, const LayoutSearchOptions& o, std::int64_
 
 Enumeration enumerate(const PlanInputs& plan, const LayoutSearchOptions& o)
 {
-    Enumeration e;
+    Enumeration e(plan);
     Work work{0, o.maxDivisorWork};
+    const SearchKeep& keep = plan.searchKeep;
     const std::int64_t tMax = std::min(plan.hardware.gpusPerNode, plan.gpus);
     for (const std::int64_t t : divisors(plan.model.heads, tMax, work)) {
-        if (plan.gpus % t != 0)
+        if (plan.gpus % t != 0 || (keep.tensorParallel && t != plan.tensorParallel))
             continue;
-        for (const std::int64_t p : divisors(plan.gpus / t, plan.model.layers, work))
+        for (const std::int64_t p : divisors(plan.gpus / t, plan.model.layers, work)) {
+            if (keep.pipelineParallel && p != plan.pipelineParallel)
+                continue;
             if (!addGroups(plan, o, t, p, work, e))
                 return e;
+        }
     }
     if (work.over())
         e.refusal = "more than " + str(o.maxDivisorWork) + " trial divisions to find the divisors";
@@ -217,7 +271,8 @@ void evaluateOne(const PlanInputs& plan, const LayoutKey& key, GroupResult& out)
     out.lowerBound.push_back(false);
 }
 
-GroupResult evaluateGroup(const PlanInputs& plan, const Group& g, double capacity, bool pruning)
+GroupResult evaluateGroup(const PlanInputs& plan, const Group& g, const Choices& choices,
+                          double capacity, bool pruning)
 {
     GroupResult out;
     double bound = 0;
@@ -228,10 +283,10 @@ GroupResult evaluateGroup(const PlanInputs& plan, const Group& g, double capacit
     }
     const bool prune = bound > capacity * (1 + 1e-9);
     for (const std::int64_t mb : g.microBatches)
-        for (const bool sp : {false, true}) {
+        for (const bool sp : choices.sequenceParallel) {
             if (sp && g.base.t == 1)
                 continue;
-            for (const Recompute rc : kRecipes) {
+            for (const Recompute rc : choices.recompute) {
                 LayoutKey key = g.base;
                 key.microBatch = mb;
                 key.sequenceParallel = sp;
@@ -250,9 +305,10 @@ GroupResult evaluateGroup(const PlanInputs& plan, const Group& g, double capacit
 
 /// Evaluates every group on `threads` threads; thread k takes groups k, k + n, ..., each result
 /// lands in its group's slot, so the merged result does not depend on the thread count.
-std::vector<GroupResult> evaluateAll(const PlanInputs& plan, const std::vector<Group>& groups,
-                                     double capacity, const LayoutSearchOptions& o)
+std::vector<GroupResult> evaluateAll(const PlanInputs& plan, const Enumeration& e, double capacity,
+                                     const LayoutSearchOptions& o)
 {
+    const std::vector<Group>& groups = e.groups;
     const std::int64_t threads = o.threads;
     std::vector<GroupResult> results(groups.size());
     const auto n = static_cast<std::size_t>(
@@ -261,7 +317,7 @@ std::vector<GroupResult> evaluateAll(const PlanInputs& plan, const std::vector<G
     auto work = [&](std::size_t k) {
         try {
             for (std::size_t i = k; i < groups.size(); i += n)
-                results[i] = evaluateGroup(plan, groups[i], capacity, o.prune);
+                results[i] = evaluateGroup(plan, groups[i], e.choices, capacity, o.prune);
         } catch (...) {
             errors[k] = std::current_exception();
         }
@@ -272,9 +328,9 @@ std::vector<GroupResult> evaluateAll(const PlanInputs& plan, const std::vector<G
     work(0);
     for (std::thread& th : pool)
         th.join();
-    for (const std::exception_ptr& e : errors)
-        if (e)
-            std::rethrow_exception(e);
+    for (const std::exception_ptr& error : errors)
+        if (error)
+            std::rethrow_exception(error);
     return results;
 }
 
@@ -401,7 +457,94 @@ void fillScatter(const PlanInputs& plan, const std::vector<LayoutPoint>& pts,
     }
 }
 
+/// Why a search that keeps some keys has nothing to try: no layout of the search's rules has
+/// the kept values.
+LayoutFailure keepFailure(const PlanInputs& plan)
+{
+    LayoutFailure f;
+    f.key = layoutOf(plan);
+    f.constraint = "plan.search_keep";
+    const LayoutKey& k = f.key;
+    const std::pair<const char*, std::string> values[] = {
+        {"tensor_parallel", str(k.t)},
+        {"pipeline_parallel", str(k.p)},
+        {"virtual_stages", str(k.v)},
+        {"data_parallel", str(k.d)},
+        {"expert_parallel", str(k.ep)},
+        {"micro_batch", str(k.microBatch)},
+        {"zero_stage", str(k.zeroStage)},
+        {"sequence_parallel", k.sequenceParallel ? "true" : "false"},
+        {"recompute", recomputeName(k.recompute)},
+    };
+    std::string kept;
+    for (const std::string& name : keptKeyNames(plan.searchKeep))
+        for (const auto& [key, value] : values)
+            if (name == key)
+                kept += (kept.empty() ? "" : ", ") + name + " " + value;
+    f.reason = "no layout the search tries keeps this plan's " + kept
+        + " (t divides the heads and is at most gpus_per_node, p the layers, d = gpus / (t p) "
+          "divides global_batch, v cuts the layers evenly, SP needs t > 1)";
+    return f;
+}
+
 } // namespace
+
+bool keptBy(const PlanInputs& plan, const LayoutKey& key)
+{
+    const SearchKeep& k = plan.searchKeep;
+    const LayoutKey own = layoutOf(plan);
+    return (!k.tensorParallel || key.t == own.t) && (!k.pipelineParallel || key.p == own.p)
+        && (!k.virtualStages || key.v == own.v) && (!k.dataParallel || key.d == own.d)
+        && (!k.expertParallel || key.ep == own.ep)
+        && (!k.microBatch || key.microBatch == own.microBatch)
+        && (!k.zeroStage || key.zeroStage == own.zeroStage)
+        && (!k.sequenceParallel || key.sequenceParallel == own.sequenceParallel)
+        && (!k.recompute || key.recompute == own.recompute);
+}
+
+PlanInputs searchScope(const PlanInputs& plan)
+{
+    const SearchKeep& k = plan.searchKeep;
+    const LayoutKey own = layoutOf(plan);
+    LayoutKey key; // the defaults, where the search does not keep the plan's own
+    if (k.tensorParallel || k.dataParallel)
+        key.t = own.t;
+    if (k.pipelineParallel || k.dataParallel)
+        key.p = own.p;
+    if (k.virtualStages)
+        key.v = own.v;
+    if (k.expertParallel)
+        key.ep = own.ep;
+    if (k.microBatch)
+        key.microBatch = own.microBatch;
+    if (k.zeroStage)
+        key.zeroStage = own.zeroStage;
+    if (k.sequenceParallel)
+        key.sequenceParallel = own.sequenceParallel;
+    if (k.recompute)
+        key.recompute = own.recompute;
+    return withLayout(plan, key);
+}
+
+std::vector<std::string> keptKeyNames(const SearchKeep& keep)
+{
+    const std::pair<bool, const char*> keys[] = {
+        {keep.tensorParallel, "tensor_parallel"},
+        {keep.pipelineParallel, "pipeline_parallel"},
+        {keep.virtualStages, "virtual_stages"},
+        {keep.dataParallel, "data_parallel"},
+        {keep.expertParallel, "expert_parallel"},
+        {keep.microBatch, "micro_batch"},
+        {keep.zeroStage, "zero_stage"},
+        {keep.sequenceParallel, "sequence_parallel"},
+        {keep.recompute, "recompute"},
+    };
+    std::vector<std::string> out;
+    for (const auto& [kept, name] : keys)
+        if (kept)
+            out.emplace_back(name);
+    return out;
+}
 
 PlanInputs withLayout(const PlanInputs& plan, const LayoutKey& key)
 {
@@ -461,7 +604,7 @@ LayoutSearchResult searchLayouts(const PlanInputs& plan, const LayoutSearchOptio
     }
     out.enumerated = e.candidates;
     const double capacity = std::ldexp(plan.gpuMemoryGib, 30);
-    std::vector<GroupResult> results = evaluateAll(plan, e.groups, capacity, options);
+    std::vector<GroupResult> results = evaluateAll(plan, e, capacity, options);
     std::vector<LayoutPoint> points;
     std::vector<bool> lowerBound;
     std::vector<LayoutFailure> refused;
@@ -492,8 +635,13 @@ LayoutSearchResult searchLayouts(const PlanInputs& plan, const LayoutSearchOptio
     fillScatter(plan, points, lowerBound, options.scatterNonFitting, out);
     if (out.fitting == 0) {
         out.closest = closestByMemory(plan, points, lowerBound, capacity);
-        if (out.closest.empty())
-            out.closest = e.divisibility;
+        if (out.closest.empty()) {
+            // Nothing to try: the keep first when it left nothing, then the pairs whose d
+            // does not divide the batch.
+            if (e.candidates == 0 && !keptKeyNames(plan.searchKeep).empty())
+                out.closest.push_back(keepFailure(plan));
+            out.closest.insert(out.closest.end(), e.divisibility.begin(), e.divisibility.end());
+        }
         for (LayoutFailure& f : refused)
             if (out.closest.size() < kClosestFailures)
                 out.closest.push_back(std::move(f));

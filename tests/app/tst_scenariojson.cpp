@@ -80,7 +80,9 @@ private slots:
           "fp8": {"format": "e5m2", "block_size": 2, "values": [[0.5, -1.25], [3.0, 1e-30]]},
           "plan": {"model": {"layers": 80, "hidden": 8192, "heads": 64, "kv_heads": 8,
                              "ffn_hidden": 28672}, "gpus": 512, "pipeline_parallel": 4,
-                   "recompute": "full", "sequence_parallel": false}
+                   "recompute": "full", "sequence_parallel": false,
+                   "search_keep": {"zero_stage": true, "data_parallel": true,
+                                   "recompute": false}}
         })");
         const core::Scenario s = document::scenarioFromJson(written);
         QCOMPARE(s.memory.parameters, std::int64_t(7'500'000'000)); // 7.5e9 is whole
@@ -92,8 +94,14 @@ private slots:
         QCOMPARE(s.plan.model.kvHeads, std::optional<std::int64_t>(8));
         QCOMPARE(s.plan.recompute, core::Recompute::Full);
         QVERIFY(!s.plan.sequenceParallel);
-        // Written out and read back, nothing changes.
+        core::SearchKeep keep;
+        keep.zeroStage = true;
+        keep.dataParallel = true;
+        QCOMPARE(s.plan.searchKeep, keep);
+        // Written out and read back, nothing changes; a key not kept is not written.
         const QJsonObject again = document::scenarioToJson(s);
+        QCOMPARE(again.value("plan").toObject().value("search_keep").toObject(),
+                 parse(R"({"zero_stage": true, "data_parallel": true})"));
         QCOMPARE(document::scenarioToJson(document::scenarioFromJson(again)), again);
     }
 

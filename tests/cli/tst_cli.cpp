@@ -135,6 +135,7 @@ private slots:
                 QVERIFY(best.at(i - 1)["step_seconds"].toDouble() <= b["step_seconds"].toDouble());
         }
         QVERIFY(search.value("closest_failures").toArray().isEmpty());
+        QCOMPARE(search.value("kept").toArray(), QJsonArray());
         // Generated FP8 data prints no dequantized matrix.
         QVERIFY(!report["fp8"].toObject().contains("dequantized"));
     }
@@ -274,6 +275,39 @@ private slots:
         const QJsonObject r = reportOf(run);
         QVERIFY(run.out.contains("\"zero1_bytes\": 8000"));
         QCOMPARE(r["zero"]["zero2_bytes"].toDouble(), 2000.0 + 14000.0 / 3.0);
+    }
+
+    void reportOfAKeptSearch()
+    {
+        // The search keeps t 8 and ZeRO-1 (the plan's own): every ranked layout has them.
+        QTemporaryDir dir;
+        QString file = writeFile(dir, "k.json", R"({"plan": {"search_keep":
+            {"tensor_parallel": true, "zero_stage": true}}})");
+        Run run = runScalelab({"report", "--scenario", file});
+        QCOMPARE(run.exitCode, 0);
+        QJsonObject search = reportOf(run).value("plan").toObject().value("search").toObject();
+        QCOMPARE(search.value("kept").toArray(), (QJsonArray{"tensor_parallel", "zero_stage"}));
+        const QJsonArray best = search.value("best").toArray();
+        QVERIFY(!best.isEmpty());
+        for (const QJsonValue& b : best) {
+            QCOMPARE(b["layout"]["t"].toInt(), 8);
+            QCOMPARE(b["layout"]["zero_stage"].toInt(), 1);
+        }
+        // A kept t of 16 is past the 8 GPUs of a node: nothing to search, and the failure says
+        // that the keep is why.
+        file = writeFile(dir, "k16.json", R"({"plan": {"tensor_parallel": 16,
+            "search_keep": {"tensor_parallel": true}}})");
+        run = runScalelab({"report", "--scenario", file});
+        QCOMPARE(run.exitCode, 0);
+        search = reportOf(run).value("plan").toObject().value("search").toObject();
+        QCOMPARE(search.value("enumerated").toInt(), 0);
+        QCOMPARE(search["closest_failures"][0]["constraint"].toString(),
+                 QString("plan.search_keep"));
+        // A keep that is not true or false is refused with its name.
+        file = writeFile(dir, "bad.json", R"({"plan": {"search_keep": {"zero_stage": 1}}})");
+        run = runScalelab({"report", "--scenario", file});
+        QVERIFY(run.exitCode != 0);
+        QVERIFY2(run.err.contains("plan.search_keep.zero_stage"), qPrintable(run.err));
     }
 
     void reportOfTheFp8Experiments()

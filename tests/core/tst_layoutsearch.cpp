@@ -13,6 +13,7 @@
 using namespace scalelab::core;
 
 Q_DECLARE_METATYPE(scalelab::core::PlanInputs)
+Q_DECLARE_METATYPE(scalelab::core::SearchKeep)
 
 namespace {
 
@@ -104,6 +105,118 @@ private slots:
         for (const RankedLayout& x : r.ranked)
             ep4 += x.key.ep == 4 ? 1 : 0;
         QCOMPARE(ep4, 12 + 24); // t1 p2 and t2 p1
+    }
+
+    void keptKeysByHand_data()
+    {
+        // The tiny plan's own layout is t 2, p 2, v 2, d 2, ep 1, mb 1, ZeRO-1, SP, selective.
+        // From the 150 of tinyCandidatesByHand, per (t, p) as there:
+        QTest::addColumn<SearchKeep>("keep");
+        QTest::addColumn<std::int64_t>("enumerated");
+        SearchKeep k;
+        QTest::newRow("nothing") << k << std::int64_t{150};
+        k = {};
+        k.tensorParallel = true; // t2 p1 24 + t2 p2 72 + t2 p4 18
+        QTest::newRow("t") << k << std::int64_t{114};
+        k = {};
+        k.pipelineParallel = true; // t1 p2 12 + t2 p2 72
+        QTest::newRow("p") << k << std::int64_t{84};
+        k = {};
+        k.virtualStages = true; // v 2 only with t2 p2 and mb 1: 4 ZeRO x 2 SP x 3
+        QTest::newRow("v") << k << std::int64_t{24};
+        k = {};
+        k.dataParallel = true; // d 2: t1 p4 24 + t2 p2 72
+        QTest::newRow("d") << k << std::int64_t{96};
+        k = {};
+        k.expertParallel = true; // a dense model has ep 1 only
+        QTest::newRow("ep") << k << std::int64_t{150};
+        k = {};
+        k.microBatch = true; // mb 1: t1 p2 12, t1 p4 12, t2 p1 24, t2 p2 (v 1 and 2) 48, t2 p4 6
+        QTest::newRow("micro-batch") << k << std::int64_t{102};
+        k = {};
+        k.zeroStage = true; // ZeRO-1: t1 p2 3, t1 p4 6, t2 p1 6, t2 p2 18; d 1 has ZeRO 0 only
+        QTest::newRow("ZeRO") << k << std::int64_t{33};
+        k = {};
+        k.sequenceParallel = true; // SP on needs t 2: half of 24 + 72 + 18
+        QTest::newRow("SP") << k << std::int64_t{57};
+        k = {};
+        k.recompute = true; // one recipe of three
+        QTest::newRow("recompute") << k << std::int64_t{50};
+        k = {true, true, true, true, true, true, true, true, true};
+        QTest::newRow("everything") << k << std::int64_t{1}; // the plan's own layout
+    }
+
+    void keptKeysByHand()
+    {
+        // A kept search is the full search with the other layouts left out: the same layouts
+        // in the same order with the same times, and the count derived by hand above.
+        QFETCH(SearchKeep, keep);
+        QFETCH(std::int64_t, enumerated);
+        const LayoutSearchResult all = searchLayouts(tiny());
+        PlanInputs plan = tiny();
+        plan.searchKeep = keep;
+        const LayoutSearchResult r = searchLayouts(plan);
+        QCOMPARE(r.enumerated, enumerated);
+        QCOMPARE(r.fitting, enumerated); // every tiny layout fits
+        std::vector<RankedLayout> expected;
+        std::copy_if(all.ranked.begin(), all.ranked.end(), std::back_inserter(expected),
+                     [&](const RankedLayout& x) { return keptBy(plan, x.key); });
+        QCOMPARE(r.ranked.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) {
+            QVERIFY(r.ranked[i].key == expected[i].key);
+            QCOMPARE(r.ranked[i].time.total, expected[i].time.total);
+        }
+        if (keep == SearchKeep{true, true, true, true, true, true, true, true, true})
+            QVERIFY(r.ranked.front().key == layoutOf(plan));
+    }
+
+    void keptKeysNobodyHas()
+    {
+        // t = 4 does not divide the 2 heads; SP with t = 1 is no layout: nothing to search,
+        // and the one failure names the keep.
+        PlanInputs plan = tiny();
+        plan.tensorParallel = 4;
+        plan.searchKeep.tensorParallel = true;
+        LayoutSearchResult r = searchLayouts(plan);
+        QCOMPARE(r.enumerated, 0);
+        QCOMPARE(r.closest.size(), std::size_t{1});
+        QCOMPARE(r.closest.front().constraint, std::string("plan.search_keep"));
+        QVERIFY2(r.closest.front().reason.find("tensor_parallel 4") != std::string::npos,
+                 r.closest.front().reason.c_str());
+
+        plan = tiny();
+        plan.tensorParallel = 1;
+        plan.searchKeep.tensorParallel = true;
+        plan.searchKeep.sequenceParallel = true; // the plan's SP is on
+        r = searchLayouts(plan);
+        QCOMPARE(r.enumerated, 0);
+        QCOMPARE(r.closest.front().constraint, std::string("plan.search_keep"));
+    }
+
+    void searchScopeHoldsTheKeptKeys()
+    {
+        // Two plans with the same scope search the same layouts: a key the search does not
+        // keep leaves the scope alone, a kept one changes it; keeping d keeps t and p.
+        PlanInputs a = tiny();
+        PlanInputs b = a;
+        b.tensorParallel = 1;
+        b.zeroStage = 3;
+        QVERIFY(searchScope(a) == searchScope(b));
+        a.searchKeep.zeroStage = true;
+        b.searchKeep.zeroStage = true;
+        QVERIFY(!(searchScope(a) == searchScope(b)));
+        b.zeroStage = a.zeroStage;
+        QVERIFY(searchScope(a) == searchScope(b));
+        a.searchKeep.dataParallel = true;
+        b.searchKeep.dataParallel = true;
+        QVERIFY(!(searchScope(a) == searchScope(b))); // t 2 against t 1
+        QCOMPARE(searchScope(a).tensorParallel, std::int64_t{2});
+        QCOMPARE(searchScope(a).pipelineParallel, std::int64_t{2});
+        QCOMPARE(searchScope(a).recompute, Recompute::None); // not kept: the default
+        // A search of the scope is the plan's search.
+        QCOMPARE(searchLayouts(searchScope(a)).enumerated, searchLayouts(a).enumerated);
+        QCOMPARE(keptKeyNames(a.searchKeep),
+                 (std::vector<std::string>{"data_parallel", "zero_stage"}));
     }
 
     void pruningKeepsEveryFittingLayout()
@@ -231,11 +344,6 @@ private slots:
                   static_cast<long long>(k.zeroStage), int(k.sequenceParallel),
                   recomputeName(k.recompute), r.ranked[i].time.total);
         }
-        std::int64_t zeroRank = 0; // rank among the layouts with the paper's plain data parallel
-        for (auto x = r.ranked.begin(); x != it; ++x)
-            zeroRank += x->key.zeroStage == 0 ? 1 : 0;
-        qInfo("paper layout %.3f s; rank %d among ZeRO-0 layouts", it->time.total,
-              int(zeroRank + 1));
         const StepTime& a = r.ranked[0].time;
         const StepTime& b = it->time;
         qInfo(
@@ -291,10 +399,11 @@ private slots:
 
     void korthikantiLayoutsRank_data()
     {
-        // The other three runs of the calibration (tst_steptime, the same plans): each
-        // paper's layout should be among the search's five best for its model, GPUs and batch.
+        // The four runs of the calibration (tst_steptime, the same plans): each paper's layout
+        // should be among the search's five best for its model, GPUs, batch and constraints.
         QTest::addColumn<PlanInputs>("plan");
         QTest::newRow("22B") << scalelab::test::korthikanti(48, 6144, 64, 8, 1, 1, 4, 4);
+        QTest::newRow("175B") << korthikanti175B();
         QTest::newRow("530B") << scalelab::test::korthikanti(105, 20480, 128, 280, 35, 3, 280, 1);
         QTest::newRow("1T") << scalelab::test::korthikanti(128, 25600, 160, 512, 64, 1, 512, 1);
     }
@@ -302,21 +411,35 @@ private slots:
     void korthikantiLayoutsRank()
     {
         QFETCH(PlanInputs, plan);
+        const LayoutKey paper = layoutOf(plan);
+        const auto rankIn = [&](const LayoutSearchResult& r) {
+            const auto it = findRanked(r, paper);
+            return it == r.ranked.end() ? std::ptrdiff_t{-1} : it - r.ranked.begin();
+        };
+        const LayoutSearchResult all = searchLayouts(plan);
+        // The paper's constraint: the Megatron-LM of 2022 had no distributed optimizer, so the
+        // search keeps the plans' ZeRO stage 0 (plan.search_keep.zero_stage).
+        QCOMPARE(plan.zeroStage, std::int64_t{0});
+        plan.searchKeep.zeroStage = true;
         const LayoutSearchResult r = searchLayouts(plan);
         QVERIFY(!r.refused);
-        const LayoutKey paper = layoutOf(plan);
-        const auto it = findRanked(r, paper);
-        QVERIFY(it != r.ranked.end()); // the paper's layout fits
-        const auto rank = it - r.ranked.begin();
-        qInfo("%s paper layout ranks %d of %d fitting (%.3f s; best %.3f s)",
-              QTest::currentDataTag(), int(rank + 1), int(r.fitting), it->time.total,
-              r.ranked.front().time.total);
-        // 530B ranks 5th, behind t 8, p 7 with d 5 and ZeRO-1 and t 4, p 35 with ZeRO-3.
-        // 1T ranks 6th, behind t 8 with p 32 or 16 and ZeRO-1 and t 8, p 64, v 2: a place out.
-        // 22B (1.11 s) ranks 124th of 303: t 2, p 1, d 4 with ZeRO-2 takes 0.84 s, its GEMM
-        // size (4096) getting 0.58 of peak against 0.47 for t = 8's 2048 and its all-reduces
-        // a sixth of the time (docs/STEPTIME.md, "Search"). The model is left as calibrated.
-        if (QByteArray(QTest::currentDataTag()) != "530B")
+        const auto rank = rankIn(r);
+        QVERIFY(rank >= 0); // the paper's layout fits
+        QVERIFY(std::all_of(r.ranked.begin(), r.ranked.end(),
+                            [](const RankedLayout& x) { return x.key.zeroStage == 0; }));
+        qInfo("%s paper layout (%.3f s) ranks %d of %d without ZeRO (best %.3f s), %d of %d "
+              "with any ZeRO stage",
+              QTest::currentDataTag(), r.ranked[static_cast<std::size_t>(rank)].time.total,
+              int(rank + 1), int(r.fitting), r.ranked.front().time.total, int(rankIn(all) + 1),
+              int(all.fitting));
+        // Without ZeRO: 530B 1st of 66, 1T 2nd of 58 (behind t 8, p 64, v 2). 175B ranks 9th
+        // of 130, behind t 4 with p 16 (v 6) and t 8 with p 8 and v 6: the same GEMM size and
+        // all-reduce argument as korthikanti175BLayoutInTopFive, and more chunks shrink the
+        // bubble by more than their sends cost. 22B ranks 54th of 138: with 8 GPUs and
+        // d = 1, t 2 and t 4 with pipelining (0.91 s) beat t 8's GEMM size (2048, 0.47 of
+        // peak) and all-reduces (1.11 s). The model is left as calibrated (docs/STEPTIME.md).
+        const QByteArray tag(QTest::currentDataTag());
+        if (tag == "22B" || tag == "175B")
             QEXPECT_FAIL("", "ScaleLab's model ranks other layouts first (docs/STEPTIME.md)",
                          Continue);
         QVERIFY(rank < 5);

@@ -15,6 +15,7 @@
 #include <QBarCategoryAxis>
 #include <QBarSet>
 #include <QChart>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QLabel>
 #include <QScatterSeries>
@@ -288,6 +289,47 @@ private slots:
         tab->waitForIdle();
         QVERIFY(tab->searchResult() != first);
         QCOMPARE(tab->searchResult()->fitting, coreSearch(tab->inputs()).fitting);
+    }
+
+    void aKeptKeySearchesWithinIt()
+    {
+        std::unique_ptr<PlanTab> tab(loaded(QString()));
+        tab->show();
+        QVERIFY(QTest::qWaitForWindowExposed(tab.get()));
+        const core::LayoutSearchResult* all = tab->searchResult();
+        QVERIFY(all);
+        const std::int64_t allFitting = all->fitting;
+        // The check box is the document's key: checking it searches ZeRO-1 layouts only.
+        auto* box = tab->findChild<QCheckBox*>("plan.search_keep.zero_stage");
+        QVERIFY(box);
+        QVERIFY(!box->isChecked());
+        box->click();
+        tab->waitForIdle();
+        QVERIFY(tab->inputs().searchKeep.zeroStage);
+        const core::LayoutSearchResult* kept = tab->searchResult();
+        QVERIFY(kept && kept->fitting != allFitting);
+        QCOMPARE(kept->fitting, coreSearch(tab->inputs()).fitting);
+        QVERIFY(kept->fitting > 0 && kept->fitting < allFitting);
+        for (const core::RankedLayout& r : kept->ranked)
+            QCOMPARE(r.key.zeroStage, std::int64_t{1});
+        QVERIFY(tab->searchPanel()->headingLabel()->text().contains("Kept as yours: ZeRO-1"));
+        // Now the ZeRO stage is what the search covers: changing it searches again, while a
+        // key it does not keep still does not.
+        QVERIFY(tab->document()->setValue("plan.tensor_parallel", 4));
+        tab->waitForIdle();
+        QCOMPARE(tab->searchResult(), kept);
+        QVERIFY(tab->document()->setValue("plan.zero_stage", 2));
+        tab->waitForIdle();
+        QVERIFY(tab->searchResult() != kept);
+        for (const core::RankedLayout& r : tab->searchResult()->ranked)
+            QCOMPARE(r.key.zeroStage, std::int64_t{2});
+        // One undo step each: back to ZeRO-1, then to the search that keeps nothing.
+        tab->document()->undoStack()->undo();
+        tab->document()->undoStack()->undo();
+        tab->document()->undoStack()->undo();
+        tab->waitForIdle();
+        QVERIFY(!box->isChecked());
+        QCOMPARE(tab->searchResult()->fitting, allFitting);
     }
 
     void aRefusedLayoutStillGetsItsSearch()

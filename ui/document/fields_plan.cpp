@@ -305,6 +305,51 @@ void addHardwareLinkFields(std::vector<Field>& out)
                     1e9, 1e14, true)));
 }
 
+/// `f` bound to the search-keep flag `Member` of the plan.
+template <auto Member> Field keepField(Field f)
+{
+    return bound<&Scenario::plan, &PlanInputs::searchKeep, Member>(std::move(f));
+}
+
+/// A check box that holds one layout key at the plan's own value in the layout search.
+template <auto Member> Field keepFlag(const char* key, const char* label)
+{
+    Field f = keepField<Member>(flagField(
+        S, key, label,
+        QT_TRANSLATE_NOOP("Field",
+                          "When checked, the layout search tries only layouts with this plan's "
+                          "own value of this key: search within what your framework or "
+                          "cluster runs.")));
+    // Written only when checked: a file that keeps nothing has no search_keep object.
+    f.isSet = [](const Scenario& s) {
+        return s.plan.searchKeep.*Member;
+    };
+    return f;
+}
+
+void addSearchKeepFields(std::vector<Field>& out)
+{
+    // No mnemonics: the layout's own controls above hold those letters.
+    out.push_back(keepFlag<&core::SearchKeep::tensorParallel>(
+        "plan.search_keep.tensor_parallel", QT_TRANSLATE_NOOP("Field", "Tensor parallel t")));
+    out.push_back(keepFlag<&core::SearchKeep::pipelineParallel>(
+        "plan.search_keep.pipeline_parallel", QT_TRANSLATE_NOOP("Field", "Pipeline stages p")));
+    out.push_back(keepFlag<&core::SearchKeep::virtualStages>(
+        "plan.search_keep.virtual_stages", QT_TRANSLATE_NOOP("Field", "Virtual stages v")));
+    out.push_back(keepFlag<&core::SearchKeep::dataParallel>(
+        "plan.search_keep.data_parallel", QT_TRANSLATE_NOOP("Field", "Data parallel d")));
+    out.push_back(keepFlag<&core::SearchKeep::expertParallel>(
+        "plan.search_keep.expert_parallel", QT_TRANSLATE_NOOP("Field", "Expert parallel ep")));
+    out.push_back(keepFlag<&core::SearchKeep::microBatch>(
+        "plan.search_keep.micro_batch", QT_TRANSLATE_NOOP("Field", "Micro-batch")));
+    out.push_back(keepFlag<&core::SearchKeep::zeroStage>("plan.search_keep.zero_stage",
+                                                         QT_TRANSLATE_NOOP("Field", "ZeRO stage")));
+    out.push_back(keepFlag<&core::SearchKeep::sequenceParallel>(
+        "plan.search_keep.sequence_parallel", QT_TRANSLATE_NOOP("Field", "Sequence parallelism")));
+    out.push_back(keepFlag<&core::SearchKeep::recompute>(
+        "plan.search_keep.recompute", QT_TRANSLATE_NOOP("Field", "Recomputation")));
+}
+
 /// Which view the tab shows (display only).
 Field partField()
 {
@@ -331,6 +376,7 @@ void addPlanFields(std::vector<Field>& out)
     addMemoryRecipeFields(out);
     addHardwareChoiceFields(out);
     addHardwareLinkFields(out);
+    addSearchKeepFields(out);
     out.push_back(partField());
 }
 

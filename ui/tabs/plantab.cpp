@@ -298,6 +298,19 @@ void PlanTab::buildLayoutGroup()
     addControl(moreBox, "plan.expert_parallel");
     addDisclosure(layoutBox, tr("Interleaving and experts"), moreLayout,
                   tr("Show interleaving and experts"));
+
+    // What the layout search may change: a key checked here stays at the plan's own value.
+    auto* keep = new QWidget;
+    auto* keepBox = new QVBoxLayout(keep);
+    keepBox->setContentsMargins(kDisclosureIndent, 0, 0, 0);
+    for (const char* key : {"plan.search_keep.tensor_parallel",
+                            "plan.search_keep.pipeline_parallel", "plan.search_keep.virtual_stages",
+                            "plan.search_keep.data_parallel", "plan.search_keep.expert_parallel",
+                            "plan.search_keep.micro_batch", "plan.search_keep.zero_stage",
+                            "plan.search_keep.sequence_parallel", "plan.search_keep.recompute"})
+        addCheckBox(keepBox, key);
+    addDisclosure(layoutBox, tr("Keep in the layout search"), keep,
+                  tr("Show what the layout search keeps as yours"));
 }
 
 void PlanTab::buildLayoutChoices(QVBoxLayout* group)

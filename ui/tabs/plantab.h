@@ -176,11 +176,12 @@ private:
     void rebuildSearchPoints();
     /// The plan's own point, the axes and the GPU line (every step).
     void updateSearchChart();
-    /// Starts a search on the worker when what it searches over (the plan but its layout)
-    /// changed since the last one asked for.
+    /// Starts a search on the worker when what it searches over (the plan but the layout keys
+    /// it does not keep: core::searchScope) changed since the last one asked for.
     void requestSearch(const core::PlanInputs& plan);
+    /// Shows the search of `scope` (its result, or why it failed).
     void showSearch(std::shared_ptr<const core::LayoutSearchResult> result, double seconds,
-                    const QString& failure);
+                    const QString& failure, const core::PlanInputs& scope);
     /// A click on the scatter's bin `bin` near `point` loads that layout.
     void loadClickedPoint(qsizetype bin, const QPointF& point);
     QString timeFiguresText() const;

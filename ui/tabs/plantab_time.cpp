@@ -105,13 +105,6 @@ QScatterSeries* scatter(const QString& name, const QColor& colour, double size,
     return s;
 }
 
-/// The search's input: the plan with its layout keys put back to one fixed layout, so two
-/// plans that differ only in their layout ask for the same search.
-core::PlanInputs searchInput(const core::PlanInputs& plan)
-{
-    return core::withLayout(plan, core::LayoutKey{});
-}
-
 } // namespace
 
 void PlanTab::buildPartBar()
@@ -304,7 +297,8 @@ void PlanTab::buildSearchPanel()
 
 void PlanTab::requestSearch(const core::PlanInputs& plan)
 {
-    const core::PlanInputs input = searchInput(plan);
+    // Two plans that differ only in layout keys the search does not keep ask for one search.
+    const core::PlanInputs input = core::searchScope(plan);
     if (m_searchedFor && *m_searchedFor == input)
         return;
     m_searchedFor = input;
@@ -318,19 +312,19 @@ void PlanTab::requestSearch(const core::PlanInputs& plan)
             auto result = std::make_shared<const core::LayoutSearchResult>(
                 core::searchLayouts(input, options));
             const double seconds = clock.nsecsElapsed() * 1e-9;
-            return [this, result, seconds] {
-                showSearch(result, seconds, {});
+            return [this, result, seconds, input] {
+                showSearch(result, seconds, {}, input);
             };
         } catch (const std::exception& e) {
-            return [this, message = QString::fromUtf8(e.what())] {
-                showSearch(nullptr, 0, message);
+            return [this, message = QString::fromUtf8(e.what()), input] {
+                showSearch(nullptr, 0, message, input);
             };
         }
     });
 }
 
 void PlanTab::showSearch(std::shared_ptr<const core::LayoutSearchResult> result, double seconds,
-                         const QString& failure)
+                         const QString& failure, const core::PlanInputs& scope)
 {
     m_searchResult = result;
     if (!result)
@@ -339,7 +333,7 @@ void PlanTab::showSearch(std::shared_ptr<const core::LayoutSearchResult> result,
         m_search->setFailed(
             tr("the search is refused: %1").arg(QString::fromStdString(result->refusal)));
     else
-        m_search->setResult(result, seconds);
+        m_search->setResult(result, seconds, scope);
     rebuildSearchPoints();
     m_stale[static_cast<std::size_t>(Part::Time)] = true;
     if (m_part == Part::Time)

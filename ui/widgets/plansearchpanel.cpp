@@ -88,6 +88,34 @@ QString PlanSearchPanel::layoutText(const core::LayoutKey& k)
     return parts.join(QStringLiteral(" \u00b7 "));
 }
 
+QString PlanSearchPanel::keptText(const core::PlanInputs& plan)
+{
+    const core::SearchKeep& keep = plan.searchKeep;
+    const core::LayoutKey k = core::layoutOf(plan);
+    QStringList parts;
+    if (keep.tensorParallel)
+        parts << tr("t %1").arg(k.t);
+    if (keep.pipelineParallel)
+        parts << tr("p %1").arg(k.p);
+    if (keep.virtualStages)
+        parts << tr("v %1").arg(k.v);
+    if (keep.dataParallel)
+        parts << tr("d %1").arg(formatWhole(k.d));
+    if (keep.expertParallel)
+        parts << tr("ep %1").arg(k.ep);
+    if (keep.microBatch)
+        parts << tr("b %1").arg(k.microBatch);
+    if (keep.zeroStage)
+        parts << (k.zeroStage == 0 ? tr("no ZeRO") : tr("ZeRO-%1").arg(k.zeroStage));
+    if (keep.sequenceParallel)
+        parts << (k.sequenceParallel ? tr("SP") : tr("no SP"));
+    if (keep.recompute)
+        parts << (k.recompute == core::Recompute::None       ? tr("no recompute")
+                      : k.recompute == core::Recompute::Full ? tr("full recompute")
+                                                             : tr("selective"));
+    return parts.join(QStringLiteral(" \u00b7 "));
+}
+
 QString PlanSearchPanel::termName(const std::string& term)
 {
     if (term == "forward")
@@ -130,12 +158,13 @@ void PlanSearchPanel::setFailed(const QString& message)
 }
 
 void PlanSearchPanel::setResult(std::shared_ptr<const core::LayoutSearchResult> result,
-                                double seconds)
+                                double seconds, const core::PlanInputs& scope)
 {
     m_searching = false;
     m_failure.clear();
     m_result = std::move(result);
     m_seconds = seconds;
+    m_kept = keptText(scope);
     table()->setEnabled(true);
     if (m_result->fitting > 0)
         fillRanked();
@@ -247,6 +276,8 @@ void PlanSearchPanel::showHeading()
                   "timing), searched in %4.")
                    .arg(formatWhole(r.fitting), formatWhole(r.enumerated), formatWhole(r.pruned),
                         seconds(m_seconds));
+        if (!m_kept.isEmpty())
+            text += tr(" Kept as yours: %1.").arg(m_kept.toHtmlEscaped());
         if (m_searching)
             text = tr("<b>Searching again...</b> ") + text;
         else if (m_yourRank >= 0)

@@ -30,8 +30,9 @@ public:
     /// A search that could not run (its inputs are refused, or over a limit): `message` shows
     /// and the table empties.
     void setFailed(const QString& message);
-    /// Shows a finished search, which took `seconds`.
-    void setResult(std::shared_ptr<const core::LayoutSearchResult> result, double seconds);
+    /// Shows a finished search of `scope` (core::searchScope), which took `seconds`.
+    void setResult(std::shared_ptr<const core::LayoutSearchResult> result, double seconds,
+                   const core::PlanInputs& scope);
     /// Where the plan's own layout stands: its keys and, when it is valid, its step time and
     /// whether it fits; the heading names its rank among the fitting ones.
     void setYours(const core::LayoutKey& key, std::optional<double> stepSeconds, bool fits);
@@ -46,6 +47,8 @@ public:
 
     /// "t 8 · p 4 (v 3) · d 32 · b 1 · ZeRO-1 · SP · selective": a layout in one line.
     static QString layoutText(const core::LayoutKey& key);
+    /// "t 8 · no ZeRO": the keys a search of `plan` keeps at their values; empty when none.
+    static QString keptText(const core::PlanInputs& plan);
     /// A step-time term of core's ("bubble", "data_parallel_exposed", ...) in words.
     static QString termName(const std::string& term);
 
@@ -63,6 +66,7 @@ private:
 
     std::shared_ptr<const core::LayoutSearchResult> m_result;
     double m_seconds = 0;
+    QString m_kept; ///< keptText of the shown result's search
     bool m_searching = false;
     QString m_failure;
     core::LayoutKey m_yours;

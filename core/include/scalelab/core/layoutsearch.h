@@ -35,6 +35,18 @@ PlanInputs withLayout(const PlanInputs& plan, const LayoutKey& key);
 /// The layout keys of a plan (d from gpus / (t p)).
 LayoutKey layoutOf(const PlanInputs& plan);
 
+/// Whether `key` agrees with the plan's own layout on every key `plan.searchKeep` holds.
+bool keptBy(const PlanInputs& plan, const LayoutKey& key);
+
+/// What a search of `plan` depends on: the plan with every layout key the search does not keep
+/// put back to its default, so two plans with equal scopes search the same layouts. Keeping d
+/// keeps t and p too (d is gpus / (t p)).
+PlanInputs searchScope(const PlanInputs& plan);
+
+/// The scenario names of the kept keys ("tensor_parallel", ..., "data_parallel", ...,
+/// "recompute"), in the order of the keys of a layout.
+std::vector<std::string> keptKeyNames(const SearchKeep& keep);
+
 /// A strict total order on keys (t, p, v, ep, micro-batch, ZeRO, SP, recompute ascending):
 /// the tie-break of the ranking.
 bool keyLess(const LayoutKey& a, const LayoutKey& b);
@@ -105,8 +117,8 @@ struct LayoutSearchResult {
 };
 
 /// Enumerates, prunes, computes memory and times every layout of the plan's model on its GPUs
-/// and global batch. Validates the shape and hardware first (the plan's own layout need not be
-/// valid).
+/// and global batch that keeps the keys of `plan.searchKeep` (keptBy). Validates the shape and
+/// hardware first (the plan's own layout need not be valid).
 LayoutSearchResult searchLayouts(const PlanInputs& plan, const LayoutSearchOptions& options = {});
 
 /// "none", "selective", "full": the scenario's recompute names.

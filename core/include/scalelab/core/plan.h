@@ -61,6 +61,23 @@ struct HardwareInputs {
     bool operator==(const HardwareInputs&) const = default;
 };
 
+/// The layout keys the layout search holds at the plan's own values, so that it searches only
+/// what a framework or a cluster allows (docs/STEPTIME.md, "Search"). The memory plan and the
+/// step time ignore it; all false searches every layout.
+struct SearchKeep {
+    bool tensorParallel = false;
+    bool pipelineParallel = false;
+    bool virtualStages = false;
+    bool dataParallel = false; ///< d = gpus / (t p)
+    bool expertParallel = false;
+    bool microBatch = false;
+    bool zeroStage = false;
+    bool sequenceParallel = false;
+    bool recompute = false;
+
+    bool operator==(const SearchKeep&) const = default;
+};
+
 /// Inputs of the training plan (scenario section `plan`). The defaults describe a
 /// Llama-3-8B-shaped model on 64 GPUs (the table of docs/CLI.md).
 struct PlanInputs {
@@ -82,6 +99,7 @@ struct PlanInputs {
     double gpuMemoryGib = 80.0; ///< one GPU's memory in GiB (2^30 bytes)
     HardwareInputs hardware; ///< for the step time only; the memory plan ignores it
     double trainTokens = 1e12; ///< tokens of the whole training run (days to train)
+    SearchKeep searchKeep; ///< for the layout search only
 
     bool operator==(const PlanInputs&) const = default;
 };
