@@ -68,6 +68,8 @@ public:
     QString emphasisedSeries() const { return m_emphasis; }
 
 protected:
+    /// Indexes the chart's scene while a font or palette change passes through it.
+    bool eventFilter(QObject* watched, QEvent* event) override;
     /// A new application font (projector mode, text size) restyles the chart.
     void changeEvent(QEvent* event) override;
 
