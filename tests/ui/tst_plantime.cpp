@@ -323,6 +323,16 @@ private slots:
         QVERIFY(tab->searchResult() != kept);
         for (const core::RankedLayout& r : tab->searchResult()->ranked)
             QCOMPARE(r.key.zeroStage, std::int64_t{2});
+        // The table's rows (kept from the last search, new texts) are this search's ten.
+        QTableWidget* table = tab->searchPanel()->table();
+        QCOMPARE(table->rowCount(), 10);
+        for (int row = 0; row < table->rowCount(); ++row) {
+            const core::RankedLayout& r =
+                tab->searchResult()->ranked[static_cast<std::size_t>(row)];
+            QCOMPARE(table->item(row, 1)->text(), PlanSearchPanel::layoutText(r.key));
+            QVERIFY(table->cellWidget(row, 6)->accessibleName().endsWith(
+                PlanSearchPanel::layoutText(r.key)));
+        }
         // One undo step each: back to ZeRO-1, then to the search that keeps nothing.
         tab->document()->undoStack()->undo();
         tab->document()->undoStack()->undo();
