@@ -457,6 +457,52 @@ void fillScatter(const PlanInputs& plan, const std::vector<LayoutPoint>& pts,
     }
 }
 
+/// One key a search can keep: its flag, its scenario name and how a layout's value reads.
+struct KeptKey {
+    bool SearchKeep::*kept;
+    const char* name;
+    std::string (*value)(const LayoutKey&);
+};
+
+constexpr KeptKey kKeptKeys[] = {
+    {&SearchKeep::tensorParallel, "tensor_parallel",
+     [](const LayoutKey& k) {
+         return str(k.t);
+     }},
+    {&SearchKeep::pipelineParallel, "pipeline_parallel",
+     [](const LayoutKey& k) {
+         return str(k.p);
+     }},
+    {&SearchKeep::virtualStages, "virtual_stages",
+     [](const LayoutKey& k) {
+         return str(k.v);
+     }},
+    {&SearchKeep::dataParallel, "data_parallel",
+     [](const LayoutKey& k) {
+         return str(k.d);
+     }},
+    {&SearchKeep::expertParallel, "expert_parallel",
+     [](const LayoutKey& k) {
+         return str(k.ep);
+     }},
+    {&SearchKeep::microBatch, "micro_batch",
+     [](const LayoutKey& k) {
+         return str(k.microBatch);
+     }},
+    {&SearchKeep::zeroStage, "zero_stage",
+     [](const LayoutKey& k) {
+         return str(k.zeroStage);
+     }},
+    {&SearchKeep::sequenceParallel, "sequence_parallel",
+     [](const LayoutKey& k) {
+         return std::string(k.sequenceParallel ? "true" : "false");
+     }},
+    {&SearchKeep::recompute, "recompute",
+     [](const LayoutKey& k) {
+         return std::string(recomputeName(k.recompute));
+     }},
+};
+
 /// Why a search that keeps some keys has nothing to try: no layout of the search's rules has
 /// the kept values.
 LayoutFailure keepFailure(const PlanInputs& plan)
@@ -464,23 +510,10 @@ LayoutFailure keepFailure(const PlanInputs& plan)
     LayoutFailure f;
     f.key = layoutOf(plan);
     f.constraint = "plan.search_keep";
-    const LayoutKey& k = f.key;
-    const std::pair<const char*, std::string> values[] = {
-        {"tensor_parallel", str(k.t)},
-        {"pipeline_parallel", str(k.p)},
-        {"virtual_stages", str(k.v)},
-        {"data_parallel", str(k.d)},
-        {"expert_parallel", str(k.ep)},
-        {"micro_batch", str(k.microBatch)},
-        {"zero_stage", str(k.zeroStage)},
-        {"sequence_parallel", k.sequenceParallel ? "true" : "false"},
-        {"recompute", recomputeName(k.recompute)},
-    };
     std::string kept;
-    for (const std::string& name : keptKeyNames(plan.searchKeep))
-        for (const auto& [key, value] : values)
-            if (name == key)
-                kept += (kept.empty() ? "" : ", ") + name + " " + value;
+    for (const KeptKey& k : kKeptKeys)
+        if (plan.searchKeep.*k.kept)
+            kept += (kept.empty() ? "" : ", ") + std::string(k.name) + " " + k.value(f.key);
     f.reason = "no layout the search tries keeps this plan's " + kept
         + " (t divides the heads and is at most gpus_per_node, p the layers, d = gpus / (t p) "
           "divides global_batch, v cuts the layers evenly, SP needs t > 1)";
@@ -528,21 +561,10 @@ PlanInputs searchScope(const PlanInputs& plan)
 
 std::vector<std::string> keptKeyNames(const SearchKeep& keep)
 {
-    const std::pair<bool, const char*> keys[] = {
-        {keep.tensorParallel, "tensor_parallel"},
-        {keep.pipelineParallel, "pipeline_parallel"},
-        {keep.virtualStages, "virtual_stages"},
-        {keep.dataParallel, "data_parallel"},
-        {keep.expertParallel, "expert_parallel"},
-        {keep.microBatch, "micro_batch"},
-        {keep.zeroStage, "zero_stage"},
-        {keep.sequenceParallel, "sequence_parallel"},
-        {keep.recompute, "recompute"},
-    };
     std::vector<std::string> out;
-    for (const auto& [kept, name] : keys)
-        if (kept)
-            out.emplace_back(name);
+    for (const KeptKey& k : kKeptKeys)
+        if (keep.*k.kept)
+            out.emplace_back(k.name);
     return out;
 }
 

@@ -303,12 +303,9 @@ void PlanTab::buildLayoutGroup()
     auto* keep = new QWidget;
     auto* keepBox = new QVBoxLayout(keep);
     keepBox->setContentsMargins(kDisclosureIndent, 0, 0, 0);
-    for (const char* key : {"plan.search_keep.tensor_parallel",
-                            "plan.search_keep.pipeline_parallel", "plan.search_keep.virtual_stages",
-                            "plan.search_keep.data_parallel", "plan.search_keep.expert_parallel",
-                            "plan.search_keep.micro_batch", "plan.search_keep.zero_stage",
-                            "plan.search_keep.sequence_parallel", "plan.search_keep.recompute"})
-        addCheckBox(keepBox, key);
+    for (const document::Field* f : document::sectionFields(core::Section::Plan))
+        if (f->key.startsWith(u"plan.search_keep."))
+            addCheckBox(keepBox, f->key);
     addDisclosure(layoutBox, tr("Keep in the layout search"), keep,
                   tr("Show what the layout search keeps as yours"));
 }
