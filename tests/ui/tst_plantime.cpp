@@ -313,6 +313,9 @@ private slots:
         for (const core::RankedLayout& r : kept->ranked)
             QCOMPARE(r.key.zeroStage, std::int64_t{1});
         QVERIFY(tab->searchPanel()->headingLabel()->text().contains("Kept as yours: ZeRO-1"));
+        // The scatter's title says so too, for an export read without the window.
+        QCOMPARE(tab->searchChart()->title(),
+                 QString("Every layout with ZeRO-1: memory against step time"));
         // Now the ZeRO stage is what the search covers: changing it searches again, while a
         // key it does not keep still does not.
         QVERIFY(tab->document()->setValue("plan.tensor_parallel", 4));
@@ -340,6 +343,7 @@ private slots:
         tab->waitForIdle();
         QVERIFY(!box->isChecked());
         QCOMPARE(tab->searchResult()->fitting, allFitting);
+        QCOMPARE(tab->searchChart()->title(), QString("Every layout: memory against step time"));
     }
 
     void aRefusedLayoutStillGetsItsSearch()
