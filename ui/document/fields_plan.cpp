@@ -305,16 +305,10 @@ void addHardwareLinkFields(std::vector<Field>& out)
                     1e9, 1e14, true)));
 }
 
-/// `f` bound to the search-keep flag `Member` of the plan.
-template <auto Member> Field keepField(Field f)
-{
-    return bound<&Scenario::plan, &PlanInputs::searchKeep, Member>(std::move(f));
-}
-
 /// A check box that holds one layout key at the plan's own value in the layout search.
 template <auto Member> Field keepFlag(const char* key, const char* label)
 {
-    Field f = keepField<Member>(flagField(
+    Field f = bound<&Scenario::plan, &PlanInputs::searchKeep, Member>(flagField(
         S, key, label,
         QT_TRANSLATE_NOOP("Field",
                           "When checked, the layout search tries only layouts with this plan's "

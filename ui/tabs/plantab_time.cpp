@@ -342,7 +342,7 @@ void PlanTab::showSearch(std::shared_ptr<const core::LayoutSearchResult> result,
         m_search->setFailed(
             tr("the search is refused: %1").arg(QString::fromStdString(result->refusal)));
     else
-        m_search->setResult(result, seconds, scope);
+        m_search->setResult(result, seconds, kept);
     rebuildSearchPoints();
     m_stale[static_cast<std::size_t>(Part::Time)] = true;
     if (m_part == Part::Time)

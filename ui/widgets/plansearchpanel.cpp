@@ -70,6 +70,22 @@ PlanSearchPanel::PlanSearchPanel(const QString& name, QWidget* parent)
     showHeading();
 }
 
+namespace {
+
+QString zeroText(std::int64_t stage)
+{
+    return stage == 0 ? PlanSearchPanel::tr("no ZeRO") : PlanSearchPanel::tr("ZeRO-%1").arg(stage);
+}
+
+QString recomputeText(core::Recompute r)
+{
+    return r == core::Recompute::None ? PlanSearchPanel::tr("no recompute")
+        : r == core::Recompute::Full  ? PlanSearchPanel::tr("full recompute")
+                                      : PlanSearchPanel::tr("selective");
+}
+
+} // namespace
+
 QString PlanSearchPanel::layoutText(const core::LayoutKey& k)
 {
     QString pipeline = tr("p %1").arg(k.p);
@@ -78,13 +94,10 @@ QString PlanSearchPanel::layoutText(const core::LayoutKey& k)
     QStringList parts = {tr("t %1").arg(k.t), pipeline, tr("d %1").arg(formatWhole(k.d))};
     if (k.ep > 1)
         parts << tr("ep %1").arg(k.ep);
-    parts << tr("b %1").arg(k.microBatch)
-          << (k.zeroStage == 0 ? tr("no ZeRO") : tr("ZeRO-%1").arg(k.zeroStage));
+    parts << tr("b %1").arg(k.microBatch) << zeroText(k.zeroStage);
     if (k.sequenceParallel)
         parts << tr("SP");
-    parts << (k.recompute == core::Recompute::None       ? tr("no recompute")
-                  : k.recompute == core::Recompute::Full ? tr("full recompute")
-                                                         : tr("selective"));
+    parts << recomputeText(k.recompute);
     return parts.join(QStringLiteral(" \u00b7 "));
 }
 
@@ -106,13 +119,11 @@ QString PlanSearchPanel::keptText(const core::PlanInputs& plan)
     if (keep.microBatch)
         parts << tr("b %1").arg(k.microBatch);
     if (keep.zeroStage)
-        parts << (k.zeroStage == 0 ? tr("no ZeRO") : tr("ZeRO-%1").arg(k.zeroStage));
+        parts << zeroText(k.zeroStage);
     if (keep.sequenceParallel)
         parts << (k.sequenceParallel ? tr("SP") : tr("no SP"));
     if (keep.recompute)
-        parts << (k.recompute == core::Recompute::None       ? tr("no recompute")
-                      : k.recompute == core::Recompute::Full ? tr("full recompute")
-                                                             : tr("selective"));
+        parts << recomputeText(k.recompute);
     return parts.join(QStringLiteral(" \u00b7 "));
 }
 
@@ -158,13 +169,13 @@ void PlanSearchPanel::setFailed(const QString& message)
 }
 
 void PlanSearchPanel::setResult(std::shared_ptr<const core::LayoutSearchResult> result,
-                                double seconds, const core::PlanInputs& scope)
+                                double seconds, const QString& kept)
 {
     m_searching = false;
     m_failure.clear();
     m_result = std::move(result);
     m_seconds = seconds;
-    m_kept = keptText(scope);
+    m_kept = kept;
     table()->setEnabled(true);
     if (m_result->fitting > 0)
         fillRanked();

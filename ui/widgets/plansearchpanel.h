@@ -30,9 +30,9 @@ public:
     /// A search that could not run (its inputs are refused, or over a limit): `message` shows
     /// and the table empties.
     void setFailed(const QString& message);
-    /// Shows a finished search of `scope` (core::searchScope), which took `seconds`.
+    /// Shows a finished search, which took `seconds` and kept `kept` (keptText of its scope).
     void setResult(std::shared_ptr<const core::LayoutSearchResult> result, double seconds,
-                   const core::PlanInputs& scope);
+                   const QString& kept);
     /// Where the plan's own layout stands: its keys and, when it is valid, its step time and
     /// whether it fits; the heading names its rank among the fitting ones.
     void setYours(const core::LayoutKey& key, std::optional<double> stepSeconds, bool fits);
