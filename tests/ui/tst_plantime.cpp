@@ -22,6 +22,7 @@
 #include <QTabBar>
 #include <QTableWidget>
 #include <QTest>
+#include <QToolButton>
 #include <QUndoStack>
 
 using namespace scalelab;
@@ -303,7 +304,13 @@ private slots:
         auto* box = tab->findChild<QCheckBox*>("plan.search_keep.zero_stage");
         QVERIFY(box);
         QVERIFY(!box->isChecked());
-        box->click();
+        // By keyboard: the disclosure opens, and the check box, a Tab stop, takes Space.
+        for (QToolButton* button : tab->findChildren<QToolButton*>())
+            if (button->accessibleName() == "Show what the layout search keeps as yours")
+                QTest::keyClick(button, Qt::Key_Space);
+        QVERIFY(box->isVisible());
+        QVERIFY(box->focusPolicy() & Qt::TabFocus);
+        QTest::keyClick(box, Qt::Key_Space);
         tab->waitForIdle();
         QVERIFY(tab->inputs().searchKeep.zeroStage);
         const core::LayoutSearchResult* kept = tab->searchResult();
