@@ -68,16 +68,23 @@ BENCHMARK(BM_PipelineInterleaved)->Unit(benchmark::kMillisecond);
 
 static void BM_ExpertsRouter(benchmark::State& state)
 {
+    // 64 ranks and 256 experts; tokens per rank and top-k as given. 16,384 tokens a rank is the
+    // redraw issue's largest case (bench/scenarios/experts-64x1m.json), and top-3 its top_k step.
     ExpertsInputs in;
     in.ranks = 64;
     in.experts = 256;
     in.tokensPerRank = state.range(0);
-    in.topK = 2;
+    in.topK = state.range(1);
     for (auto _ : state)
         benchmark::DoNotOptimize(routeExperts(in));
     state.SetItemsProcessed(state.iterations() * in.ranks * in.tokensPerRank * in.topK);
 }
-BENCHMARK(BM_ExpertsRouter)->Arg(4096)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ExpertsRouter)
+    ->Args({4096, 2})
+    ->Args({16384, 2})
+    ->Args({16384, 3})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 static MatrixF fp8Matrix()
 {

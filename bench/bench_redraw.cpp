@@ -176,9 +176,10 @@ Step timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events,
     Step step;
     slider.setValue(position);
     step.edit = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    // The tab recomputes on a zero-delay timer (or on its worker thread).
+    // The tab recomputes on a zero-delay timer (or on its worker thread). The loop sleeps until
+    // an event comes, as the window's own loop does: spinning would take a core from the worker.
     while (duringSearch ? tab.chartsPending() : tab.refreshPending())
-        QCoreApplication::processEvents();
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
     step.refresh = static_cast<double>(timer.nsecsElapsed()) / 1e6 - step.edit;
     double lastActive = static_cast<double>(timer.nsecsElapsed());
     for (int pass = 0; pass < 50; ++pass) {
@@ -315,7 +316,7 @@ int main(int argc, char** argv)
                     // have settled before the step: only the step is timed.
                     document.setValue("plan.train_tokens", i % 2 ? 1e12 : 1.5e12);
                     while (tab->chartsPending())
-                        QCoreApplication::processEvents();
+                        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
                 }
                 const Step step = timeOneStep(*tab, *slider, i % 2 ? a : b, events, duringSearch);
                 overlapped += duringSearch && tab->refreshPending();
