@@ -9,6 +9,7 @@
 #include <numeric>
 #include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,12 @@ constexpr double kTreeSpan = 708.0;
 constexpr double kTreeStep = 300.0;
 /// Largest capacity that is still a whole number in double precision.
 constexpr double kMaxCapacity = 9007199254740992.0; // 2^53
+/// A routing of at least this many slots draws its source ranks on every core (below it,
+/// starting threads costs more than it saves: about half a millisecond of draws).
+constexpr std::int64_t kParallelRouterSlots = std::int64_t{1} << 17;
+/// Most per-rank histogram entries the router holds at once while drawing ranks side by side
+/// (8 bytes each: 8 MB).
+constexpr std::int64_t kRouterBatchEntries = std::int64_t{1} << 20;
 
 __extension__ using Wide = unsigned __int128; // a GCC/Clang extension, as in random.h
 
@@ -531,9 +538,78 @@ std::int64_t expertCapacity(double capacityFactor, std::int64_t totalSlots, std:
 
 namespace {
 
-/// Draws (or counts) the slots of `in` source rank by source rank, in order, and calls
-/// visit(s, slots) with rank s's slots per expert id. Returns the router's probabilities
-/// (uniform for explicit assignments). `in` is validated.
+/// The router of `in` and the stream seeds of its source ranks: the shuffle draws from
+/// Rng(seed), and rank s then draws its tokens from Rng(base + s), where base is that stream's
+/// next draw. Each rank's tokens thus depend on the seed and the rank alone, so ranks may be
+/// drawn on any number of threads and give the same routing.
+struct SeededRouter {
+    Router router;
+    std::uint64_t base = 0;
+
+    SeededRouter(const ExpertsInputs& in, int maxRejections)
+        : SeededRouter(in, maxRejections, Rng(static_cast<std::uint64_t>(in.seed)))
+    {
+    }
+
+private:
+    SeededRouter(const ExpertsInputs& in, int maxRejections, Rng rng)
+        : router(in.experts, in.topK, in.skew, in.popularity, rng, maxRejections)
+        , base(rng.next())
+    {
+    }
+};
+
+/// Rng(base + s): source rank s's stream.
+Rng rankStream(std::uint64_t base, std::size_t s)
+{
+    return Rng(base + static_cast<std::uint64_t>(s));
+}
+
+/// Threads for a router draw of `slots` slots over `ranks` ranks.
+int routerThreads(std::int64_t slots, std::int64_t ranks)
+{
+    if (slots < kParallelRouterSlots)
+        return 1;
+    const auto cores = static_cast<std::int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+    return static_cast<int>(std::min({cores, ranks, std::int64_t{16}}));
+}
+
+/// Counts, for ranks first .. first + count - 1, how many of each rank's slots took each
+/// popularity position: rank first + i's counts go to byPosition[i * experts ...]. Rank i goes
+/// to thread i mod threads, each with its own copy of the router (a token's draw marks the
+/// positions it took).
+void countPositions(const ExpertsInputs& in, const SeededRouter& seeded, std::size_t first,
+                    std::size_t count, int threads, std::vector<std::int64_t>& byPosition)
+{
+    const auto experts = static_cast<std::size_t>(in.experts);
+    const auto k = static_cast<std::size_t>(in.topK);
+    const auto work = [&](std::size_t thread) {
+        Router router = seeded.router;
+        for (std::size_t i = thread; i < count; i += static_cast<std::size_t>(threads)) {
+            std::int64_t* histogram = byPosition.data() + i * experts;
+            std::fill(histogram, histogram + experts, 0);
+            if (in.topK == in.experts) { // every token takes every expert: no draws needed
+                std::fill(histogram, histogram + experts, in.tokensPerRank);
+                continue;
+            }
+            Rng rng = rankStream(seeded.base, first + i);
+            router.drawTokens(rng, in.tokensPerRank, [histogram, k](const std::int32_t* p) {
+                for (std::size_t j = 0; j < k; ++j)
+                    ++histogram[p[j]];
+            });
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(work, static_cast<std::size_t>(t));
+    work(0);
+    for (std::thread& th : pool)
+        th.join();
+}
+
+/// Draws (or counts) the slots of `in` and calls visit(s, slots) with source rank s's slots
+/// per expert id, rank after rank in order. Returns the router's probabilities (uniform for
+/// explicit assignments). `in` is validated.
 template <class Visit> std::vector<double> sourceRankSlots(const ExpertsInputs& in, Visit visit)
 {
     const auto ranks = static_cast<std::size_t>(in.ranks);
@@ -550,28 +626,25 @@ template <class Visit> std::vector<double> sourceRankSlots(const ExpertsInputs& 
         }
         return std::vector<double>(experts, 1.0 / static_cast<double>(in.experts));
     }
-    Rng rng(static_cast<std::uint64_t>(in.seed));
-    Router router(in.experts, in.topK, in.skew, in.popularity, rng, detail::kRouterMaxRejections);
-    std::vector<std::int64_t> byPosition(experts, 0);
-    for (std::size_t s = 0; s < ranks; ++s) {
-        if (in.topK == in.experts) {
-            // Every token takes every expert: the counts need no draws.
-            std::fill(byPosition.begin(), byPosition.end(), in.tokensPerRank);
-        } else {
-            std::fill(byPosition.begin(), byPosition.end(), 0);
-            const auto k = static_cast<std::size_t>(in.topK);
-            std::int64_t* histogram = byPosition.data();
-            router.drawTokens(rng, in.tokensPerRank, [histogram, k](const std::int32_t* p) {
-                for (std::size_t j = 0; j < k; ++j)
-                    ++histogram[p[j]];
-            });
+    const SeededRouter seeded(in, detail::kRouterMaxRejections);
+    const int threads = routerThreads(routedSlots(in), in.ranks);
+    // Ranks are drawn in batches (every thread busy, the histograms within kRouterBatchEntries)
+    // and then visited in order.
+    const auto batch = static_cast<std::size_t>(std::max<std::int64_t>(
+        threads, std::min<std::int64_t>(in.ranks, kRouterBatchEntries / in.experts)));
+    std::vector<std::int64_t> byPosition(batch * experts);
+    for (std::size_t first = 0; first < ranks; first += batch) {
+        const std::size_t count = std::min(batch, ranks - first);
+        countPositions(in, seeded, first, count, threads, byPosition);
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::int64_t* histogram = byPosition.data() + i * experts;
+            for (std::size_t p = 0; p < experts; ++p)
+                slots[static_cast<std::size_t>(
+                    seeded.router.expertAt(static_cast<std::int32_t>(p)))] = histogram[p];
+            visit(first + i, slots);
         }
-        for (std::size_t p = 0; p < experts; ++p)
-            slots[static_cast<std::size_t>(router.expertAt(static_cast<std::int32_t>(p)))] =
-                byPosition[p];
-        visit(s, slots);
     }
-    return router.probabilities();
+    return seeded.router.probabilities();
 }
 
 /// A result for `in` with its owners, totals and capacity set and every count at zero.
@@ -716,12 +789,14 @@ std::vector<std::vector<std::int64_t>> detail::routerAssignments(const ExpertsIn
             "small enough that ranks x tokens_per_rank x top_k is at most "
                 + number(kMaxListedSlots) + " slots, the most a per-token listing holds");
 
-    Rng rng(static_cast<std::uint64_t>(in.seed));
-    Router router(in.experts, in.topK, in.skew, in.popularity, rng, std::max(0, maxRejections));
+    SeededRouter seeded(in, std::max(0, maxRejections));
+    Router& router = seeded.router;
     const auto k = static_cast<std::size_t>(in.topK);
     std::vector<std::vector<std::int64_t>> out(static_cast<std::size_t>(in.ranks));
-    for (auto& list : out) {
+    for (std::size_t s = 0; s < out.size(); ++s) {
+        std::vector<std::int64_t>& list = out[s];
         list.reserve(static_cast<std::size_t>(in.tokensPerRank) * k);
+        Rng rng = rankStream(seeded.base, s);
         router.drawTokens(rng, in.tokensPerRank, [&](const std::int32_t* p) {
             for (std::size_t j = 0; j < k; ++j)
                 list.push_back(router.expertAt(p[j]));

@@ -140,6 +140,7 @@ private slots:
     void aKeptRoutingHasALimit();
     void routerMatchesItsListing_data();
     void routerMatchesItsListing();
+    void eachRankDrawsFromItsOwnStream();
     void routerProbabilityIsZipf_data();
     void routerProbabilityIsZipf();
     void routerUniformAtSkewZero();
@@ -511,6 +512,27 @@ void TstExperts::routerMatchesItsListing_data()
     auto byId = withCapacity(routerInputs(4, 16, 2, 1.5, 400, 2), 1.25);
     byId.popularity = ExpertPopularity::ById;
     QTest::newRow("popularity by id") << byId;
+    // Enough slots (2^17 and more) for routeExperts to draw its ranks on every core, while the
+    // listing draws them one after the other: the two must still agree slot for slot.
+    QTest::newRow("ranks side by side") << withCapacity(routerInputs(8, 64, 3, 1.0, 8192, 4), 1.0);
+    // 65536 experts: 16 ranks' histograms at a time, so 32 ranks take two batches.
+    QTest::newRow("ranks in two batches")
+        << withCapacity(routerInputs(32, 65536, 2, 1.2, 2048, 6), 1.0);
+}
+
+void TstExperts::eachRankDrawsFromItsOwnStream()
+{
+    // Source rank s draws from a stream of the seed and s alone: more tokens per rank, or more
+    // ranks, leave the tokens a rank already had as they were.
+    const Matrix few = routerAssignments(routerInputs(2, 16, 2, 1.0, 100, 7));
+    const Matrix more = routerAssignments(routerInputs(2, 16, 2, 1.0, 300, 7));
+    const Matrix wider = routerAssignments(routerInputs(4, 16, 2, 1.0, 100, 7));
+    for (std::size_t s = 0; s < 2; ++s) {
+        QCOMPARE(List(more[s].begin(), more[s].begin() + 200), few[s]);
+        QCOMPARE(wider[s], few[s]);
+    }
+    // ... and the ranks differ from each other.
+    QVERIFY(few[0] != few[1]);
 }
 
 void TstExperts::routerMatchesItsListing()
@@ -809,19 +831,20 @@ void TstExperts::badInputs()
 
 void TstExperts::defaultRouterIsUnchanged()
 {
-    // The default scenario's routing, recorded before the popularity knob existed: its default
-    // (the seeded shuffle) must keep every draw, and the same seed gives these counts anywhere.
+    // The default scenario's routing, recorded when each source rank got a stream of its own
+    // (so that ranks are drawn on every core): the same seed gives these counts anywhere, on
+    // any number of threads, and the popularity knob's default (the seeded shuffle) keeps them.
     const ExpertsInputs in;
     QCOMPARE(in.popularity, ExpertPopularity::Shuffled);
     const auto r = routeExperts(in);
     QCOMPARE(r.expertLoad,
-             (List{1439, 1290, 3426, 1187, 745, 641, 1048, 701, 4899, 2021, 992, 879, 1735, 8459,
-                   800, 2506}));
+             (List{1448, 1323, 3356, 1166, 779, 616, 1034, 721, 4823, 2104, 930, 846, 1741, 8511,
+                   786, 2584}));
     QCOMPARE(r.counts,
-             (Matrix{{1885, 784, 2221, 3302},
-                     {1830, 737, 2247, 3378},
-                     {1790, 823, 2153, 3426},
-                     {1837, 791, 2170, 3394}}));
+             (Matrix{{1792, 799, 2193, 3408},
+                     {1884, 779, 2140, 3389},
+                     {1787, 772, 2214, 3419},
+                     {1830, 800, 2156, 3406}}));
 }
 
 void TstExperts::popularityByIdPutsTheHottestFirst()
