@@ -29,6 +29,7 @@
 #include <QImage>
 #include <QJsonObject>
 #include <QLabel>
+#include <QLayout>
 #include <QMap>
 #include <QMenuBar>
 #include <QPushButton>
@@ -52,6 +53,9 @@
 using namespace scalelab;
 
 namespace {
+
+/// tabReachesEveryControlAndLeavesEveryTable's part for a tab with every disclosure open.
+constexpr int kOpenDisclosures = -2;
 
 /// Every widget of the window that shows a scenario field (a parameter control, a check box, a
 /// combo box named by its field's key), with the value it shows.
@@ -157,6 +161,14 @@ class TstMainWindow : public QObject {
         const auto place = [column](QWidget* widget) {
             return QRect(widget->mapTo(column, QPoint(0, 0)), widget->size());
         };
+        // No stop is cut by the column's right edge (the column has no sideways scroll bar).
+        const int shown = column->parentWidget()->width(); // the scroll area's viewport
+        for (QWidget* widget : std::as_const(stops))
+            QVERIFY2(place(widget).right() < shown,
+                     qPrintable(QString("%1 (%2) reaches x %3, past the column's %4")
+                                    .arg(widget->objectName(), widget->metaObject()->className())
+                                    .arg(place(widget).right())
+                                    .arg(shown)));
         // Going up from one stop to the next happens once, where the walk goes round from the
         // column's last stop to its first; the largest such jump is that one.
         const auto rise = [&](qsizetype i) {
@@ -465,7 +477,9 @@ private slots:
     void tabReachesEveryControlAndLeavesEveryTable_data()
     {
         QTest::addColumn<QString>("name");
-        QTest::addColumn<int>("part"); ///< the FP8 tab's part (Fp8Tab::Part), -1 for the rest
+        /// The FP8 tab's part (Fp8Tab::Part, its disclosures opened), -1 for a tab as it opens,
+        /// kOpenDisclosures for a tab with every disclosure open.
+        QTest::addColumn<int>("part");
         for (const char* name :
              {"memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8", "plan"})
             QTest::newRow(name) << QString(name) << -1;
@@ -473,6 +487,7 @@ private slots:
             << QString("fp8") << static_cast<int>(ui::Fp8Tab::Part::Accumulation);
         QTest::newRow("fp8 scaling over time")
             << QString("fp8") << static_cast<int>(ui::Fp8Tab::Part::Policy);
+        QTest::newRow("plan, disclosures open") << QString("plan") << kOpenDisclosures;
     }
 
     void tabReachesEveryControlAndLeavesEveryTable()
@@ -492,10 +507,15 @@ private slots:
             auto* fp8 = qobject_cast<ui::Fp8Tab*>(tab);
             QVERIFY(fp8);
             fp8->choosePart(static_cast<ui::Fp8Tab::Part>(part));
+        }
+        if (part != -1) {
             // Its disclosures open, so the controls behind them are walked too.
             for (QToolButton* button : tab->findChildren<QToolButton*>())
                 if (button->isCheckable() && button->isVisibleTo(&w))
                     button->setChecked(true);
+            // Laid out anew before the walk (key clicks alone do not run the event loop).
+            QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+            QCoreApplication::processEvents();
         }
         QTRY_VERIFY(tab->explanation() && tab->explanation()->isVisible());
         // The first control on show (the plan's model shape waits behind a disclosure).
@@ -537,10 +557,13 @@ private slots:
         auto* reveal = tab->findChild<QPushButton*>(name + ".explanation.reveal");
         QVERIFY(reveal);
         QVERIFY(visited.contains(reveal));
+        // (A control that does not apply, as the plan's expert keys for a dense model, is shown
+        // disabled and is no stop.)
         for (ui::ParameterControl* control : tab->controls())
-            if (control->isVisibleTo(&w))
-                QVERIFY(visited.contains(control->slider())
-                        && visited.contains(control->spinBox()));
+            if (control->isVisibleTo(&w) && control->isEnabled())
+                QVERIFY2(visited.contains(control->slider())
+                             && visited.contains(control->spinBox()),
+                         qPrintable(control->objectName() + " is not reached by Tab"));
         checkVisualOrder(tab, visited);
 
         // Every stop, and every chart on show, has a name a screen reader says ("Parameters"

@@ -601,9 +601,13 @@ void Tab::addDisclosure(QVBoxLayout* group, const QString& text, QWidget* conten
     button->setAutoRaise(true);
     button->setAccessibleName(accessibleName);
     content->setVisible(false);
-    connect(button, &QToolButton::toggled, content, [button, content](bool on) {
+    connect(button, &QToolButton::toggled, content, [this, button, content](bool on) {
         content->setVisible(on);
         button->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+        // What opened may be wider than the column (nested groups, longer names): the column
+        // is measured again, else its right edge would cut the values off.
+        if (isVisible())
+            fitControlsColumn(true);
     });
     group->addWidget(button);
     group->addWidget(content);
