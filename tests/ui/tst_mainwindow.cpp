@@ -54,8 +54,10 @@ using namespace scalelab;
 
 namespace {
 
-/// tabReachesEveryControlAndLeavesEveryTable's part for a tab with every disclosure open.
+/// tabReachesEveryControlAndLeavesEveryTable's part for a tab with every disclosure open, in
+/// the window's own type and in projector mode.
 constexpr int kOpenDisclosures = -2;
+constexpr int kProjectorOpenDisclosures = -3;
 
 /// Every widget of the window that shows a scenario field (a parameter control, a check box, a
 /// combo box named by its field's key), with the value it shows.
@@ -478,7 +480,8 @@ private slots:
     {
         QTest::addColumn<QString>("name");
         /// The FP8 tab's part (Fp8Tab::Part, its disclosures opened), -1 for a tab as it opens,
-        /// kOpenDisclosures for a tab with every disclosure open.
+        /// kOpenDisclosures for a tab with every disclosure open (kProjectorOpenDisclosures: in
+        /// projector mode).
         QTest::addColumn<int>("part");
         for (const char* name :
              {"memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8", "plan"})
@@ -487,7 +490,14 @@ private slots:
             << QString("fp8") << static_cast<int>(ui::Fp8Tab::Part::Accumulation);
         QTest::newRow("fp8 scaling over time")
             << QString("fp8") << static_cast<int>(ui::Fp8Tab::Part::Policy);
-        QTest::newRow("plan, disclosures open") << QString("plan") << kOpenDisclosures;
+        for (const char* name :
+             {"memory", "zero", "tensor_parallel", "pipeline", "experts", "plan"})
+            QTest::newRow(qPrintable(QString(name) + ", disclosures open"))
+                << QString(name) << kOpenDisclosures;
+        for (const char* name :
+             {"memory", "zero", "tensor_parallel", "pipeline", "experts", "fp8", "plan"})
+            QTest::newRow(qPrintable(QString(name) + ", projector, disclosures open"))
+                << QString(name) << kProjectorOpenDisclosures;
     }
 
     void tabReachesEveryControlAndLeavesEveryTable()
@@ -499,6 +509,8 @@ private slots:
         w.show();
         w.activateWindow();
         QVERIFY(QTest::qWaitForWindowActive(&w));
+        if (part == kProjectorOpenDisclosures)
+            w.setProjectorMode(true);
         w.setExplanationsVisible(true);
         w.showTab(name);
         ui::Tab* tab = w.currentTab();
