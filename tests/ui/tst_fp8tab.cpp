@@ -623,8 +623,11 @@ private slots:
                 sumB += view->blockPoints[i].percent;
             }
         QVERIFY2(sumT >= 0.9 * minRatio * sumB, qPrintable(QString::number(sumT / sumB)));
-        auto* band = seriesNamed<QAreaSeries>(tab.blockErrorChart()->chart(), "Outliers (x");
+        auto* band = seriesNamed<QAreaSeries>(tab.blockErrorChart()->chart(), "Outlier blocks (");
         QVERIFY(band && band->isVisible());
+        QCOMPARE(band->name(),
+                 QString("Outlier blocks (%1)")
+                     .arg(ui::formatWhole(std::int64_t(view->excluded.size()))));
         QCOMPARE(band->upperSeries()->at(0).x(), firstOutlier);
         QVERIFY(tab.figuresLabel()->text().contains(ratio < 1.5 ? "Why so little?"
                                                                 : "One big block sets the scale"));

@@ -265,12 +265,6 @@ void setRoundRange(QValueAxis* axis, double lo, double hi)
     axis->setLabelFormat(QString("%.%1f").arg(decimals));
 }
 
-/// An outlier scale as the control shows it: "100", "100K", "1B", or "2.5".
-QString scaleText(double v)
-{
-    return v == std::trunc(v) ? formatQuantity(v, 0, true) : formatNumber(v);
-}
-
 } // namespace
 
 QString Fp8Tab::granularityName(int row, std::int64_t blockSize)
@@ -829,9 +823,12 @@ void Fp8Tab::showOutlierBand(const core::Fp8View& v)
         const double x0 = n - k + 0.5, x1 = n + 0.5, y1 = m_errorAxis->max();
         replaceIfChanged(m_bandTop, QList<QPointF>{{x0, y1}, {x1, y1}});
         replaceIfChanged(m_bandBottom, QList<QPointF>{{x0, 0}, {x1, 0}});
-        m_outlierBand->setName(v.inputs.values
-                                   ? tr("Largest block")
-                                   : tr("Outliers (x%1)").arg(scaleText(v.inputs.outlierScale)));
+        // Named by what does not move while the outlier slider does (the count): a new name
+        // lays the legend and the whole chart out again, and repaints all of it, at every step.
+        m_outlierBand->setName(
+            v.inputs.values ? tr("Largest block")
+                            : tr("Outlier blocks (%1)")
+                                  .arg(formatWhole(static_cast<std::int64_t>(v.excluded.size()))));
     }
     m_outlierBand->setVisible(v.outliersOnTop);
 }
