@@ -209,8 +209,17 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
     const auto colourOf = [&](double v) {
         if (std::isnan(v) || (m_log && !(v > 0 && lo > 0)))
             return colours.front(); // as scaled(): no place on the scale
-        return colours[static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), v)
-                                                - starts.begin())];
+        // std::upper_bound's answer (how many steps begin at or below v) without its branches,
+        // which a map's values make unpredictable: the pointer moves by a conditional move.
+        const double* first = starts.data();
+        std::size_t count = starts.size();
+        while (count > 1) {
+            const std::size_t half = count / 2;
+            first = first[half] <= v ? first + half : first;
+            count -= half;
+        }
+        const auto level = static_cast<std::size_t>(first - starts.data()) + (*first <= v ? 1 : 0);
+        return colours[level];
     };
     // Each pool's largest value, the matrix read once down its columns (it is stored by column);
     // a NaN never wins a pool, and a pool of NaNs alone gets the bottom colour, as a NaN does.
