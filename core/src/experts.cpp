@@ -2,6 +2,7 @@
 
 #include "scalelab/core/error.h"
 #include "scalelab/core/random.h"
+#include "threads.h"
 
 #include <algorithm>
 #include <cfloat>
@@ -587,11 +588,11 @@ void countPositions(const ExpertsInputs& in, const SeededRouter& seeded, std::si
         Router router = seeded.router;
         for (std::size_t i = thread; i < count; i += static_cast<std::size_t>(threads)) {
             std::int64_t* histogram = byPosition.data() + i * experts;
-            std::fill(histogram, histogram + experts, 0);
             if (in.topK == in.experts) { // every token takes every expert: no draws needed
                 std::fill(histogram, histogram + experts, in.tokensPerRank);
                 continue;
             }
+            std::fill(histogram, histogram + experts, 0);
             Rng rng = rankStream(seeded.base, first + i);
             router.drawTokens(rng, in.tokensPerRank, [histogram, k](const std::int32_t* p) {
                 for (std::size_t j = 0; j < k; ++j)
@@ -599,12 +600,7 @@ void countPositions(const ExpertsInputs& in, const SeededRouter& seeded, std::si
             });
         }
     };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(work, static_cast<std::size_t>(t));
-    work(0);
-    for (std::thread& th : pool)
-        th.join();
+    detail::runOnThreads(static_cast<std::size_t>(threads), work);
 }
 
 /// Draws (or counts) the slots of `in` and calls visit(s, slots) with source rank s's slots

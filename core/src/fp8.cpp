@@ -2,6 +2,7 @@
 
 #include "scalelab/core/error.h"
 #include "scalelab/core/random.h"
+#include "threads.h"
 
 #include <algorithm>
 #include <array>
@@ -335,13 +336,7 @@ template <typename Task> void runSpread(std::int64_t count, int threads, const T
              i = next.fetch_add(1, std::memory_order_relaxed))
             task(i);
     };
-    std::vector<std::thread> pool;
-    pool.reserve(static_cast<std::size_t>(threads - 1));
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(work);
-    work();
-    for (std::thread& th : pool)
-        th.join();
+    detail::runOnThreads(static_cast<std::size_t>(threads), [&work](std::size_t) { work(); });
 }
 
 std::string valueField(std::int64_t row, std::int64_t col)

@@ -1,6 +1,7 @@
 #include "scalelab/core/fp8_training.h"
 
 #include "scalelab/core/error.h"
+#include "threads.h"
 
 #include <algorithm>
 #include <array>
@@ -435,18 +436,12 @@ Fp8AccumulationPoint accumulationPoint(const Fp8AccumulationInputs& in, std::int
     // Every output on its own; rows of outputs spread over the cores, then gathered in order,
     // so the figures do not depend on the number of threads.
     std::vector<OutputSums> sums(static_cast<std::size_t>(in.outputs * in.outputs));
-    const auto rowsOf = [&](std::int64_t first, std::int64_t step) {
-        for (std::int64_t i = first; i < in.outputs; i += step)
-            accumulateRow(in, a, bt, interleaved, i, sums.data() + i * in.outputs);
-    };
     const auto threads = static_cast<std::int64_t>(std::min<unsigned>(
         std::max(1u, std::thread::hardware_concurrency()), static_cast<unsigned>(in.outputs)));
-    std::vector<std::thread> pool;
-    for (std::int64_t t = 1; t < threads; ++t)
-        pool.emplace_back(rowsOf, t, threads);
-    rowsOf(0, threads);
-    for (std::thread& th : pool)
-        th.join();
+    detail::runOnThreads(static_cast<std::size_t>(threads), [&](std::size_t first) {
+        for (auto i = static_cast<std::int64_t>(first); i < in.outputs; i += threads)
+            accumulateRow(in, a, bt, interleaved, i, sums.data() + i * in.outputs);
+    });
     std::array<double, kAccumulationModes> maxError{};
     std::array<double, kAccumulationModes> sumSquares{};
     double maxReference = 0.0;

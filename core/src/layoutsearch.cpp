@@ -1,5 +1,7 @@
 #include "scalelab/core/layoutsearch.h"
 
+#include "threads.h"
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -314,7 +316,7 @@ std::vector<GroupResult> evaluateAll(const PlanInputs& plan, const Enumeration& 
     const auto n = static_cast<std::size_t>(
         std::clamp<std::int64_t>(threads, 1, std::max<std::int64_t>(1, std::ssize(groups))));
     std::vector<std::exception_ptr> errors(n);
-    auto work = [&](std::size_t k) {
+    const auto work = [&](std::size_t k) {
         try {
             for (std::size_t i = k; i < groups.size(); i += n)
                 results[i] = evaluateGroup(plan, groups[i], e.choices, capacity, o.prune);
@@ -322,12 +324,7 @@ std::vector<GroupResult> evaluateAll(const PlanInputs& plan, const Enumeration& 
             errors[k] = std::current_exception();
         }
     };
-    std::vector<std::thread> pool;
-    for (std::size_t k = 1; k < n; ++k)
-        pool.emplace_back(work, k);
-    work(0);
-    for (std::thread& th : pool)
-        th.join();
+    detail::runOnThreads(n, work);
     for (const std::exception_ptr& error : errors)
         if (error)
             std::rethrow_exception(error);
