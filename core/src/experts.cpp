@@ -5,6 +5,7 @@
 #include "threads.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <numeric>
@@ -584,9 +585,10 @@ void countPositions(const ExpertsInputs& in, const SeededRouter& seeded, std::si
 {
     const auto experts = static_cast<std::size_t>(in.experts);
     const auto k = static_cast<std::size_t>(in.topK);
-    const auto work = [&](std::size_t thread) {
+    std::atomic<std::size_t> next{0};
+    const auto work = [&](std::size_t) {
         Router router = seeded.router;
-        for (std::size_t i = thread; i < count; i += static_cast<std::size_t>(threads)) {
+        for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < count;) {
             std::int64_t* histogram = byPosition.data() + i * experts;
             if (in.topK == in.experts) { // every token takes every expert: no draws needed
                 std::fill(histogram, histogram + experts, in.tokensPerRank);
