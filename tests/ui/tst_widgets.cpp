@@ -749,14 +749,34 @@ private slots:
         QTRY_COMPARE(x->titleText(), xTitle);
         QCOMPARE(y->titleText(), yTitle);
         // A short, narrow chart: the bottom title wraps onto lines of whole words, and the side
-        // one, which would need more lines than its room across, takes its short form.
-        view.resize(420, 260);
+        // one, which would need more lines than its room across, takes its short form. (At 260
+        // px high the short form was 2 px longer than its room once the bottom title had
+        // wrapped: whether it showed on one line, cut, or wrapped hung on the order of Qt's
+        // layouts. The texts are now fitted again until a fit changes nothing, and the height
+        // here leaves the short form room to spare.)
+        view.resize(420, 290);
         QTRY_COMPARE(y->titleText(), QString("Block error (%)"));
         QTRY_VERIFY(x->titleText().contains("<br>"));
         QCOMPARE(x->titleText().split("<br>").join(' '), xTitle);
         const QFontMetricsF fm(x->titleFont());
         for (const QString& line : x->titleText().split("<br>"))
             QVERIFY2(fm.horizontalAdvance(line) <= chart->plotArea().width(), qPrintable(line));
+        // Once the chart is laid out with its fitted titles, each line still fits its room.
+        const auto sideLinesFit = [&] {
+            const QFontMetricsF side(y->titleFont());
+            for (const QString& line : y->titleText().split("<br>"))
+                if (side.horizontalAdvance(line) > chart->plotArea().height())
+                    return false;
+            return true;
+        };
+        QTRY_VERIFY(sideLinesFit());
+        // Lower still: the short form wraps too, where its one line would be cut.
+        view.resize(420, 230);
+        QTRY_VERIFY(y->titleText().contains("<br>"));
+        QCOMPARE(y->titleText().split("<br>").join(' '), QString("Block error (%)"));
+        QTRY_VERIFY(sideLinesFit());
+        view.resize(420, 290);
+        QTRY_COMPARE(y->titleText(), QString("Block error (%)"));
         // The tab's title is still the whole one, and setting it again changes nothing shown.
         QCOMPARE(axisTitle(y), yTitle);
         QCOMPARE(axisTitle(x), xTitle);

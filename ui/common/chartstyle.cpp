@@ -234,7 +234,7 @@ constexpr double kTextItemMargins = 2 * 4 + 4;
 /// The chart's title in lines that fit its width; the whole title is kept to fit it again at
 /// another width. A title the tab set since (it differs from the lines last shown) is the new
 /// whole title.
-void fitTitle(QChart* chart)
+bool fitTitle(QChart* chart)
 {
     const QString shown = chart->title();
     QString whole = chart->property("scalelab_title").toString();
@@ -252,8 +252,10 @@ void fitTitle(QChart* chart)
     const QString fit = wrapWords(whole, chart->titleFont(), width);
     chart->setProperty("scalelab_title", whole);
     chart->setProperty("scalelab_titleShown", fit);
-    if (fit != shown)
-        chart->setTitle(fit);
+    if (fit == shown)
+        return false;
+    chart->setTitle(fit);
+    return true;
 }
 
 /// Each axis title in lines that fit the plot's side it runs along (its width for an axis along
@@ -264,11 +266,12 @@ void fitTitle(QChart* chart)
 /// its short form (styleAxis) is shown instead, wrapped only if it must be. As for the chart's
 /// title, the whole title is kept to fit again at another size, and a title the tab set since is
 /// the new whole one.
-void fitAxisTitles(QChart* chart)
+bool fitAxisTitles(QChart* chart)
 {
     const QSizeF plot = chart->plotArea().size();
     if (plot.width() < 1 || plot.height() < 1)
-        return;
+        return false;
+    bool changed = false;
     for (QAbstractAxis* axis : chart->axes()) {
         const QString shown = axis->titleText();
         if (shown.isEmpty() || !axis->isTitleVisible())
@@ -282,9 +285,12 @@ void fitAxisTitles(QChart* chart)
             fit = wrapWords(shortTitle, axis->titleFont(), along);
         axis->setProperty("scalelab_title", whole);
         axis->setProperty("scalelab_titleShown", fit);
-        if (fit != shown)
+        if (fit != shown) {
             axis->setTitleText(fit);
+            changed = true;
+        }
     }
+    return changed;
 }
 
 /// Legend entries in lines that fit: beside the plot, the legend's share of the width less the
@@ -375,14 +381,31 @@ QString wrapWords(const QString& text, const QFont& font, double width)
     return fit;
 }
 
+/// Chart properties: how many fits in a row changed a title, and whether the next plot area is
+/// to be fitted again whatever its change.
+constexpr const char* kRefits = "scalelab_titleRefits";
+constexpr const char* kRefitPending = "scalelab_refitAfterLayout";
+constexpr int kMostRefits = 3;
+
 void fitChartTexts(QChart* chart)
 {
     if (chart->size().width() < 1)
         return;
-    fitTitle(chart);
+    bool changed = fitTitle(chart);
     fitLegend(chart);
     chooseLegendRows(chart);
-    fitAxisTitles(chart);
+    changed = fitAxisTitles(chart) || changed;
+    // A title with more or fewer lines gives the plot another size, and so each title other
+    // room: the texts are fitted again once the chart is laid out with them, until a fit
+    // changes nothing. Before, what a narrow chart showed hung on the order of Qt's layouts: a
+    // side title fitted before the bottom one wrapped kept a line 2 px longer than the room the
+    // wrapped bottom title left it (cut short), unless the plot happened to shrink by a tenth
+    // and so was fitted again. A few rounds at most, should two layouts keep asking for each
+    // other.
+    const int refits = chart->property(kRefits).toInt();
+    const bool again = changed && refits < kMostRefits;
+    chart->setProperty(kRefits, changed ? refits + 1 : 0);
+    chart->setProperty(kRefitPending, again);
 }
 
 namespace {
@@ -395,8 +418,11 @@ void followPlotSize(QChart* chart)
     const QSizeF size = chart->plotArea().size();
     const QSizeF last = chart->property("scalelab_tickedSize").toSizeF();
     if (std::abs(size.width() - last.width()) < 0.1 * size.width()
-        && std::abs(size.height() - last.height()) < 0.1 * size.height())
+        && std::abs(size.height() - last.height()) < 0.1 * size.height()) {
+        if (chart->property(kRefitPending).toBool())
+            fitChartTexts(chart); // the texts' own change of room (fitChartTexts)
         return;
+    }
     chart->setProperty("scalelab_tickedSize", size);
     for (QAbstractAxis* a : chart->axes()) {
         auto* axis = qobject_cast<QValueAxis*>(a);
@@ -435,8 +461,10 @@ void styleChart(QChart* chart)
     if (!chart->property("scalelab_ticksFollowWidth").toBool()) {
         chart->setProperty("scalelab_ticksFollowWidth", true);
         // Titles and legend entries wrap to the new size, once the resize has settled.
-        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart,
-                         [chart] { deferOnce(chart, "scalelab_fitPending", fitChartTexts); });
+        QObject::connect(chart, &QGraphicsWidget::geometryChanged, chart, [chart] {
+            chart->setProperty(kRefits, 0); // a new size: the titles may change again
+            deferOnce(chart, "scalelab_fitPending", fitChartTexts);
+        });
         QObject::connect(chart, &QChart::plotAreaChanged, chart,
                          [chart] { deferOnce(chart, "scalelab_tickPending", followPlotSize); });
     }
