@@ -577,9 +577,10 @@ int routerThreads(std::int64_t slots, std::int64_t ranks)
 }
 
 /// Counts, for ranks first .. first + count - 1, how many of each rank's slots took each
-/// popularity position: rank first + i's counts go to byPosition[i * experts ...]. Rank i goes
-/// to thread i mod threads, each with its own copy of the router (a token's draw marks the
-/// positions it took).
+/// popularity position: rank first + i's counts go to byPosition[i * experts ...]. Each thread
+/// takes the next rank not yet taken (one that starts late or is interrupted does fewer, instead
+/// of holding up the end), with its own copy of the router (a token's draw marks the positions
+/// it took); a rank's counts depend on its stream alone, not on the thread.
 void countPositions(const ExpertsInputs& in, const SeededRouter& seeded, std::size_t first,
                     std::size_t count, int threads, std::vector<std::int64_t>& byPosition)
 {
