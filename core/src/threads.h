@@ -70,9 +70,13 @@ private:
 /// (a worker that needs to report one keeps it for the caller).
 template <typename Work> void runOnThreads(std::size_t threads, const Work& work)
 {
+    if (threads <= 1) { // the calling thread alone: nothing to start or place
+        work(std::size_t{0});
+        return;
+    }
     const HelperPlacement placement;
     std::vector<std::thread> pool;
-    pool.reserve(threads > 1 ? threads - 1 : 0);
+    pool.reserve(threads - 1);
     // A helper lets itself go only after it was held, or the hold would outlast its release.
     std::vector<std::atomic<bool>> held(threads);
     for (std::size_t t = 1; t < threads; ++t) {
