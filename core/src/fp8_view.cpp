@@ -296,6 +296,113 @@ void errorPoints(const BlockErrors& e, int maxPoints, Fp8View& v)
     }
 }
 
+/// Steps 2 to 6 for `values`, the matrix of v.inputs (v.excluded already set).
+void compare(const MatrixF& values, const Fp8ViewOptions& options, Fp8View& v)
+{
+    const Fp8Inputs& in = v.inputs;
+    v.blockCount = values.size() / in.blockSize;
+    TableOutcomes outcomes;
+    fillTable(values, in, options, v, outcomes);
+    if (!options.charts)
+        return;
+    const MatrixF& tensorDeq = outcomes[kFp8TensorRow].dequantized;
+    const MatrixF& blockDeq = outcomes[kFp8ChapterRow].dequantized;
+    BlockErrors e; // points into itself or the workspace: filled in place, never copied
+    blockErrorsAndMaps(values, tensorDeq, blockDeq, options, v, e);
+    v.outliersOnTop = excludedOnTop(v, *e.order);
+    showBlock(
+        options.shownPercentile,
+        [&values, b = in.blockSize](std::int64_t block) { return sliceBlock(values, b, block); },
+        v);
+    errorPoints(e, options.maxPlotPoints, v);
+}
+
+/// `count` values of a sample stand for count x share of the whole matrix.
+std::int64_t scaledCount(std::int64_t count, double share)
+{
+    return std::llround(static_cast<double>(count) * share);
+}
+
+/// The preview of v.inputs (Fp8ViewOptions::preview) from the rows of `bands` of `values`,
+/// the whole matrix (v.excluded its outlier list): those rows are compared as a matrix of
+/// their own, and its figures are put in the whole matrix's terms.
+void previewBands(const MatrixF& values, const std::vector<std::int64_t>& bands,
+                  const Fp8ViewOptions& options, Fp8View& v)
+{
+    const Fp8Inputs& in = v.inputs;
+    constexpr std::int64_t h = kFp8PreviewBand;
+    const auto n = static_cast<std::int64_t>(bands.size());
+    MatrixF sample(n * h, in.cols);
+    for (std::int64_t j = 0; j < n; ++j)
+        sample.middleRows(j * h, h) = values.middleRows(bands[static_cast<std::size_t>(j)] * h, h);
+    // Row i of the sample is row rowOf(i) of the matrix; blocks never cross rows.
+    const auto rowOf = [&](std::int64_t i) {
+        return bands[static_cast<std::size_t>(i / h)] * h + i % h;
+    };
+    const std::int64_t perRow = in.cols / in.blockSize;
+    Fp8View s;
+    s.inputs = in;
+    s.inputs.rows = sample.rows();
+    for (std::int64_t block : v.excluded) { // ascending, and so are the sample's
+        const std::int64_t row = block / perRow;
+        const auto it = std::lower_bound(bands.begin(), bands.end(), row / h);
+        if (it != bands.end() && *it == row / h)
+            s.excluded.push_back(((it - bands.begin()) * h + row % h) * perRow + block % perRow);
+    }
+    Fp8ViewOptions sampleOptions;
+    sampleOptions.shownPercentile = options.shownPercentile;
+    sampleOptions.wholeTable = options.wholeTable;
+    sampleOptions.maxPlotPoints = options.maxPlotPoints;
+    sampleOptions.mapSide = 1; // the maps shown are the previous view's
+    compare(sample, sampleOptions, s);
+
+    // Every row holds perRow blocks: the whole matrix has `share` blocks (and values) for each
+    // one of the sample.
+    const double share = static_cast<double>(in.rows) / static_cast<double>(sample.rows());
+    v.preview = true;
+    v.previewRows = sample.rows();
+    v.blockCount = in.rows * perRow;
+    v.tensorScale = s.tensorScale;
+    v.table = std::move(s.table);
+    for (std::size_t i = 0; i < v.table.size(); ++i) {
+        Fp8Granularity& g = v.table[i];
+        if (!options.wholeTable && i != kFp8TensorRow && i != kFp8ChapterRow)
+            continue; // not computed, left default
+        if (!g.plainCast) {
+            g.tiling = tiling(g.scaling, in.rows, in.cols);
+            g.scales = ((in.rows + g.tiling.tileRows - 1) / g.tiling.tileRows)
+                * ((in.cols + g.tiling.tileCols - 1) / g.tiling.tileCols);
+        }
+        g.all.underflowCount = scaledCount(g.all.underflowCount, share);
+        g.small.underflowCount = scaledCount(g.small.underflowCount, share);
+    }
+    v.outliersOnTop = s.outliersOnTop;
+    v.tensorMax = s.tensorMax;
+    v.tensorPoints = std::move(s.tensorPoints);
+    v.blockPoints = std::move(s.blockPoints);
+    for (std::vector<Fp8ErrorPoint>* points : {&v.tensorPoints, &v.blockPoints})
+        for (Fp8ErrorPoint& p : *points)
+            p.rank *= share;
+    // The shown block is one of the sample's, at its place in the matrix; its figures are its
+    // own, but for the per-tensor scale, which is the sample's.
+    v.shownRank =
+        std::max<std::int64_t>(0, std::llround(static_cast<double>(s.shownRank + 1) * share) - 1);
+    v.shownBlock = rowOf(s.shownBlock / perRow) * perRow + s.shownBlock % perRow;
+    v.shownTensorError = s.shownTensorError;
+    v.shownBlockError = s.shownBlockError;
+    v.shownScale = s.shownScale;
+    v.shownValues = std::move(s.shownValues);
+    v.shownTensorDeq = std::move(s.shownTensorDeq);
+    v.shownBlockDeq = std::move(s.shownBlockDeq);
+    v.tensorGrid = std::move(s.tensorGrid);
+    v.blockGrid = std::move(s.blockGrid);
+    const Fp8View& previous = *options.previous;
+    v.tensorMap = previous.tensorMap;
+    v.blockMap = previous.blockMap;
+    v.poolRows = previous.poolRows;
+    v.poolCols = previous.poolCols;
+}
+
 } // namespace
 
 Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
@@ -307,21 +414,17 @@ Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
     const MatrixF& values = *kept;
     if (in.values)
         v.excluded = largestBlocks(values, in.blockSize);
-    v.blockCount = values.size() / in.blockSize;
-    TableOutcomes outcomes;
-    fillTable(values, in, options, v, outcomes);
-    if (!options.charts)
-        return v;
-    const MatrixF& tensorDeq = outcomes[kFp8TensorRow].dequantized;
-    const MatrixF& blockDeq = outcomes[kFp8ChapterRow].dequantized;
-    BlockErrors e; // points into itself or the workspace: filled in place, never copied
-    blockErrorsAndMaps(values, tensorDeq, blockDeq, options, v, e);
-    v.outliersOnTop = excludedOnTop(v, *e.order);
-    showBlock(
-        options.shownPercentile,
-        [&values, b = in.blockSize](std::int64_t block) { return sliceBlock(values, b, block); },
-        v);
-    errorPoints(e, options.maxPlotPoints, v);
+    const std::shared_ptr<const Fp8View>& previous = options.previous;
+    if (options.preview && options.charts && !in.values && previous && previous->tensorMap
+        && previous->blockMap && !previous->inputs.values && previous->inputs.rows == in.rows
+        && previous->inputs.cols == in.cols) {
+        const std::vector<std::int64_t> bands = fp8PreviewBands(in.rows, in.cols);
+        if (!bands.empty()) {
+            previewBands(values, bands, options, v);
+            return v;
+        }
+    }
+    compare(values, options, v);
     return v;
 }
 
@@ -342,6 +445,21 @@ Fp8View fp8ViewShowingBlock(const Fp8View& v, double percentile)
             return fp8GeneratedBlock(*v.normals, v.inputs, block, outlier);
         },
         out);
+    return out;
+}
+
+std::vector<std::int64_t> fp8PreviewBands(std::int64_t rows, std::int64_t cols)
+{
+    if (rows <= 0 || cols <= 0 || rows < (4 * kFp8PreviewValues + cols - 1) / cols)
+        return {};
+    const std::int64_t bands = rows / kFp8PreviewBand;
+    const std::int64_t take =
+        std::max<std::int64_t>(1, kFp8PreviewValues / (kFp8PreviewBand * cols));
+    if (4 * take > bands)
+        return {};
+    std::vector<std::int64_t> out;
+    for (std::int64_t j = 0; j < take; ++j)
+        out.push_back(j * bands / take);
     return out;
 }
 

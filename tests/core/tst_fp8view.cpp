@@ -416,6 +416,105 @@ private slots:
         }
     }
 
+    void previewBandsSpreadOverTheMatrix()
+    {
+        using Bands = std::vector<std::int64_t>;
+        QCOMPARE(fp8PreviewBands(4096, 4096), (Bands{0, 16})); // 2 x 128 x 4096 = 2^20 values
+        QCOMPARE(fp8PreviewBands(2048, 2048), (Bands{0, 4, 8, 12}));
+        QCOMPARE(fp8PreviewBands(8192, 512),
+                 (Bands{0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60}));
+        QCOMPARE(fp8PreviewBands(1024, 1024), Bands{}); // small enough to compare whole
+        QCOMPARE(fp8PreviewBands(2048, 2047), Bands{}); // one row short of 4 x 2^20 values
+        QCOMPARE(fp8PreviewBands(64, 65536), Bands{}); // not one whole band
+        QCOMPARE(fp8PreviewBands(256, 16384), Bands{}); // one band of two: no saving
+        QCOMPARE(fp8PreviewBands(0, 4096), Bands{});
+    }
+
+    void aPreviewComparesItsBandsAlone()
+    {
+        Fp8Inputs in;
+        in.rows = 2048;
+        in.cols = 2048;
+        in.outlierScale = 1e3;
+        auto exact = std::make_shared<const Fp8View>(computeFp8View(in));
+        QVERIFY(!exact->preview);
+        in.outlierScale = 1e4; // the step a dragged slider makes
+        Fp8ViewOptions options;
+        options.preview = true;
+        options.previous = exact;
+        const Fp8View p = computeFp8View(in, options);
+        QVERIFY(p.preview);
+        QCOMPARE(p.previewRows, std::int64_t(512));
+
+        // The sample, made here from the whole matrix: bands 0, 4, 8 and 12 of 128 rows.
+        const Fp8Generated whole = fp8Generate(in);
+        const std::int64_t perRow = in.cols / in.blockSize;
+        MatrixF sample(512, in.cols);
+        std::vector<std::int64_t> sampleOutliers;
+        for (std::int64_t i = 0; i < 512; ++i) {
+            const std::int64_t row = (i / 128) * 512 + i % 128;
+            sample.row(i) = whole.values.row(row);
+            for (std::int64_t c = 0; c < perRow; ++c)
+                if (std::binary_search(whole.outlierBlocks.begin(), whole.outlierBlocks.end(),
+                                       row * perRow + c))
+                    sampleOutliers.push_back(i * perRow + c);
+        }
+        std::vector<Fp8ScalingJob> jobs;
+        for (int r = 0; r < kFp8TableRows; ++r)
+            jobs.push_back({kScalings[r], r == kFp8CastRow, false, false});
+        const std::vector<Fp8ScalingOutcome> own =
+            fp8QuantizeScalings(sample, in.format, in.overflow, jobs, in.blockSize, sampleOutliers);
+        for (int r = 0; r < kFp8TableRows; ++r) {
+            const Fp8Granularity& g = p.table[static_cast<std::size_t>(r)];
+            const Fp8ScalingOutcome& o = own[static_cast<std::size_t>(r)];
+            // The sample's errors; its counts of values rounded to 0 four times over (the
+            // whole matrix has four rows for each of the sample's).
+            QCOMPARE(g.all.rmse, o.all.rmse);
+            QCOMPARE(g.all.maxAbsError, o.all.maxAbsError);
+            QCOMPARE(g.all.snrDb, o.all.snrDb);
+            QCOMPARE(g.small.relativeError, o.small.relativeError);
+            QCOMPARE(g.all.underflowCount, 4 * o.all.underflowCount);
+            QCOMPARE(g.small.underflowCount, 4 * o.small.underflowCount);
+            // The scales and tiles are the whole matrix's.
+            const Fp8Granularity& e = exact->table[static_cast<std::size_t>(r)];
+            QCOMPARE(g.scales, e.scales);
+            QCOMPARE(g.tiling.tileRows, e.tiling.tileRows);
+            QCOMPARE(g.tiling.tileCols, e.tiling.tileCols);
+        }
+        QCOMPARE(p.blockCount, exact->blockCount);
+        QCOMPARE(p.excluded, whole.outlierBlocks);
+        // The shown block lies in a band, and its values are the matrix's own.
+        const std::int64_t shownRow = p.shownBlock / perRow;
+        QVERIFY(shownRow % 512 < 128);
+        QCOMPARE(p.shownValues, slice(whole.values, p.shownBlock * in.blockSize, in.blockSize));
+        // The series span the whole matrix's ranks; the maps are the exact view's.
+        QCOMPARE(p.tensorPoints.back().rank, static_cast<double>(p.blockCount));
+        QCOMPARE(p.blockPoints.front().rank, 4.0);
+        QCOMPARE(p.tensorMap, exact->tensorMap);
+        QCOMPARE(p.blockMap, exact->blockMap);
+        QVERIFY(!p.order);
+        QVERIFY_THROWS_EXCEPTION(InputError, fp8ViewShowingBlock(p, 30));
+    }
+
+    void withoutAPictureToKeepThereIsNoPreview()
+    {
+        Fp8Inputs in;
+        in.rows = 2048;
+        in.cols = 2048;
+        Fp8ViewOptions options;
+        options.preview = true; // but nothing earlier to show the maps of
+        const Fp8View first = computeFp8View(in, options);
+        QVERIFY(!first.preview);
+        QVERIFY(sameView(first, computeFp8View(in)));
+        // A small matrix is compared whole.
+        Fp8Inputs small;
+        options.previous = std::make_shared<const Fp8View>(computeFp8View(small));
+        small.outlierScale = 7;
+        const Fp8View v = computeFp8View(small, options);
+        QVERIFY(!v.preview);
+        QVERIFY(sameView(v, computeFp8View(small)));
+    }
+
     void blockSizesRanksAndPercentiles()
     {
         QCOMPARE(fp8BlockSizeChoices(256),

@@ -52,10 +52,26 @@ inline constexpr int kFp8MaxPlotPoints = 2000;
 /// Most heatmap cells a side (larger matrices are max-pooled).
 inline constexpr int kFp8MapSide = 1024;
 
+/// Previews (Fp8ViewOptions::preview) compare whole bands of this many rows, so that every
+/// tiling of the table (at most 128 rows high) cuts a band into whole tiles.
+inline constexpr std::int64_t kFp8PreviewBand = 128;
+/// About how many values a preview compares.
+inline constexpr std::int64_t kFp8PreviewValues = std::int64_t{1} << 20;
+
+/// The bands of kFp8PreviewBand rows (their indices, ascending) a preview of a rows x cols
+/// matrix compares: about kFp8PreviewValues values (at least one band), spread evenly from the
+/// first band on. Empty when the matrix is compared whole anyway: fewer than
+/// 4 x kFp8PreviewValues values, or too few bands for the preview to skip three in four.
+std::vector<std::int64_t> fp8PreviewBands(std::int64_t rows, std::int64_t cols);
+
 /// The FP8 comparison of one matrix: the granularity table, the figures `scalelab report`
 /// prints and what the FP8 tab draws. One computation for both (computeFp8View).
 struct Fp8View {
     Fp8Inputs inputs; ///< what it was computed for
+    /// A preview (Fp8ViewOptions::preview): the figures are estimates from previewRows rows,
+    /// the bands fp8PreviewBands names, not the whole matrix's.
+    bool preview = false;
+    std::int64_t previewRows = 0; ///< rows a preview compared (0 when not a preview)
     std::int64_t blockCount = 0; ///< 1 x blockSize blocks of the matrix
     /// Blocks left out of the "small blocks" figures: the generator's outlier blocks (ascending),
     /// or for explicit values the blocks that hold the largest |value|.
@@ -119,6 +135,17 @@ struct Fp8ViewOptions {
     std::int64_t mapSide = kFp8MapSide;
     /// fp8NormalMatrix(inputs) from an earlier call, or null.
     std::shared_ptr<const MatrixF> normals;
+    /// A quick estimate while a slider is being dragged, taken when fp8PreviewBands(rows, cols)
+    /// is not empty, the matrix is generated (not explicit), the charts are asked for and
+    /// `previous` has error maps of a generated matrix of the same shape; otherwise the whole
+    /// comparison is made, as without it.
+    /// A preview compares only the rows of those bands: the table (its scale counts and tilings
+    /// are the whole matrix's; its counts of values rounded to 0 are scaled up to the whole
+    /// matrix, rounded), the block-error series (their ranks scaled to the whole matrix's) and
+    /// the shown block (a block of the bands; its own figures are exact). The error maps are
+    /// previous's, not made again; excluded, blockCount and the kept matrices are the whole
+    /// matrix's. blockScales and order stay empty, so fp8ViewShowingBlock refuses a preview.
+    bool preview = false;
     /// An earlier view whose generated matrix is reused when the generation keys (rows, cols,
     /// seed, block size, outlier scale) are the same, or null.
     std::shared_ptr<const Fp8View> previous;
