@@ -7,6 +7,7 @@
 #include "scalelab/core/experts.h"
 #include "scalelab/core/fp8.h"
 #include "scalelab/core/fp8_training.h"
+#include "scalelab/core/fp8_view.h"
 #include "scalelab/core/layoutsearch.h"
 #include "scalelab/core/memory.h"
 #include "scalelab/core/pipeline.h"
@@ -230,6 +231,30 @@ static void BM_Fp8TabOutlierChange(benchmark::State& state)
     }
 }
 BENCHMARK(BM_Fp8TabOutlierChange)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+/// One step of a dragged outlier slider at 4096 x 4096, as the FP8 tab computes it
+/// (computeFp8View with its workspace and the view shown before): arg 0 the whole comparison,
+/// arg 1 the preview from two bands of 128 rows (Fp8ViewOptions::preview).
+static void BM_Fp8ViewOutlierStep(benchmark::State& state)
+{
+    Fp8Inputs in;
+    in.rows = 4096;
+    in.cols = 4096;
+    Fp8ViewOptions options;
+    options.workspace = std::make_shared<Fp8Workspace>();
+    options.previous = std::make_shared<const Fp8View>(computeFp8View(in, options));
+    options.preview = state.range(0) == 1;
+    int step = 0;
+    for (auto _ : state) {
+        in.outlierScale = (step++ % 2) ? 100.0 : 50.0;
+        auto view = std::make_shared<const Fp8View>(computeFp8View(in, options));
+        if (view->preview != options.preview)
+            state.SkipWithError("not the comparison asked for");
+        if (!options.preview)
+            options.previous = std::move(view); // the view shown; a preview keeps the last exact
+    }
+}
+BENCHMARK(BM_Fp8ViewOutlierStep)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 static void BM_Fp8BlockErrorsAndMap(benchmark::State& state)
 {

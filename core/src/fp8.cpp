@@ -1499,12 +1499,7 @@ std::shared_ptr<const Fp8Generated> Fp8Workspace::generate(const Fp8Inputs& in)
         m_normalsKey = in;
         ++m_normalsId;
     }
-    if (!sameShape(m_outliersKey) || m_outliersKey.blockSize != in.blockSize
-        || m_outliers.empty()) {
-        m_outliers = fp8OutlierBlocks(in);
-        m_outliersKey = in;
-        ++m_outliersId;
-    }
+    keepOutliersOf(in);
     m_generated.reset();
     Spare& spare = spareFor(in);
     Fp8Generated& target = *spare.generated;
@@ -1530,6 +1525,24 @@ std::shared_ptr<const Fp8Generated> Fp8Workspace::generate(const Fp8Inputs& in)
     m_generatedOutliersId = spare.outliersId;
     m_generatedKey = in;
     return m_generated;
+}
+
+void Fp8Workspace::keepOutliersOf(const Fp8Inputs& in)
+{
+    if (m_outliers.empty() || m_outliersKey.rows != in.rows || m_outliersKey.cols != in.cols
+        || m_outliersKey.seed != in.seed || m_outliersKey.blockSize != in.blockSize) {
+        m_outliers = fp8OutlierBlocks(in);
+        m_outliersKey = in;
+        ++m_outliersId;
+    }
+}
+
+std::vector<std::int64_t> Fp8Workspace::outlierBlocks(const Fp8Inputs& in)
+{
+    validateGeneratorKeys(in, true);
+    const std::lock_guard lock(m_mutex);
+    keepOutliersOf(in);
+    return m_outliers;
 }
 
 std::shared_ptr<const MatrixF> Fp8Workspace::normals(const Fp8Inputs& in)

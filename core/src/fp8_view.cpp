@@ -323,18 +323,60 @@ std::int64_t scaledCount(std::int64_t count, double share)
     return std::llround(static_cast<double>(count) * share);
 }
 
-/// The preview of v.inputs (Fp8ViewOptions::preview) from the rows of `bands` of `values`,
-/// the whole matrix (v.excluded its outlier list): those rows are compared as a matrix of
-/// their own, and its figures are put in the whole matrix's terms.
-void previewBands(const MatrixF& values, const std::vector<std::int64_t>& bands,
-                  const Fp8ViewOptions& options, Fp8View& v)
+/// The matrix a preview compares: the rows of `bands` of the generated matrix of v.inputs,
+/// made from its normals and outlier list without making the whole matrix, and its outlier
+/// blocks in its own numbering (ascending). Sets v.normals and v.excluded, the whole matrix's.
+std::pair<MatrixF, std::vector<std::int64_t>>
+previewSample(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& options, Fp8View& v)
 {
     const Fp8Inputs& in = v.inputs;
+    const std::shared_ptr<const Fp8View>& previous = options.previous; // of the same shape
+    const bool sameNormals = previous->normals && previous->inputs.seed == in.seed;
+    if (options.workspace) {
+        v.normals = options.workspace->normals(in);
+        v.excluded = options.workspace->outlierBlocks(in);
+    } else {
+        if (options.normals && options.normals->rows() == in.rows
+            && options.normals->cols() == in.cols)
+            v.normals = options.normals;
+        else if (sameNormals)
+            v.normals = previous->normals;
+        else
+            v.normals = std::make_shared<const MatrixF>(fp8NormalMatrix(in));
+        // The list depends on the shape, the seed and the block size, not on outlier_scale.
+        v.excluded = sameNormals && previous->inputs.blockSize == in.blockSize
+            ? previous->excluded
+            : fp8OutlierBlocks(in);
+    }
+    const MatrixF& normals = *v.normals;
     constexpr std::int64_t h = kFp8PreviewBand;
     const auto n = static_cast<std::int64_t>(bands.size());
     MatrixF sample(n * h, in.cols);
     for (std::int64_t j = 0; j < n; ++j)
-        sample.middleRows(j * h, h) = values.middleRows(bands[static_cast<std::size_t>(j)] * h, h);
+        sample.middleRows(j * h, h) = normals.middleRows(bands[static_cast<std::size_t>(j)] * h, h);
+    const std::int64_t b = in.blockSize;
+    const std::int64_t perRow = in.cols / b;
+    std::vector<std::int64_t> outliers;
+    for (std::int64_t block : v.excluded) {
+        const std::int64_t row = block / perRow;
+        const auto it = std::lower_bound(bands.begin(), bands.end(), row / h);
+        if (it == bands.end() || *it != row / h)
+            continue;
+        const std::int64_t own = ((it - bands.begin()) * h + row % h) * perRow + block % perRow;
+        const std::vector<float> values = fp8GeneratedBlock(normals, in, block, true);
+        std::copy(values.begin(), values.end(), sample.data() + own * b);
+        outliers.push_back(own);
+    }
+    return {std::move(sample), std::move(outliers)};
+}
+
+/// The preview of v.inputs (Fp8ViewOptions::preview) from the rows of `bands`: those rows are
+/// compared as a matrix of their own, and its figures are put in the whole matrix's terms.
+void previewBands(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& options, Fp8View& v)
+{
+    const Fp8Inputs& in = v.inputs;
+    constexpr std::int64_t h = kFp8PreviewBand;
+    auto [sample, outliers] = previewSample(bands, options, v);
     // Row i of the sample is row rowOf(i) of the matrix; blocks never cross rows.
     const auto rowOf = [&](std::int64_t i) {
         return bands[static_cast<std::size_t>(i / h)] * h + i % h;
@@ -343,12 +385,7 @@ void previewBands(const MatrixF& values, const std::vector<std::int64_t>& bands,
     Fp8View s;
     s.inputs = in;
     s.inputs.rows = sample.rows();
-    for (std::int64_t block : v.excluded) { // ascending, and so are the sample's
-        const std::int64_t row = block / perRow;
-        const auto it = std::lower_bound(bands.begin(), bands.end(), row / h);
-        if (it != bands.end() && *it == row / h)
-            s.excluded.push_back(((it - bands.begin()) * h + row % h) * perRow + block % perRow);
-    }
+    s.excluded = std::move(outliers);
     Fp8ViewOptions sampleOptions;
     sampleOptions.shownPercentile = options.shownPercentile;
     sampleOptions.wholeTable = options.wholeTable;
@@ -410,20 +447,20 @@ Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
     validate(in);
     Fp8View v;
     v.inputs = in;
-    const std::shared_ptr<const MatrixF> kept = takeMatrix(in, options, v);
-    const MatrixF& values = *kept;
-    if (in.values)
-        v.excluded = largestBlocks(values, in.blockSize);
     const std::shared_ptr<const Fp8View>& previous = options.previous;
     if (options.preview && options.charts && !in.values && previous && previous->tensorMap
         && previous->blockMap && !previous->inputs.values && previous->inputs.rows == in.rows
         && previous->inputs.cols == in.cols) {
         const std::vector<std::int64_t> bands = fp8PreviewBands(in.rows, in.cols);
         if (!bands.empty()) {
-            previewBands(values, bands, options, v);
+            previewBands(bands, options, v);
             return v;
         }
     }
+    const std::shared_ptr<const MatrixF> kept = takeMatrix(in, options, v);
+    const MatrixF& values = *kept;
+    if (in.values)
+        v.excluded = largestBlocks(values, in.blockSize);
     compare(values, options, v);
     return v;
 }

@@ -363,6 +363,10 @@ public:
     /// fp8NormalMatrix(in), shared and cached the same way.
     std::shared_ptr<const MatrixF> normals(const Fp8Inputs& in);
 
+    /// fp8OutlierBlocks(in), cached the same way (the list generate uses); validates as
+    /// generate does.
+    std::vector<std::int64_t> outlierBlocks(const Fp8Inputs& in);
+
     /// fp8QuantizeScalings (identical figures), the outcomes kept here: the reference stays
     /// valid, and the matrices in it unchanged, until the next quantizeScalings or clear. Kept
     /// dequantized matrices of the same shape reuse their memory.
@@ -406,6 +410,8 @@ private:
         std::uint64_t normalsId = 0; ///< m_normalsId of the normals it was copied from
         std::uint64_t outliersId = 0; ///< m_outliersId of its outlier list
     };
+    /// Makes m_outliers the outlier list of `in` unless it is already (the lock held).
+    void keepOutliersOf(const Fp8Inputs& in);
     /// A generated matrix of the inputs' shape that no caller holds (made when there is none).
     Spare& spareFor(const Fp8Inputs& in);
     /// orderByMagnitude for blocks of m_generated (the lock held): outliers merged into the

@@ -143,8 +143,9 @@ struct Fp8ViewOptions {
     /// are the whole matrix's; its counts of values rounded to 0 are scaled up to the whole
     /// matrix, rounded), the block-error series (their ranks scaled to the whole matrix's) and
     /// the shown block (a block of the bands; its own figures are exact). The error maps are
-    /// previous's, not made again; excluded, blockCount and the kept matrices are the whole
-    /// matrix's. blockScales and order stay empty, so fp8ViewShowingBlock refuses a preview.
+    /// previous's, not made again; excluded, blockCount and normals are the whole matrix's,
+    /// which is not made (the bands are taken from its normals and outlier list): generated,
+    /// blockScales and order stay empty, so fp8ViewShowingBlock refuses a preview.
     bool preview = false;
     /// An earlier view whose generated matrix is reused when the generation keys (rows, cols,
     /// seed, block size, outlier scale) are the same, or null.
