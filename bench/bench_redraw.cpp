@@ -9,6 +9,7 @@
 //                                                               [--spans]
 //                                                               [--during-search]
 //                                                               [--control KEY]
+//                                                               [--drag]
 //
 // Each line also gives the longest GUI-thread stall of its steps: the longest time the GUI thread
 // spent in one piece of work (the slider's move, or one event it handled) before it went back to
@@ -19,6 +20,11 @@
 // chart data) and what Qt does after (layout and paint), names the widgets painted, and gives
 // the mean time a step spends painting and laying out each widget (with the named widget it
 // belongs to, so the charts of a tab are told apart).
+//
+// With --drag each slider is held down through its steps, as a mouse drags it (the other steps
+// are key presses or clicks, one at a time). A tab may then show a quicker preview (the FP8
+// tab does for a large matrix), so each line is followed by the time from letting go of the
+// slider to the exact figures' repaint (median of 5).
 //
 // With --scenario the tabs start from that scenario instead of the defaults, for the cases an
 // issue names (bench/scenarios/ holds them; for example the 32-stage, 256-microbatch
@@ -165,6 +171,22 @@ struct Step {
     double total = 0; ///< until the last paint
 };
 
+/// Runs the event loop pass after pass while passes still deliver events (layout, update
+/// requests, paint), and returns when the last of them was done, in ms on `timer`.
+double untilPainted(const QElapsedTimer& timer, EventCounter& events)
+{
+    double lastActive = static_cast<double>(timer.nsecsElapsed());
+    for (int pass = 0; pass < 50; ++pass) {
+        const long long before = events.count;
+        QCoreApplication::sendPostedEvents();
+        QCoreApplication::processEvents();
+        if (events.count == before)
+            break;
+        lastActive = static_cast<double>(timer.nsecsElapsed());
+    }
+    return lastActive / 1e6;
+}
+
 /// One slider move and everything it causes, until the window has painted its last change:
 /// what a user waits for. The event loop runs pass after pass while passes still deliver
 /// events; the window paints exactly what is dirty, once, as it would on screen.
@@ -181,17 +203,20 @@ Step timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events,
     while (duringSearch ? tab.chartsPending() : tab.refreshPending())
         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
     step.refresh = static_cast<double>(timer.nsecsElapsed()) / 1e6 - step.edit;
-    double lastActive = static_cast<double>(timer.nsecsElapsed());
-    for (int pass = 0; pass < 50; ++pass) {
-        const long long before = events.count;
-        QCoreApplication::sendPostedEvents();
-        QCoreApplication::processEvents();
-        if (events.count == before)
-            break;
-        lastActive = static_cast<double>(timer.nsecsElapsed());
-    }
-    step.total = lastActive / 1e6;
+    step.total = untilPainted(timer, events);
     return step;
+}
+
+/// With --drag: lets go of the held slider and times it until the window has painted what
+/// that brings (a tab's exact figures after a preview), in milliseconds.
+double timeLettingGo(Tab& tab, QSlider& slider, EventCounter& events)
+{
+    QElapsedTimer timer;
+    timer.start();
+    slider.setSliderDown(false);
+    while (tab.refreshPending())
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    return untilPainted(timer, events);
 }
 
 /// Whether the tab shows the current inputs, rather than a message refusing them.
@@ -245,6 +270,7 @@ int main(int argc, char** argv)
     const bool explanations = !QCoreApplication::arguments().contains("--no-explanations");
     const bool spans = QCoreApplication::arguments().contains("--spans");
     const bool duringSearch = QCoreApplication::arguments().contains("--during-search");
+    const bool drag = QCoreApplication::arguments().contains("--drag");
     const QStringList args = QCoreApplication::arguments();
     for (qsizetype i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == "--runs")
@@ -303,6 +329,8 @@ int main(int argc, char** argv)
                                        .arg(control->valueAtPosition(b));
             std::vector<double> ms, edit, refresh, rest;
             const long long paintsBefore = events.paints;
+            if (drag)
+                slider->setSliderDown(true);
             for (int i = 0; i < 10; ++i) // warm-up
                 timeOneStep(*tab, *slider, i % 2 ? a : b, events);
             events.painted.clear();
@@ -324,6 +352,15 @@ int main(int argc, char** argv)
                 edit.push_back(step.edit);
                 refresh.push_back(step.refresh);
                 rest.push_back(step.total - step.edit - step.refresh);
+            }
+            std::vector<double> lettingGo;
+            if (drag) {
+                lettingGo.push_back(timeLettingGo(*tab, *slider, events));
+                for (int i = 1; i < 5; ++i) {
+                    slider->setSliderDown(true);
+                    timeOneStep(*tab, *slider, i % 2 ? a : b, events);
+                    lettingGo.push_back(timeLettingGo(*tab, *slider, events));
+                }
             }
             const double p99 = percentile(ms, 0.99);
             allWithinFrame = allWithinFrame && p99 < 16.0;
@@ -364,6 +401,9 @@ int main(int argc, char** argv)
             if (duringSearch)
                 std::printf("    the search was still running after %d of %d steps\n", overlapped,
                             runs);
+            if (drag)
+                std::printf("    let go: repainted %.2f ms later (median of 5)\n",
+                            percentile(lettingGo, 0.5));
             std::fflush(stdout);
         }
         if (duringSearch)

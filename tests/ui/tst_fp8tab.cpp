@@ -815,6 +815,53 @@ private slots:
         QCOMPARE(tab.view()->normals, normals);
     }
 
+    void aDraggedSliderPreviewsALargeMatrixUntilLetGo()
+    {
+        Fp8Tab tab;
+        tab.resize(1600, 1000);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        tab.control("fp8.rows")->setValue(2048);
+        tab.control("fp8.cols")->setValue(2048);
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(!tab.view()->preview);
+        const std::shared_ptr<const Eigen::MatrixXd> map = tab.view()->tensorMap;
+        QTableWidgetItem* header = tab.granularityTable()->horizontalHeaderItem(0);
+        QCOMPARE(header->text(), QString("Scaling"));
+
+        // Dragged: each step is worked out from four bands of 128 rows, and the error maps
+        // stay the last exact ones.
+        QSlider* slider = tab.control("fp8.outlier_scale")->slider();
+        slider->setSliderDown(true);
+        for (int step = 1; step <= 3; ++step) {
+            slider->setValue(slider->value() + 1);
+            settle(tab, kWorkerTimeoutMs);
+            const auto preview = tab.view();
+            QVERIFY(preview->preview);
+            QCOMPARE(preview->previewRows, std::int64_t(512));
+            QCOMPARE(preview->inputs.outlierScale, tab.inputs().outlierScale);
+            QCOMPARE(preview->tensorMap, map);
+            QCOMPARE(header->text(), QString("Scaling\n(preview)"));
+            QVERIFY(tab.figuresLabel()->text().contains("Preview from 512 of 2,048 rows"));
+        }
+        // Let go: the exact figures of the whole matrix, as core gives them.
+        slider->setSliderDown(false);
+        QVERIFY(tab.refreshPending());
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(!tab.view()->preview);
+        QVERIFY(tab.view()->tensorMap != map);
+        QCOMPARE(header->text(), QString("Scaling"));
+        QVERIFY(!tab.figuresLabel()->text().contains("Preview"));
+        checkAgainstCore(tab);
+
+        // A key press is one step, worked out whole at once.
+        slider->setFocus();
+        QTest::keyClick(slider, Qt::Key_PageUp);
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(!tab.view()->preview);
+        checkAgainstCore(tab);
+    }
+
     void plottedRanksAndPercentiles()
     {
         QCOMPARE(core::fp8PlottedRanks(3, 5), (std::vector<std::int64_t>{0, 1, 2}));

@@ -30,6 +30,7 @@
 #include <QPushButton>
 #include <QScatterSeries>
 #include <QSignalBlocker>
+#include <QSlider>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -389,6 +390,19 @@ void Fp8Tab::buildControls()
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         c->setMinimumContentsLength(kComboChars);
     }
+    // A preview lasts while its slider is held: letting go brings the exact figures.
+    for (ParameterControl* c : controls())
+        connect(c->slider(), &QSlider::sliderReleased, this, [this] {
+            if (m_view && m_view->preview)
+                scheduleRefresh();
+        });
+}
+
+bool Fp8Tab::sliderHeld() const
+{
+    const QList<ParameterControl*> all = controls();
+    return std::any_of(all.cbegin(), all.cend(),
+                       [](const ParameterControl* c) { return c->slider()->isSliderDown(); });
 }
 
 void Fp8Tab::buildSituation(QVBoxLayout* box)
@@ -704,6 +718,9 @@ void Fp8Tab::recompute()
     core::Fp8ViewOptions options;
     options.shownPercentile = shownPercentile();
     options.previous = m_view;
+    // While a slider is dragged a large matrix is previewed from a few of its rows, so that
+    // the charts follow the slider (the whole of a 4096 x 4096 matrix takes about 90 ms).
+    options.preview = sliderHeld();
     options.workspace = m_workspace;
     const core::Fp8Inputs& in = inputs();
     if (!in.values && m_normals && m_normals->rows() == in.rows && m_normals->cols() == in.cols
@@ -711,7 +728,7 @@ void Fp8Tab::recompute()
         options.normals = m_normals;
     // Only what differs from what is shown is computed again: a slider of one part leaves the
     // other parts' results alone (the accumulation sweep alone takes a good part of a second).
-    const bool block = !m_view || !core::sameBlockInputs(in, m_view->inputs);
+    const bool block = !m_view || m_view->preview || !core::sameBlockInputs(in, m_view->inputs);
     // Only the shown block moved: the view shown is kept but for that block's part, which costs
     // one block's work instead of the whole matrix's (at 4096 x 4096, 100 ms).
     const bool reshow = !block && m_viewPercentile != options.shownPercentile;
@@ -929,6 +946,13 @@ void Fp8Tab::showHeatmap(const core::Fp8View& v)
 void Fp8Tab::showTable(const core::Fp8View& v)
 {
     QStringList notes;
+    if (v.preview)
+        notes << tr("<b>Preview while the slider is held:</b> figures from %1 of the %2 rows "
+                    "(bands of %3 rows spread over the matrix), counts of values rounded to 0 "
+                    "scaled up to the whole matrix; the error maps still show the last exact "
+                    "result. Let go for the exact figures.")
+                     .arg(formatWhole(v.previewRows), formatWhole(v.inputs.rows))
+                     .arg(core::kFp8PreviewBand);
     // The columns fit their contents: measured once, after every cell is set.
     const std::int64_t rows = v.inputs.values ? v.inputs.values->rows() : v.inputs.rows;
     const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
@@ -962,7 +986,13 @@ void Fp8Tab::showTable(const core::Fp8View& v)
         }
         return any;
     });
-    if (changed)
+    // The header says so too, where the eye is (it has two lines already: no layout moves).
+    const QString scaling = v.preview ? tr("Scaling\n(preview)") : tr("Scaling");
+    QTableWidgetItem* header = m_table->horizontalHeaderItem(0);
+    const bool renamed = header->text() != scaling;
+    if (renamed)
+        header->setText(scaling);
+    if (changed || renamed)
         m_table->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
     const float maxValue = core::fp8MaxValue(v.inputs.format);
     notes << tr("Plain cast: no scale, so values past ±%1 saturate (or become NaN) and values "
@@ -1039,7 +1069,11 @@ void Fp8Tab::showFigures(const core::Fp8View& v)
              "coarse steps, and %2 values become 0. A scale per block keeps every block in the "
              "normal range.")
               .arg(powerOfTwo(minNormal), formatWhole(t.small.underflowCount));
-    figuresLabel()->setText(head + QStringLiteral("<br>") + scale + QStringLiteral("<br>")
+    const QString preview = v.preview
+        ? tr("<i>Preview from %1 of %2 rows.</i> ")
+              .arg(formatWhole(v.previewRows), formatWhole(v.inputs.rows))
+        : QString();
+    figuresLabel()->setText(preview + head + QStringLiteral("<br>") + scale + QStringLiteral("<br>")
                             + lesson);
 }
 

@@ -148,6 +148,8 @@ private:
     PolicyKey policyKey() const;
 
     void buildControls();
+    /// Whether one of the tab's sliders is being dragged (held down).
+    bool sliderHeld() const;
     /// The controls of `keys` behind a disclosure button at the foot of `box`.
     void addDisclosedControls(QVBoxLayout* box, std::initializer_list<const char*> keys,
                               const QString& text, const QString& accessibleName);
