@@ -241,6 +241,7 @@ private slots:
     void outlierBlocksAndCopies();
     void workspaceMatchesFreeFunctions();
     void workspaceOrdersAsTheFullSort();
+    void workspaceOutlierListIsTheGenerators();
     void errorPictureMatchesBoth();
     void generatedAlwaysHasAnOutlier();
     void perTensorVsPerBlock_data();
@@ -1611,6 +1612,27 @@ void TstFp8::outlierBlocksAndCopies()
     QVERIFY(sameMatrix(copied.values, g.values));
     QCOMPARE(copied.outlierBlocks, g.outlierBlocks);
     QVERIFY(sameMatrix(normals, fp8NormalMatrix(in))); // untouched
+}
+
+void TstFp8::workspaceOutlierListIsTheGenerators()
+{
+    // The list a preview takes without making the matrix: fp8OutlierBlocks', the same before
+    // and after a generation, and a new one for a new block size or seed.
+    Fp8Workspace ws;
+    Fp8Inputs in;
+    in.rows = 64;
+    in.cols = 256;
+    QCOMPARE(ws.outlierBlocks(in), fp8OutlierBlocks(in));
+    QCOMPARE(ws.generate(in)->outlierBlocks, ws.outlierBlocks(in));
+    in.outlierScale = 7; // the list does not depend on it
+    QCOMPARE(ws.outlierBlocks(in), ws.generate(in)->outlierBlocks);
+    in.blockSize = 32;
+    QCOMPARE(ws.outlierBlocks(in), fp8OutlierBlocks(in));
+    in.seed = 9;
+    QCOMPARE(ws.outlierBlocks(in), fp8OutlierBlocks(in));
+    QVERIFY(fp8OutlierBlocks(in) != ws.generate(Fp8Inputs{})->outlierBlocks);
+    in.blockSize = 3; // divides nothing: refused by name, as generate refuses it
+    QVERIFY_THROWS_EXCEPTION(InputError, ws.outlierBlocks(in));
 }
 
 void TstFp8::workspaceOrdersAsTheFullSort()

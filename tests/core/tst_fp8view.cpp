@@ -494,6 +494,14 @@ private slots:
         QCOMPARE(p.blockMap, exact->blockMap);
         QVERIFY(!p.order);
         QVERIFY_THROWS_EXCEPTION(InputError, fp8ViewShowingBlock(p, 30));
+
+        // Through a workspace (the tab's way), the same preview.
+        options.workspace = std::make_shared<Fp8Workspace>();
+        const Fp8View w = computeFp8View(in, options);
+        QVERIFY(w.preview);
+        QVERIFY(sameView(w, p));
+        QCOMPARE(w.shownBlock, p.shownBlock);
+        QCOMPARE(w.excluded, p.excluded);
     }
 
     void withoutAPictureToKeepThereIsNoPreview()
