@@ -1308,6 +1308,39 @@ Fp8Generated fp8ApplyOutliers(const MatrixF& normals, const Fp8Inputs& in)
     return out;
 }
 
+Fp8BandMaxima fp8BandMaxima(const MatrixF& normals, std::int64_t blockSize,
+                            const std::vector<std::int64_t>& outlierBlocks, std::int64_t bandRows)
+{
+    require(blockSize >= 1 && normals.cols() % blockSize == 0, "fp8.block_size",
+            "a divisor of the columns (" + std::to_string(normals.cols()) + ")");
+    require(bandRows >= 1, "fp8.rows", "bands of at least one row");
+    const std::int64_t bands = normals.rows() / bandRows;
+    const std::int64_t perBand = bandRows * (normals.cols() / blockSize);
+    Fp8BandMaxima out;
+    out.normal.assign(static_cast<std::size_t>(bands), 0.0f);
+    out.outlier.assign(static_cast<std::size_t>(bands), 0.0f);
+    runSpread(bands, threadsFor(normals.size()), [&](std::int64_t k) {
+        // The band's outliers, in order: each block is an outlier or not as the list says.
+        auto next = std::lower_bound(outlierBlocks.begin(), outlierBlocks.end(), k * perBand);
+        float normal = 0, outlier = 0;
+        for (std::int64_t block = k * perBand; block < (k + 1) * perBand; ++block) {
+            const float* x = normals.data() + block * blockSize;
+            float m = 0;
+            for (std::int64_t j = 0; j < blockSize; ++j)
+                m = std::max(m, std::abs(x[j]));
+            if (next != outlierBlocks.end() && *next == block) {
+                outlier = std::max(outlier, m);
+                ++next;
+            } else {
+                normal = std::max(normal, m);
+            }
+        }
+        out.normal[static_cast<std::size_t>(k)] = normal;
+        out.outlier[static_cast<std::size_t>(k)] = outlier;
+    });
+    return out;
+}
+
 std::vector<float> fp8GeneratedBlock(const MatrixF& normals, const Fp8Inputs& in,
                                      std::int64_t block, bool outlier)
 {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <utility>
 
 namespace scalelab::core {
@@ -323,11 +324,54 @@ std::int64_t scaledCount(std::int64_t count, double share)
     return std::llround(static_cast<double>(count) * share);
 }
 
-/// The matrix a preview compares: the rows of `bands` of the generated matrix of v.inputs,
-/// made from its normals and outlier list without making the whole matrix, and its outlier
-/// blocks in its own numbering (ascending). Sets v.normals and v.excluded, the whole matrix's.
+/// `bands` with the band that holds the largest |value| of the generated matrix of v.inputs
+/// (v.normals and v.excluded set) in place of the nearest one, unless one of them holds it or
+/// it lies after the last whole band. Sets v.previewMaxima (from the previous view when its
+/// normals and block size are the same).
+std::vector<std::int64_t> withLargestValue(std::vector<std::int64_t> bands,
+                                           const Fp8ViewOptions& options, Fp8View& v)
+{
+    const Fp8Inputs& in = v.inputs;
+    const std::shared_ptr<const Fp8PreviewMaxima>& kept = options.previous->previewMaxima;
+    if (kept && kept->normals == v.normals && kept->blockSize == in.blockSize) {
+        v.previewMaxima = kept;
+    } else {
+        v.previewMaxima = std::make_shared<const Fp8PreviewMaxima>(
+            Fp8PreviewMaxima{v.normals, in.blockSize,
+                             fp8BandMaxima(*v.normals, in.blockSize, v.excluded, kFp8PreviewBand)});
+    }
+    const Fp8BandMaxima& m = v.previewMaxima->bands;
+    // Rounding to float32 and clamping keep the order of the scaled values, so the largest in
+    // double is a band whose float32 maximum is the matrix's.
+    const double scale = std::abs(in.outlierScale);
+    std::int64_t top = -1;
+    double largest = -1;
+    for (std::size_t k = 0; k < m.normal.size(); ++k) {
+        const double x = std::max(static_cast<double>(m.normal[k]),
+                                  std::min(static_cast<double>(m.outlier[k]) * scale,
+                                           static_cast<double>(std::numeric_limits<float>::max())));
+        if (x > largest) {
+            largest = x;
+            top = static_cast<std::int64_t>(k);
+        }
+    }
+    if (top < 0 || std::binary_search(bands.begin(), bands.end(), top))
+        return bands;
+    // The nearest goes (the first, lower one of two as near).
+    auto nearest = std::min_element(bands.begin(), bands.end(), [top](auto a, auto b) {
+        return std::abs(a - top) < std::abs(b - top);
+    });
+    *nearest = top;
+    std::sort(bands.begin(), bands.end());
+    return bands;
+}
+
+/// The matrix a preview compares: the rows of `bands` (first given the band of the largest
+/// value, withLargestValue) of the generated matrix of v.inputs, made from its normals and
+/// outlier list without making the whole matrix, and its outlier blocks in its own numbering
+/// (ascending). Sets v.normals, v.excluded (the whole matrix's) and v.previewMaxima.
 std::pair<MatrixF, std::vector<std::int64_t>>
-previewSample(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& options, Fp8View& v)
+previewSample(std::vector<std::int64_t>& bands, const Fp8ViewOptions& options, Fp8View& v)
 {
     const Fp8Inputs& in = v.inputs;
     const std::shared_ptr<const Fp8View>& previous = options.previous; // of the same shape
@@ -349,6 +393,7 @@ previewSample(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& opti
             : fp8OutlierBlocks(in);
     }
     const MatrixF& normals = *v.normals;
+    bands = withLargestValue(std::move(bands), options, v);
     constexpr std::int64_t h = kFp8PreviewBand;
     const auto n = static_cast<std::int64_t>(bands.size());
     MatrixF sample(n * h, in.cols);
@@ -376,10 +421,11 @@ void previewBands(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& 
 {
     const Fp8Inputs& in = v.inputs;
     constexpr std::int64_t h = kFp8PreviewBand;
-    auto [sample, outliers] = previewSample(bands, options, v);
+    std::vector<std::int64_t> chosen = bands;
+    auto [sample, outliers] = previewSample(chosen, options, v);
     // Row i of the sample is row rowOf(i) of the matrix; blocks never cross rows.
     const auto rowOf = [&](std::int64_t i) {
-        return bands[static_cast<std::size_t>(i / h)] * h + i % h;
+        return chosen[static_cast<std::size_t>(i / h)] * h + i % h;
     };
     const std::int64_t perRow = in.cols / in.blockSize;
     Fp8View s;

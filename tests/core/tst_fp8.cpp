@@ -242,6 +242,7 @@ private slots:
     void workspaceMatchesFreeFunctions();
     void workspaceOrdersAsTheFullSort();
     void workspaceOutlierListIsTheGenerators();
+    void bandMaximaFindTheLargestValue();
     void errorPictureMatchesBoth();
     void generatedAlwaysHasAnOutlier();
     void perTensorVsPerBlock_data();
@@ -1633,6 +1634,37 @@ void TstFp8::workspaceOutlierListIsTheGenerators()
     QVERIFY(fp8OutlierBlocks(in) != ws.generate(Fp8Inputs{})->outlierBlocks);
     in.blockSize = 3; // divides nothing: refused by name, as generate refuses it
     QVERIFY_THROWS_EXCEPTION(InputError, ws.outlierBlocks(in));
+}
+
+void TstFp8::bandMaximaFindTheLargestValue()
+{
+    // 300 rows in bands of 128: two whole bands, the last 44 rows in none. Each band's largest
+    // |value| of the generated matrix, for outlier scales above and below 1, is the larger of
+    // its two maxima once the outlier one is scaled.
+    Fp8Inputs in;
+    in.rows = 300;
+    in.cols = 64;
+    in.blockSize = 16;
+    const MatrixF normals = fp8NormalMatrix(in);
+    const std::vector<std::int64_t> outliers = fp8OutlierBlocks(in);
+    const Fp8BandMaxima m = fp8BandMaxima(normals, in.blockSize, outliers, 128);
+    QCOMPARE(m.normal.size(), std::size_t(2));
+    QCOMPARE(m.outlier.size(), std::size_t(2));
+    for (const double scale : {100.0, 0.01}) {
+        in.outlierScale = scale;
+        const Fp8Generated g = fp8Generate(in);
+        for (std::size_t k = 0; k < 2; ++k) {
+            const float largest =
+                g.values.middleRows(static_cast<Eigen::Index>(k) * 128, 128).cwiseAbs().maxCoeff();
+            const float outlier = static_cast<float>(static_cast<double>(m.outlier[k]) * scale);
+            QCOMPARE(std::max(m.normal[k], outlier), largest);
+        }
+    }
+    // Without outliers the normal maxima are the bands' own.
+    const Fp8BandMaxima none = fp8BandMaxima(normals, in.blockSize, {}, 128);
+    QCOMPARE(none.normal[1], normals.middleRows(128, 128).cwiseAbs().maxCoeff());
+    QCOMPARE(none.outlier[1], 0.0f);
+    QVERIFY_THROWS_EXCEPTION(InputError, fp8BandMaxima(normals, 3, outliers, 128));
 }
 
 void TstFp8::workspaceOrdersAsTheFullSort()

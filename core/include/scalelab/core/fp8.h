@@ -235,6 +235,20 @@ Fp8Generated fp8ApplyOutliers(const MatrixF& normals, const Fp8Inputs& in);
 std::vector<float> fp8GeneratedBlock(const MatrixF& normals, const Fp8Inputs& in,
                                      std::int64_t block, bool outlier);
 
+/// Per band of `bandRows` rows of a generated matrix (whole bands only, from the first row):
+/// the largest |normal| outside the outlier blocks and the largest inside them. The largest
+/// |value| of band k of the matrix is then the larger of normal[k] and that outlier normal
+/// scaled as an outlier entry is, for any outlier_scale (rounding and clamping keep order).
+struct Fp8BandMaxima {
+    std::vector<float> normal, outlier; ///< 0 where a band has no such block
+};
+
+/// The band maxima of the matrix fp8ApplyOutliers makes from `normals` with the outlier list
+/// `outlierBlocks` (ascending, 1 x blockSize blocks as in Fp8Generated), in one pass on every
+/// core. Throws InputError naming `fp8.block_size` when blockSize does not divide the columns.
+Fp8BandMaxima fp8BandMaxima(const MatrixF& normals, std::int64_t blockSize,
+                            const std::vector<std::int64_t>& outlierBlocks, std::int64_t bandRows);
+
 /// fp8ApplyOutliers(fp8NormalMatrix(in), in): the generated matrix of the inputs (explicit values
 /// are ignored; block_size must divide cols).
 Fp8Generated fp8Generate(const Fp8Inputs& in);

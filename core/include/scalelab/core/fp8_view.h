@@ -64,6 +64,14 @@ inline constexpr std::int64_t kFp8PreviewValues = std::int64_t{1} << 20;
 /// 4 x kFp8PreviewValues values, or too few bands for the preview to skip three in four.
 std::vector<std::int64_t> fp8PreviewBands(std::int64_t rows, std::int64_t cols);
 
+/// What a preview keeps for the next one: the band maxima (fp8BandMaxima, bands of
+/// kFp8PreviewBand rows) of `normals` with the outlier list of `blockSize`.
+struct Fp8PreviewMaxima {
+    std::shared_ptr<const MatrixF> normals;
+    std::int64_t blockSize = 0;
+    Fp8BandMaxima bands;
+};
+
 /// The FP8 comparison of one matrix: the granularity table, the figures `scalelab report`
 /// prints and what the FP8 tab draws. One computation for both (computeFp8View).
 struct Fp8View {
@@ -107,6 +115,9 @@ struct Fp8View {
     std::shared_ptr<const Eigen::MatrixXd> tensorMap, blockMap;
     std::int64_t poolRows = 1, poolCols = 1;
 
+    /// Previews: the band maxima that found the band of the largest |value|, kept so the next
+    /// preview of the same normals and block size does not read the whole matrix again.
+    std::shared_ptr<const Fp8PreviewMaxima> previewMaxima;
     /// The generator's normal matrix, kept so a change of block size or outlier scale does not
     /// draw it again (null for explicit values).
     std::shared_ptr<const MatrixF> normals;
@@ -139,7 +150,11 @@ struct Fp8ViewOptions {
     /// is not empty, the matrix is generated (not explicit), the charts are asked for and
     /// `previous` has error maps of a generated matrix of the same shape; otherwise the whole
     /// comparison is made, as without it.
-    /// A preview compares only the rows of those bands: the table (its scale counts and tilings
+    /// A preview compares only the rows of those bands, one of them exchanged for the band that
+    /// holds the largest |value| if none does (the nearest), so that the per-tensor scale is
+    /// the whole matrix's (unless that value lies in the rows after the last whole band;
+    /// finding the band reads the whole matrix once per normals and block size: the first
+    /// preview takes longer). The table (its scale counts and tilings
     /// are the whole matrix's; its counts of values rounded to 0 are scaled up to the whole
     /// matrix, rounded), the block-error series (their ranks scaled to the whole matrix's) and
     /// the shown block (a block of the bands; its own figures are exact). The error maps are
