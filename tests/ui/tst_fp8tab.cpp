@@ -842,6 +842,7 @@ private slots:
             QCOMPARE(preview->inputs.outlierScale, tab.inputs().outlierScale);
             QCOMPARE(preview->tensorMap, map);
             QCOMPARE(header->text(), QString("Scaling\n(preview)"));
+            QVERIFY(tab.heatmap()->title().contains("(last full result)"));
             QVERIFY(tab.figuresLabel()->text().contains("Preview from 512 of 2,048 rows"));
         }
         // Let go: the exact figures of the whole matrix, as core gives them.
@@ -852,6 +853,7 @@ private slots:
         QVERIFY(tab.view()->tensorMap != map);
         QCOMPARE(header->text(), QString("Scaling"));
         QVERIFY(!tab.figuresLabel()->text().contains("Preview"));
+        QCOMPARE(tab.heatmap()->title(), QString("|error| per value (matrix units)"));
         checkAgainstCore(tab);
 
         // A key press is one step, worked out whole at once.

@@ -398,6 +398,12 @@ void Fp8Tab::buildControls()
         });
 }
 
+QString Fp8Tab::heatmapTitle(bool preview)
+{
+    return preview ? tr("|error| per value (last full result)")
+                   : tr("|error| per value (matrix units)");
+}
+
 bool Fp8Tab::sliderHeld() const
 {
     const QList<ParameterControl*> all = controls();
@@ -542,7 +548,7 @@ void Fp8Tab::buildHeatmap()
     m_heatmap = new HeatmapPairPanel("fp8-heatmap");
     // The unit sits in the title: a colour bar as short as a stacked map cannot hold it. Both
     // bars read the same, since the pair colours both maps over one range.
-    m_heatmap->setTitle(tr("|error| per value (matrix units)"));
+    m_heatmap->setTitle(heatmapTitle(false));
     m_heatmap->setLogScale(true);
     for (HeatmapPanel* map : {m_heatmap->left(), m_heatmap->right()}) {
         map->setColorBarTitle(tr("|error|"));
@@ -799,6 +805,8 @@ void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)
     showGridChart(*view);
     if (!sameMaps)
         showHeatmap(*view);
+    // A preview keeps the maps of the last exact result, and says so.
+    m_heatmap->setTitle(heatmapTitle(view->preview));
     showTable(*view);
 }
 

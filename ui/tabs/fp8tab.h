@@ -150,6 +150,8 @@ private:
     void buildControls();
     /// Whether one of the tab's sliders is being dragged (held down).
     bool sliderHeld() const;
+    /// The error maps' title; a preview shows the maps of the last exact result.
+    static QString heatmapTitle(bool preview);
     /// The controls of `keys` behind a disclosure button at the foot of `box`.
     void addDisclosedControls(QVBoxLayout* box, std::initializer_list<const char*> keys,
                               const QString& text, const QString& accessibleName);
