@@ -415,6 +415,26 @@ previewSample(std::vector<std::int64_t>& bands, const Fp8ViewOptions& options, F
     return {std::move(sample), std::move(outliers)};
 }
 
+/// A sample's granularity table in the terms of the whole matrix of `in`, which has `share`
+/// values for each one of the sample: the whole matrix's tiles and scale counts, and the
+/// counts of values rounded to 0 scaled up (rounded). The errors stay the sample's estimates.
+void tableInWholeTerms(const Fp8Inputs& in, double share, bool wholeTable,
+                       std::vector<Fp8Granularity>& table)
+{
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        Fp8Granularity& g = table[i];
+        if (!wholeTable && i != kFp8TensorRow && i != kFp8ChapterRow)
+            continue; // not computed, left default
+        if (!g.plainCast) {
+            g.tiling = tiling(g.scaling, in.rows, in.cols);
+            g.scales = ((in.rows + g.tiling.tileRows - 1) / g.tiling.tileRows)
+                * ((in.cols + g.tiling.tileCols - 1) / g.tiling.tileCols);
+        }
+        g.all.underflowCount = scaledCount(g.all.underflowCount, share);
+        g.small.underflowCount = scaledCount(g.small.underflowCount, share);
+    }
+}
+
 /// The preview of v.inputs (Fp8ViewOptions::preview) from the rows of `bands`: those rows are
 /// compared as a matrix of their own, and its figures are put in the whole matrix's terms.
 void previewBands(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& options, Fp8View& v)
@@ -447,18 +467,7 @@ void previewBands(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& 
     v.blockCount = in.rows * perRow;
     v.tensorScale = s.tensorScale;
     v.table = std::move(s.table);
-    for (std::size_t i = 0; i < v.table.size(); ++i) {
-        Fp8Granularity& g = v.table[i];
-        if (!options.wholeTable && i != kFp8TensorRow && i != kFp8ChapterRow)
-            continue; // not computed, left default
-        if (!g.plainCast) {
-            g.tiling = tiling(g.scaling, in.rows, in.cols);
-            g.scales = ((in.rows + g.tiling.tileRows - 1) / g.tiling.tileRows)
-                * ((in.cols + g.tiling.tileCols - 1) / g.tiling.tileCols);
-        }
-        g.all.underflowCount = scaledCount(g.all.underflowCount, share);
-        g.small.underflowCount = scaledCount(g.small.underflowCount, share);
-    }
+    tableInWholeTerms(in, share, options.wholeTable, v.table);
     v.outliersOnTop = s.outliersOnTop;
     v.tensorMax = s.tensorMax;
     v.tensorPoints = std::move(s.tensorPoints);
@@ -467,7 +476,8 @@ void previewBands(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& 
         for (Fp8ErrorPoint& p : *points)
             p.rank *= share;
     // The shown block is one of the sample's, at its place in the matrix; its figures are its
-    // own, but for the per-tensor scale, which is the sample's.
+    // own (with the sample's per-tensor scale: the matrix's when the sample holds its largest
+    // value).
     v.shownRank =
         std::max<std::int64_t>(0, std::llround(static_cast<double>(s.shownRank + 1) * share) - 1);
     v.shownBlock = rowOf(s.shownBlock / perRow) * perRow + s.shownBlock % perRow;
