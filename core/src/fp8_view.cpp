@@ -118,6 +118,13 @@ struct TableOutcomes {
     }
 };
 
+/// Whether table row `row` is computed: every row, or the two compared ones alone (the
+/// report's); the others are left default.
+bool rowAsked(bool wholeTable, std::size_t row)
+{
+    return wholeTable || row == kFp8TensorRow || row == kFp8ChapterRow;
+}
+
 /// Step 2: every granularity of the table in one call (the round trips run side by side).
 /// With `charts` the two compared outcomes still hold their dequantized matrices.
 void fillTable(const MatrixF& values, const Fp8Inputs& in, const Fp8ViewOptions& options,
@@ -129,7 +136,7 @@ void fillTable(const MatrixF& values, const Fp8Inputs& in, const Fp8ViewOptions&
     std::vector<Fp8ScalingJob> asked;
     out.slot.assign(jobs.size(), -1);
     for (std::size_t i = 0; i < jobs.size(); ++i)
-        if (options.wholeTable || i == kFp8TensorRow || i == kFp8ChapterRow) {
+        if (rowAsked(options.wholeTable, i)) {
             out.slot[i] = static_cast<int>(asked.size());
             asked.push_back(jobs[i]);
         }
@@ -324,6 +331,49 @@ std::int64_t scaledCount(std::int64_t count, double share)
     return std::llround(static_cast<double>(count) * share);
 }
 
+/// The rows a preview compares: whole bands of kFp8PreviewBand rows (ascending), stacked in
+/// order into a matrix of their own, the sample.
+struct PreviewRows {
+    static constexpr std::int64_t h = kFp8PreviewBand;
+    std::vector<std::int64_t> bands;
+
+    /// The matrix's row that is row `i` of the sample.
+    std::int64_t matrixRow(std::int64_t i) const
+    {
+        return bands[static_cast<std::size_t>(i / h)] * h + i % h;
+    }
+    /// The sample's row that is row `row` of the matrix, or -1 when no band holds it.
+    std::int64_t sampleRow(std::int64_t row) const
+    {
+        const auto it = std::lower_bound(bands.begin(), bands.end(), row / h);
+        return it == bands.end() || *it != row / h ? -1 : (it - bands.begin()) * h + row % h;
+    }
+};
+
+/// Sets v.normals and v.excluded, the generator's normals and outlier list for v.inputs (the
+/// whole matrix's), from the workspace, the options or the previous view (of the same shape)
+/// where they have them, without making the matrix.
+void takeNormalsAndOutliers(const Fp8ViewOptions& options, Fp8View& v)
+{
+    const Fp8Inputs& in = v.inputs;
+    if (options.workspace) {
+        v.normals = options.workspace->normals(in);
+        v.excluded = options.workspace->outlierBlocks(in);
+        return;
+    }
+    const Fp8View& previous = *options.previous;
+    const bool sameNormals = previous.normals && previous.inputs.seed == in.seed;
+    if (options.normals && options.normals->rows() == in.rows && options.normals->cols() == in.cols)
+        v.normals = options.normals;
+    else if (sameNormals)
+        v.normals = previous.normals;
+    else
+        v.normals = std::make_shared<const MatrixF>(fp8NormalMatrix(in));
+    // The list depends on the shape, the seed and the block size, not on outlier_scale.
+    v.excluded = sameNormals && previous.inputs.blockSize == in.blockSize ? previous.excluded
+                                                                          : fp8OutlierBlocks(in);
+}
+
 /// `bands` with the band that holds the largest |value| of the generated matrix of v.inputs
 /// (v.normals and v.excluded set) in place of the nearest one, unless one of them holds it or
 /// it lies after the last whole band. Sets v.previewMaxima (from the previous view when its
@@ -366,48 +416,28 @@ std::vector<std::int64_t> withLargestValue(std::vector<std::int64_t> bands,
     return bands;
 }
 
-/// The matrix a preview compares: the rows of `bands` (first given the band of the largest
-/// value, withLargestValue) of the generated matrix of v.inputs, made from its normals and
-/// outlier list without making the whole matrix, and its outlier blocks in its own numbering
-/// (ascending). Sets v.normals, v.excluded (the whole matrix's) and v.previewMaxima.
-std::pair<MatrixF, std::vector<std::int64_t>>
-previewSample(std::vector<std::int64_t>& bands, const Fp8ViewOptions& options, Fp8View& v)
+/// The sample of `rows` of the generated matrix of v.inputs (v.normals and v.excluded set),
+/// made from the normals and the outlier list, and its outlier blocks in its own numbering
+/// (ascending, as the matrix's are).
+std::pair<MatrixF, std::vector<std::int64_t>> previewSample(const PreviewRows& rows,
+                                                            const Fp8View& v)
 {
     const Fp8Inputs& in = v.inputs;
-    const std::shared_ptr<const Fp8View>& previous = options.previous; // of the same shape
-    const bool sameNormals = previous->normals && previous->inputs.seed == in.seed;
-    if (options.workspace) {
-        v.normals = options.workspace->normals(in);
-        v.excluded = options.workspace->outlierBlocks(in);
-    } else {
-        if (options.normals && options.normals->rows() == in.rows
-            && options.normals->cols() == in.cols)
-            v.normals = options.normals;
-        else if (sameNormals)
-            v.normals = previous->normals;
-        else
-            v.normals = std::make_shared<const MatrixF>(fp8NormalMatrix(in));
-        // The list depends on the shape, the seed and the block size, not on outlier_scale.
-        v.excluded = sameNormals && previous->inputs.blockSize == in.blockSize
-            ? previous->excluded
-            : fp8OutlierBlocks(in);
-    }
     const MatrixF& normals = *v.normals;
-    bands = withLargestValue(std::move(bands), options, v);
-    constexpr std::int64_t h = kFp8PreviewBand;
-    const auto n = static_cast<std::int64_t>(bands.size());
+    constexpr std::int64_t h = PreviewRows::h;
+    const auto n = static_cast<std::int64_t>(rows.bands.size());
     MatrixF sample(n * h, in.cols);
     for (std::int64_t j = 0; j < n; ++j)
-        sample.middleRows(j * h, h) = normals.middleRows(bands[static_cast<std::size_t>(j)] * h, h);
+        sample.middleRows(j * h, h) =
+            normals.middleRows(rows.bands[static_cast<std::size_t>(j)] * h, h);
     const std::int64_t b = in.blockSize;
     const std::int64_t perRow = in.cols / b;
     std::vector<std::int64_t> outliers;
     for (std::int64_t block : v.excluded) {
-        const std::int64_t row = block / perRow;
-        const auto it = std::lower_bound(bands.begin(), bands.end(), row / h);
-        if (it == bands.end() || *it != row / h)
+        const std::int64_t row = rows.sampleRow(block / perRow);
+        if (row < 0)
             continue;
-        const std::int64_t own = ((it - bands.begin()) * h + row % h) * perRow + block % perRow;
+        const std::int64_t own = row * perRow + block % perRow;
         const std::vector<float> values = fp8GeneratedBlock(normals, in, block, true);
         std::copy(values.begin(), values.end(), sample.data() + own * b);
         outliers.push_back(own);
@@ -423,8 +453,8 @@ void tableInWholeTerms(const Fp8Inputs& in, double share, bool wholeTable,
 {
     for (std::size_t i = 0; i < table.size(); ++i) {
         Fp8Granularity& g = table[i];
-        if (!wholeTable && i != kFp8TensorRow && i != kFp8ChapterRow)
-            continue; // not computed, left default
+        if (!rowAsked(wholeTable, i))
+            continue;
         if (!g.plainCast) {
             g.tiling = tiling(g.scaling, in.rows, in.cols);
             g.scales = ((in.rows + g.tiling.tileRows - 1) / g.tiling.tileRows)
@@ -440,13 +470,9 @@ void tableInWholeTerms(const Fp8Inputs& in, double share, bool wholeTable,
 void previewBands(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& options, Fp8View& v)
 {
     const Fp8Inputs& in = v.inputs;
-    constexpr std::int64_t h = kFp8PreviewBand;
-    std::vector<std::int64_t> chosen = bands;
-    auto [sample, outliers] = previewSample(chosen, options, v);
-    // Row i of the sample is row rowOf(i) of the matrix; blocks never cross rows.
-    const auto rowOf = [&](std::int64_t i) {
-        return chosen[static_cast<std::size_t>(i / h)] * h + i % h;
-    };
+    takeNormalsAndOutliers(options, v);
+    const PreviewRows rows{withLargestValue(bands, options, v)};
+    auto [sample, outliers] = previewSample(rows, v);
     const std::int64_t perRow = in.cols / in.blockSize;
     Fp8View s;
     s.inputs = in;
@@ -480,7 +506,7 @@ void previewBands(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& 
     // value).
     v.shownRank =
         std::max<std::int64_t>(0, std::llround(static_cast<double>(s.shownRank + 1) * share) - 1);
-    v.shownBlock = rowOf(s.shownBlock / perRow) * perRow + s.shownBlock % perRow;
+    v.shownBlock = rows.matrixRow(s.shownBlock / perRow) * perRow + s.shownBlock % perRow;
     v.shownTensorError = s.shownTensorError;
     v.shownBlockError = s.shownBlockError;
     v.shownScale = s.shownScale;
