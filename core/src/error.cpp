@@ -20,6 +20,17 @@ InputError InputError::problem(std::string field, const std::string& problem)
     return error;
 }
 
+const char* Stopped::what() const noexcept
+{
+    return "stopped: a newer request took its place";
+}
+
+void throwIfStopAsked(StopFlag flag)
+{
+    if (stopAsked(flag))
+        throw Stopped();
+}
+
 void require(bool ok, std::string_view field, std::string_view expected)
 {
     if (!ok)

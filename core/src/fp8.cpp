@@ -940,7 +940,7 @@ void fillChunkMask(const std::vector<std::uint8_t>& skip, std::int64_t blockSize
 template <Fp8Format F>
 bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overflow overflow,
                    const std::vector<std::uint8_t>& skip, std::int64_t blockSize,
-                   std::vector<ErrorSums>& signal)
+                   std::vector<ErrorSums>& signal, StopFlag stop)
 {
     std::atomic<bool> nonFinite{false};
     constexpr const Spec& s = specOf(F);
@@ -1003,10 +1003,13 @@ bool runRoundTrips(const MatrixF& values, std::vector<RoundTrip>& jobs, Fp8Overf
     };
     const std::int64_t batches = (chunks + kBatchChunks - 1) / kBatchChunks;
     runSpread(batches, threadsFor(work), [&](std::int64_t b) {
+        if (stopAsked(stop))
+            return; // every batch left is skipped; the caller throws
         const std::int64_t end = std::min(chunks, (b + 1) * kBatchChunks);
         for (std::int64_t c = b * kBatchChunks; c < end; ++c)
             oneChunk(c, c + 1 == end);
     });
+    throwIfStopAsked(stop);
     return !nonFinite.load();
 }
 
@@ -1025,11 +1028,10 @@ ErrorSums totalOf(const std::vector<ErrorSums>& errors, const std::vector<ErrorS
 
 /// The round trips of `jobs` (shapes already checked): stats over every value, and over the
 /// blocks not skipped when `skip` is not empty. Throws for a non-finite value, for the first job.
-std::vector<std::pair<Fp8Stats, Fp8Stats>> roundTrips(const MatrixF& values, Fp8Format format,
-                                                      Fp8Overflow overflow,
-                                                      std::vector<RoundTrip>& jobs,
-                                                      const std::vector<std::uint8_t>& skip,
-                                                      std::int64_t blockSize)
+std::vector<std::pair<Fp8Stats, Fp8Stats>>
+roundTrips(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
+           std::vector<RoundTrip>& jobs, const std::vector<std::uint8_t>& skip,
+           std::int64_t blockSize, StopFlag stop = nullptr)
 {
     const Spec& s = specOf(format);
     const bool wholeMatrixTile = std::any_of(jobs.begin(), jobs.end(), [](const RoundTrip& j) {
@@ -1037,13 +1039,15 @@ std::vector<std::pair<Fp8Stats, Fp8Stats>> roundTrips(const MatrixF& values, Fp8
     });
     const std::uint32_t globalMax = wholeMatrixTile ? globalMaxBits(values) : 0;
     bool finite = true;
-    for (RoundTrip& job : jobs)
+    for (RoundTrip& job : jobs) {
+        throwIfStopAsked(stop);
         finite = findScales(values, job, s, globalMax) && finite;
+    }
     std::vector<ErrorSums> signal;
     if (finite) {
         finite = (format == Fp8Format::E4M3)
-            ? runRoundTrips<Fp8Format::E4M3>(values, jobs, overflow, skip, blockSize, signal)
-            : runRoundTrips<Fp8Format::E5M2>(values, jobs, overflow, skip, blockSize, signal);
+            ? runRoundTrips<Fp8Format::E4M3>(values, jobs, overflow, skip, blockSize, signal, stop)
+            : runRoundTrips<Fp8Format::E5M2>(values, jobs, overflow, skip, blockSize, signal, stop);
     }
     // A value that is not finite spoils every round trip; the first job names it, as a caller
     // running the jobs one at a time would have been told.
@@ -1411,7 +1415,7 @@ namespace {
 void quantizeScalingsInto(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
                           const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize,
                           const std::vector<std::int64_t>& excludedBlocks,
-                          std::vector<Fp8ScalingOutcome>& out)
+                          std::vector<Fp8ScalingOutcome>& out, StopFlag stop = nullptr)
 {
     // Every check before any work, in the order the one-at-a-time calls would make them.
     std::vector<RoundTrip> trips(jobs.size());
@@ -1448,7 +1452,7 @@ void quantizeScalingsInto(const MatrixF& values, Fp8Format format, Fp8Overflow o
         }
         trips[i].dequantized = d.data();
     }
-    const auto stats = roundTrips(values, format, overflow, trips, skip, blockSize);
+    const auto stats = roundTrips(values, format, overflow, trips, skip, blockSize, stop);
     for (std::size_t i = 0; i < jobs.size(); ++i) {
         const TileShape& t = trips[i].t;
         out[i].all = stats[i].first;
@@ -1595,10 +1599,11 @@ std::shared_ptr<const MatrixF> Fp8Workspace::normals(const Fp8Inputs& in)
 const std::vector<Fp8ScalingOutcome>&
 Fp8Workspace::quantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
                                const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize,
-                               const std::vector<std::int64_t>& excludedBlocks)
+                               const std::vector<std::int64_t>& excludedBlocks, StopFlag stop)
 {
     const std::lock_guard lock(m_mutex);
-    quantizeScalingsInto(values, format, overflow, jobs, blockSize, excludedBlocks, m_outcomes);
+    quantizeScalingsInto(values, format, overflow, jobs, blockSize, excludedBlocks, m_outcomes,
+                         stop);
     return m_outcomes;
 }
 
@@ -1679,11 +1684,12 @@ std::vector<std::int64_t> Fp8Workspace::orderOfCurrent(const std::vector<Fp8Bloc
 }
 
 void Fp8Workspace::errorPictures(const MatrixF& values, const MatrixF& first, const MatrixF& second,
-                                 std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols)
+                                 std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols,
+                                 StopFlag stop)
 {
     const std::lock_guard lock(m_mutex);
     fp8ErrorPicturesInto(values, first, &second, blockSize, maxRows, maxCols, m_pictures[0],
-                         &m_pictures[1]);
+                         &m_pictures[1], stop);
 }
 
 void Fp8Workspace::clear()
@@ -1860,7 +1866,7 @@ void fp8ErrorPictureInto(const MatrixF& values, const MatrixF& dequantized, std:
 
 void fp8ErrorPicturesInto(const MatrixF& values, const MatrixF& dequantized, const MatrixF* other,
                           std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols,
-                          Fp8ErrorPicture& out, Fp8ErrorPicture* otherOut)
+                          Fp8ErrorPicture& out, Fp8ErrorPicture* otherOut, StopFlag stop)
 {
     requireSameShape(values, dequantized);
     if (other)
@@ -1883,6 +1889,8 @@ void fp8ErrorPicturesInto(const MatrixF& values, const MatrixF& dequantized, con
     // rows are in cache.
     std::vector<std::int32_t> largest(static_cast<std::size_t>(m.cellRows), 0);
     runSpread(m.cellRows, threadsFor(values.size()), [&](std::int64_t i) {
+        if (stopAsked(stop))
+            return; // every band left is skipped; thrown below
         std::vector<std::int64_t> columnBits(static_cast<std::size_t>(cols), 0);
         std::vector<std::int64_t> columnBitsE(both ? static_cast<std::size_t>(cols) : 0, 0);
         std::int32_t top = 0;
@@ -1900,6 +1908,7 @@ void fp8ErrorPicturesInto(const MatrixF& values, const MatrixF& dequantized, con
         if (both)
             mapRowFromColumns(columnBitsE.data(), cols, m, i, otherOut->map);
     });
+    throwIfStopAsked(stop);
     requireFiniteBlocks(values, largest);
 }
 

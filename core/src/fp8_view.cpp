@@ -145,7 +145,7 @@ void fillTable(const MatrixF& values, const Fp8Inputs& in, const Fp8ViewOptions&
     const std::vector<std::int64_t>& excluded = options.wholeTable ? v.excluded : none;
     if (options.workspace) {
         out.done = &options.workspace->quantizeScalings(values, in.format, in.overflow, asked,
-                                                        in.blockSize, excluded);
+                                                        in.blockSize, excluded, options.stop);
     } else {
         out.own =
             fp8QuantizeScalings(values, in.format, in.overflow, asked, in.blockSize, excluded);
@@ -193,7 +193,7 @@ void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const M
     // One pass over each pair of matrices, on every core; a workspace keeps the block lists'
     // memory for the next call.
     if (options.workspace) {
-        options.workspace->errorPictures(values, tensorDeq, blockDeq, b, side, side);
+        options.workspace->errorPictures(values, tensorDeq, blockDeq, b, side, side, options.stop);
         Fp8ErrorPicture& tensor = options.workspace->picture(0);
         Fp8ErrorPicture& block = options.workspace->picture(1);
         e.tensor = &tensor.blocks;
@@ -313,10 +313,12 @@ void compare(const MatrixF& values, const Fp8ViewOptions& options, Fp8View& v)
     fillTable(values, in, options, v, outcomes);
     if (!options.charts)
         return;
+    throwIfStopAsked(options.stop);
     const MatrixF& tensorDeq = outcomes[kFp8TensorRow].dequantized;
     const MatrixF& blockDeq = outcomes[kFp8ChapterRow].dequantized;
     BlockErrors e; // points into itself or the workspace: filled in place, never copied
     blockErrorsAndMaps(values, tensorDeq, blockDeq, options, v, e);
+    throwIfStopAsked(options.stop);
     v.outliersOnTop = excludedOnTop(v, *e.order);
     showBlock(
         options.shownPercentile,
@@ -540,6 +542,7 @@ Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
         }
     }
     const std::shared_ptr<const MatrixF> kept = takeMatrix(in, options, v);
+    throwIfStopAsked(options.stop);
     const MatrixF& values = *kept;
     if (in.values)
         v.excluded = largestBlocks(values, in.blockSize);

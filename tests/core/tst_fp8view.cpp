@@ -8,9 +8,12 @@
 
 #include <QTest>
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <thread>
 #include <vector>
 
 using namespace scalelab::core;
@@ -309,6 +312,53 @@ private slots:
             // The workspace keeps the generated matrix; the view does not hold it.
             QVERIFY(!view->generated);
             previous = view;
+        }
+    }
+
+    void aStoppedComparisonLeavesNothingStale()
+    {
+        // A newer request stops a comparison part way: it throws Stopped at whichever check it
+        // reaches, and the workspace's next comparison is still exactly a fresh one.
+        Fp8Inputs in;
+        in.rows = 256;
+        in.cols = 512;
+        Fp8ViewOptions options;
+        options.workspace = std::make_shared<Fp8Workspace>();
+        options.previous = std::make_shared<const Fp8View>(computeFp8View(in, options));
+        in.outlierScale = 1e4;
+        std::atomic<bool> stop{true};
+        options.stop = &stop;
+        QVERIFY_THROWS_EXCEPTION(Stopped, computeFp8View(in, options));
+        // Within the round trips and the error pictures (the steps the view reaches later).
+        const MatrixF& values = options.workspace->generate(in)->values;
+        const std::vector<Fp8ScalingJob> jobs{{Fp8Scaling{1, 16, false}, false, true, true}};
+        QVERIFY_THROWS_EXCEPTION(Stopped,
+                                 options.workspace->quantizeScalings(values, in.format, in.overflow,
+                                                                     jobs, 16, {}, &stop));
+        QVERIFY_THROWS_EXCEPTION(
+            Stopped, options.workspace->errorPictures(values, values, values, 16, 64, 64, &stop));
+        stop = false;
+        QVERIFY(sameView(computeFp8View(in, options), computeFp8View(in)));
+
+        // Stopped from another thread at different moments of a larger comparison: finished
+        // or stopped, the next one is exact.
+        in.rows = in.cols = 1024;
+        options.previous.reset();
+        for (int delayUs : {0, 200, 1000, 3000, 10000}) {
+            stop = false;
+            in.outlierScale = delayUs % 2000 == 0 ? 100 : 3000;
+            std::thread stopper([&stop, delayUs] {
+                std::this_thread::sleep_for(std::chrono::microseconds(delayUs));
+                stop = true;
+            });
+            try {
+                computeFp8View(in, options);
+            } catch (const Stopped&) {
+            }
+            stopper.join();
+            stop = false;
+            QVERIFY2(sameView(computeFp8View(in, options), computeFp8View(in)),
+                     qPrintable(QString::number(delayUs)));
         }
     }
 

@@ -182,6 +182,38 @@ private slots:
         QVERIFY(computed.load() < 20);
     }
 
+    void aRunningJobIsAskedToStopByANewerRequest()
+    {
+        BackgroundRunner runner;
+        const std::atomic<bool>* stop = runner.stopFlag();
+        std::atomic<bool> started{false};
+        std::atomic<bool> sawStop{false};
+        QList<int> applied;
+        // The first job runs until it is asked to stop (a long computation giving up early).
+        runner.run([&]() -> std::function<void()> {
+            started = true;
+            while (!stop->load())
+                QThread::msleep(1);
+            sawStop = true;
+            return [&applied] {
+                applied << 1;
+            };
+        });
+        QTRY_VERIFY(started.load());
+        QVERIFY(!stop->load()); // nothing newer yet
+        bool clearForSecond = false;
+        runner.run([&]() -> std::function<void()> {
+            clearForSecond = !stop->load(); // the flag is the running job's, cleared at start
+            return [&applied] {
+                applied << 2;
+            };
+        });
+        runner.waitForIdle();
+        QVERIFY(sawStop.load());
+        QVERIFY(clearForSecond);
+        QCOMPARE(applied, QList<int>{2}); // the stopped job's result is dropped
+    }
+
     void resultsArriveThroughTheEventLoop()
     {
         BackgroundRunner runner;

@@ -46,6 +46,7 @@ BackgroundRunner::~BackgroundRunner()
     {
         const std::lock_guard lock(m_mutex);
         m_latest = ~quint64(0); // whatever still runs is stale now
+        m_stopAsked = true;
         m_stopping = true;
         m_pending.reset();
     }
@@ -60,6 +61,9 @@ void BackgroundRunner::run(Work work)
         const std::lock_guard lock(m_mutex);
         // Only the newest request waits: one asked for earlier and not started is dropped.
         m_pending = Job{++m_latest, std::move(work)};
+        // The job running now, if any, works for a result that will be dropped.
+        if (m_working)
+            m_stopAsked = true;
         if (!m_worker.joinable())
             m_worker = std::thread([this] { workLoop(); });
     }
@@ -76,6 +80,7 @@ void BackgroundRunner::workLoop()
         Job job = std::move(*m_pending);
         m_pending.reset();
         m_working = true;
+        m_stopAsked = false;
         lock.unlock();
         std::function<void()> apply;
         if (job.ticket == m_latest) // else superseded while it waited

@@ -27,7 +27,8 @@ void prefaultHeap(std::size_t bytes);
 
 /// Runs heavy computations off the GUI thread and delivers only the newest result. A slider
 /// dragged across a slow computation never blocks: each request supersedes the previous one,
-/// a superseded job that has not started is never run, and a superseded result is dropped.
+/// a superseded job that has not started is never run, a running one is asked to stop
+/// (stopFlag()), and a superseded result is dropped.
 ///
 /// One worker thread of its own, started on the first request. Requests and results pass
 /// between the threads under one std::mutex, so every hand-off is visible to ThreadSanitizer;
@@ -45,6 +46,10 @@ public:
     /// Starts `work`; when it finishes and nothing newer was asked for since, runs the function
     /// it returned on this object's thread and emits delivered().
     void run(Work work);
+    /// True while the job running on the worker has been superseded (a newer request waits, or
+    /// the runner is being destroyed); false again when the next job starts. A long job reads it
+    /// between pieces of its work and gives up early, since its result would be dropped.
+    const std::atomic<bool>* stopFlag() const { return &m_stopAsked; }
     /// Whether a request has not been delivered yet.
     bool busy() const;
     /// Blocks until the newest request has been computed and delivered (exports and tests).
@@ -68,6 +73,7 @@ private:
     void deliverFinished();
 
     std::atomic<quint64> m_latest{0};
+    std::atomic<bool> m_stopAsked{false}; ///< written under m_mutex
     quint64 m_delivered = 0; ///< GUI thread only
 
     std::mutex m_mutex;

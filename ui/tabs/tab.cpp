@@ -6,6 +6,7 @@
 #include "choicebox.h"
 #include "explanationpanel.h"
 #include "figureslabel.h"
+#include "scalelab/core/error.h"
 
 #include <QAbstractItemView>
 #include <QChart>
@@ -791,12 +792,18 @@ BackgroundRunner* Tab::sideRunner()
     return m_sideRunner;
 }
 
-void Tab::computeInBackground(std::function<std::function<void()>()> work)
+const std::atomic<bool>* Tab::backgroundStop()
 {
     if (!m_runner) {
         m_runner = new BackgroundRunner(this);
         connect(m_runner, &BackgroundRunner::delivered, this, &Tab::refreshed);
     }
+    return m_runner->stopFlag();
+}
+
+void Tab::computeInBackground(std::function<std::function<void()>()> work)
+{
+    backgroundStop(); // makes the runner
     m_runner->run([this, work = std::move(work)]() -> std::function<void()> {
         try {
             std::function<void()> apply = work();
@@ -804,6 +811,8 @@ void Tab::computeInBackground(std::function<std::function<void()>()> work)
                 apply();
                 showError({});
             };
+        } catch (const core::Stopped&) {
+            return {}; // superseded: the runner drops this result
         } catch (const std::exception&) {
             return [this, failed = describeFailure(std::current_exception())] {
                 showError(failed.first, failed.second);

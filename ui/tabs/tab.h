@@ -8,6 +8,7 @@
 #include <QList>
 #include <QString>
 #include <QWidget>
+#include <atomic>
 
 QT_BEGIN_NAMESPACE
 class QCheckBox;
@@ -89,6 +90,10 @@ public:
     /// own recompute is still to be shown. A benchmark times a slider step with it while a
     /// side computation (the plan's layout search) runs on.
     bool chartsPending() const;
+    /// Whether the charts show a quick preview of a slider's move that the exact figures will
+    /// replace by themselves once the slider rests (the FP8 tab's large matrices); not counted
+    /// by refreshPending(), which a slider step waits for. waitForIdle() brings the exact ones.
+    virtual bool refinementPending() const { return false; }
     /// Runs a scheduled recompute now and waits for any background result (exports, tests),
     /// calling catchUp() before the wait and after it.
     void waitForIdle();
@@ -227,7 +232,11 @@ protected:
     /// For sections too heavy for one frame: called from recompute(), runs `work` on a worker
     /// thread and the function it returns on the GUI thread, newest request only. An
     /// InputError thrown by `work` shows in the message line like one from recompute().
+    /// `work` may read backgroundStop() and throw core::Stopped: its result was superseded.
     void computeInBackground(std::function<std::function<void()>()> work);
+    /// True while the job computeInBackground runs has been superseded by a newer request
+    /// (BackgroundRunner::stopFlag); a long job passes it to core to give up early.
+    const std::atomic<bool>* backgroundStop();
     /// A second worker for a computation beside the charts' (the plan's layout search) that
     /// must not supersede theirs: the tab owns it, refreshPending() and waitForIdle() count its
     /// requests, and each result it delivers announces refreshed(). Made on the first call.

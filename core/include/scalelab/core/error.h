@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -29,6 +30,27 @@ private:
     std::string m_expected;
     bool m_isExpectation = true;
 };
+
+/// Thrown by a long computation that was asked to stop part way (a newer request superseded
+/// it). Not an error: whoever asked drops the result, and nothing the computation wrote into a
+/// cache is read before it is written again.
+class Stopped : public std::exception {
+public:
+    const char* what() const noexcept override;
+};
+
+/// A flag a long computation reads between pieces of its work; null never asks it to stop.
+using StopFlag = const std::atomic<bool>*;
+
+/// Whether `flag` asks the computation reading it to stop (a relaxed read: it only decides
+/// when to give up, and no data passes through it).
+inline bool stopAsked(StopFlag flag) noexcept
+{
+    return flag && flag->load(std::memory_order_relaxed);
+}
+
+/// Throws Stopped when `flag` asks to stop.
+void throwIfStopAsked(StopFlag flag);
 
 /// Throws InputError(field, expected) unless `ok`. The texts are views, made into strings only
 /// on the throw: the checks run in every candidate of the layout search, and a literal passed as

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "scalelab/core/error.h"
+
 #include <Eigen/Core>
 #include <cstdint>
 #include <memory>
@@ -355,10 +357,11 @@ void fp8ErrorPictureInto(const MatrixF& values, const MatrixF& dequantized, std:
 /// fp8ErrorPictureInto for `dequantized` into `out` and, with both `other` and `otherOut`, for
 /// another round trip of the same values into `otherOut`: one pass over the values for both
 /// (their magnitudes and squares found once), the same figures bit for bit as two calls.
-/// Throws as fp8ErrorPicture, the shapes of both round trips checked first.
+/// Throws as fp8ErrorPicture, the shapes of both round trips checked first; throws Stopped,
+/// with the pictures half written, when `stop` asks for it (read once per band of rows).
 void fp8ErrorPicturesInto(const MatrixF& values, const MatrixF& dequantized, const MatrixF* other,
                           std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols,
-                          Fp8ErrorPicture& out, Fp8ErrorPicture* otherOut);
+                          Fp8ErrorPicture& out, Fp8ErrorPicture* otherOut, StopFlag stop = nullptr);
 
 /// What a view that recomputes on every input change keeps between recomputes, so that a
 /// change costs only what it changes: the standard normals by (rows, cols, seed), the outlier
@@ -383,11 +386,13 @@ public:
 
     /// fp8QuantizeScalings (identical figures), the outcomes kept here: the reference stays
     /// valid, and the matrices in it unchanged, until the next quantizeScalings or clear. Kept
-    /// dequantized matrices of the same shape reuse their memory.
+    /// dequantized matrices of the same shape reuse their memory. Throws Stopped when `stop`
+    /// asks for it (read between pieces of about 65,536 values): the outcomes are then half
+    /// written, and valid again after the next call.
     const std::vector<Fp8ScalingOutcome>&
     quantizeScalings(const MatrixF& values, Fp8Format format, Fp8Overflow overflow,
                      const std::vector<Fp8ScalingJob>& jobs, std::int64_t blockSize = 0,
-                     const std::vector<std::int64_t>& excludedBlocks = {});
+                     const std::vector<std::int64_t>& excludedBlocks = {}, StopFlag stop = nullptr);
 
     /// fp8ErrorPicture (identical figures) into the workspace's picture number `slot` (0 or 1),
     /// whose block list keeps its memory from call to call. The reference stays valid until the
@@ -407,9 +412,10 @@ public:
 
     /// Both pictures of errorPicture at once, `first`'s into slot 0 and `second`'s into slot 1,
     /// through fp8ErrorPicturesInto (the same figures, the values read once). Read them with
-    /// picture(slot); valid as errorPicture's.
+    /// picture(slot); valid as errorPicture's. Stops as fp8ErrorPicturesInto does.
     void errorPictures(const MatrixF& values, const MatrixF& first, const MatrixF& second,
-                       std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols);
+                       std::int64_t blockSize, std::int64_t maxRows, std::int64_t maxCols,
+                       StopFlag stop = nullptr);
 
     /// The picture in slot 0 or 1, as the last errorPicture or errorPictures left it.
     Fp8ErrorPicture& picture(int slot) { return m_pictures[slot == 0 ? 0 : 1]; }

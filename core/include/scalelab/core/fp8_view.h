@@ -169,10 +169,16 @@ struct Fp8ViewOptions {
     /// their large buffers from call to call (the same figures), or null: everything is
     /// allocated afresh. A workspace serves one computation at a time.
     std::shared_ptr<Fp8Workspace> workspace;
+    /// Read between the steps of the comparison, and with a workspace within its round trips
+    /// and error pictures (pieces of about 65,536 values): when it asks to stop, computeFp8View
+    /// throws Stopped (a newer request took this one's place; at 4096 x 4096 it gives up within
+    /// about a millisecond instead of finishing 80 ms of work nobody will see). Null: never.
+    StopFlag stop = nullptr;
 };
 
 /// The whole comparison for `in` (any thread): every granularity's round trip in one pass, and
-/// with options.charts what the tab draws. Throws InputError (validates first).
+/// with options.charts what the tab draws. Throws InputError (validates first), or Stopped
+/// when options.stop asks for it.
 Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options = {});
 
 /// `v` (a view with its chart parts) with the grid chart on the block at `percentile` instead:
