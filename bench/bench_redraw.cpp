@@ -10,6 +10,7 @@
 //                                                               [--during-search]
 //                                                               [--control KEY]
 //                                                               [--drag]
+//                                                               [--pause MS]
 //
 // Each line also gives the longest GUI-thread stall of its steps: the longest time the GUI thread
 // spent in one piece of work (the slider's move, or one event it handled) before it went back to
@@ -21,10 +22,17 @@
 // the mean time a step spends painting and laying out each widget (with the named widget it
 // belongs to, so the charts of a tab are told apart).
 //
-// With --drag each slider is held down through its steps, as a mouse drags it (the other steps
-// are key presses or clicks, one at a time). A tab may then show a quicker preview (the FP8
-// tab does for a large matrix), so each line is followed by the time from letting go of the
-// slider to the exact figures' repaint (median of 5).
+// Each step is a move of the slider as its user makes one (an action of the slider, as a key
+// press or a click on its groove makes), the next one as soon as the window has painted the
+// last, as a held key's auto-repeat does. With --drag each slider is held down through its
+// steps, as a mouse drags it. A tab may show a quicker preview of such moves (the FP8 tab does
+// for a large matrix) and the exact figures once the slider rests or is let go: each line is
+// then followed by the time from the last step (or from letting go) to the exact figures'
+// repaint (median of 5).
+//
+// With --pause each step comes MS milliseconds after the last one was painted (the window's
+// event loop runs meanwhile), as separate key presses do: with --pause 70 the FP8 tab's exact
+// comparison of a large matrix is under way at each step, which must stop it and not wait.
 //
 // With --scenario the tabs start from that scenario instead of the defaults, for the cases an
 // issue names (bench/scenarios/ holds them; for example the 32-stage, 256-microbatch
@@ -196,7 +204,7 @@ Step timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events,
     QElapsedTimer timer;
     timer.start();
     Step step;
-    slider.setValue(position);
+    slider.setSliderPosition(position); // an action of the slider, as a key press makes
     step.edit = static_cast<double>(timer.nsecsElapsed()) / 1e6;
     // The tab recomputes on a zero-delay timer (or on its worker thread). The loop sleeps until
     // an event comes, as the window's own loop does: spinning would take a core from the worker.
@@ -207,14 +215,14 @@ Step timeOneStep(Tab& tab, QSlider& slider, int position, EventCounter& events,
     return step;
 }
 
-/// With --drag: lets go of the held slider and times it until the window has painted what
-/// that brings (a tab's exact figures after a preview), in milliseconds.
-double timeLettingGo(Tab& tab, QSlider& slider, EventCounter& events)
+/// After a step that left a preview: lets go of the slider if it is held (--drag), or lets it
+/// rest, and times it until the window has painted the exact figures, in milliseconds.
+double timeUntilExact(Tab& tab, QSlider& slider, EventCounter& events)
 {
     QElapsedTimer timer;
     timer.start();
     slider.setSliderDown(false);
-    while (tab.refreshPending())
+    while (tab.refreshPending() || tab.refinementPending())
         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
     return untilPainted(timer, events);
 }
@@ -271,6 +279,7 @@ int main(int argc, char** argv)
     const bool spans = QCoreApplication::arguments().contains("--spans");
     const bool duringSearch = QCoreApplication::arguments().contains("--during-search");
     const bool drag = QCoreApplication::arguments().contains("--drag");
+    int pauseMs = 0;
     const QStringList args = QCoreApplication::arguments();
     for (qsizetype i = 1; i + 1 < args.size(); ++i) {
         if (args[i] == "--runs")
@@ -279,6 +288,8 @@ int main(int argc, char** argv)
             only = args[i + 1];
         if (args[i] == "--control")
             onlyControl = args[i + 1];
+        if (args[i] == "--pause")
+            pauseMs = std::max(0, args[i + 1].toInt());
         if (args[i] == "--scenario") {
             try {
                 scenario = scalelab::document::loadScenarioFile(args[i + 1]);
@@ -346,6 +357,8 @@ int main(int argc, char** argv)
                     while (tab->chartsPending())
                         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
                 }
+                if (pauseMs > 0)
+                    QTest::qWait(pauseMs);
                 const Step step = timeOneStep(*tab, *slider, i % 2 ? a : b, events, duringSearch);
                 overlapped += duringSearch && tab->refreshPending();
                 ms.push_back(step.total);
@@ -353,15 +366,17 @@ int main(int argc, char** argv)
                 refresh.push_back(step.refresh);
                 rest.push_back(step.total - step.edit - step.refresh);
             }
-            std::vector<double> lettingGo;
-            if (drag) {
-                lettingGo.push_back(timeLettingGo(*tab, *slider, events));
+            // A preview on show: how long until the exact figures follow it.
+            std::vector<double> untilExact;
+            if (tab->refinementPending()) {
+                untilExact.push_back(timeUntilExact(*tab, *slider, events));
                 for (int i = 1; i < 5; ++i) {
-                    slider->setSliderDown(true);
+                    slider->setSliderDown(drag);
                     timeOneStep(*tab, *slider, i % 2 ? a : b, events);
-                    lettingGo.push_back(timeLettingGo(*tab, *slider, events));
+                    untilExact.push_back(timeUntilExact(*tab, *slider, events));
                 }
             }
+            slider->setSliderDown(false);
             const double p99 = percentile(ms, 0.99);
             allWithinFrame = allWithinFrame && p99 < 16.0;
             // The slider's move runs outside any event the loop handed out: a stall of its own.
@@ -401,9 +416,10 @@ int main(int argc, char** argv)
             if (duringSearch)
                 std::printf("    the search was still running after %d of %d steps\n", overlapped,
                             runs);
-            if (drag)
-                std::printf("    let go: repainted %.2f ms later (median of 5)\n",
-                            percentile(lettingGo, 0.5));
+            if (!untilExact.empty())
+                std::printf("    a preview: the exact figures repainted %.2f ms after %s "
+                            "(median of 5)\n",
+                            percentile(untilExact, 0.5), drag ? "letting go" : "the last step");
             std::fflush(stdout);
         }
         if (duringSearch)

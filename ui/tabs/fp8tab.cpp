@@ -32,6 +32,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <QXYSeries>
@@ -390,12 +391,16 @@ void Fp8Tab::buildControls()
         c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
         c->setMinimumContentsLength(kComboChars);
     }
-    // A preview lasts while its slider is held: letting go brings the exact figures.
-    for (ParameterControl* c : controls())
-        connect(c->slider(), &QSlider::sliderReleased, this, [this] {
-            if (m_view && m_view->preview)
-                scheduleRefresh();
-        });
+    // A slider the user moves (by key, click, wheel or drag: every such move is an action)
+    // previews a large matrix; once it rests, or is let go, the exact figures follow.
+    m_settle = new QTimer(this);
+    m_settle->setSingleShot(true);
+    m_settle->setInterval(kSettleMs);
+    connect(m_settle, &QTimer::timeout, this, &Fp8Tab::sliderSettled);
+    for (ParameterControl* c : controls()) {
+        connect(c->slider(), &QSlider::actionTriggered, this, &Fp8Tab::sliderActed);
+        connect(c->slider(), &QSlider::sliderReleased, this, &Fp8Tab::sliderSettled);
+    }
 }
 
 QString Fp8Tab::heatmapTitle(bool preview)
@@ -404,11 +409,39 @@ QString Fp8Tab::heatmapTitle(bool preview)
                    : tr("|error| per value (matrix units)");
 }
 
-bool Fp8Tab::sliderHeld() const
+void Fp8Tab::sliderActed()
 {
-    const QList<ParameterControl*> all = controls();
-    return std::any_of(all.cbegin(), all.cend(),
-                       [](const ParameterControl* c) { return c->slider()->isSliderDown(); });
+    // The action comes before the slider's new value, so the recompute it causes sees this.
+    m_sliderMoving = true;
+    m_settle->start();
+}
+
+void Fp8Tab::sliderSettled()
+{
+    m_settle->stop();
+    m_sliderMoving = false;
+    if (m_view && m_view->preview)
+        scheduleRefresh();
+}
+
+void Fp8Tab::setSettleInterval(int ms)
+{
+    m_settle->setInterval(ms);
+}
+
+bool Fp8Tab::refinementPending() const
+{
+    return m_view && m_view->preview;
+}
+
+void Fp8Tab::catchUp()
+{
+    // What is exported or tested is the exact comparison, never a preview.
+    if (!m_sliderMoving && !(m_view && m_view->preview))
+        return;
+    m_settle->stop();
+    m_sliderMoving = false;
+    refreshNow();
 }
 
 void Fp8Tab::buildSituation(QVBoxLayout* box)
@@ -724,10 +757,12 @@ void Fp8Tab::recompute()
     core::Fp8ViewOptions options;
     options.shownPercentile = shownPercentile();
     options.previous = m_view;
-    // While a slider is dragged a large matrix is previewed from a few of its rows, so that
-    // the charts follow the slider (the whole of a 4096 x 4096 matrix takes about 90 ms).
-    options.preview = sliderHeld();
+    // While a slider moves a large matrix is previewed from a few of its rows, so that the
+    // charts follow it (the whole of a 4096 x 4096 matrix takes about 85 ms); a newer request
+    // stops the exact comparison part way instead of waiting for it.
+    options.preview = m_sliderMoving;
     options.workspace = m_workspace;
+    options.stop = backgroundStop();
     const core::Fp8Inputs& in = inputs();
     if (!in.values && m_normals && m_normals->rows() == in.rows && m_normals->cols() == in.cols
         && m_normalsSeed == in.seed)
@@ -797,6 +832,9 @@ void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)
     const bool sameMaps =
         m_view && m_view->tensorMap == view->tensorMap && m_view->blockMap == view->blockMap;
     m_view = view;
+    // A preview that arrives after its slider came to rest is followed by the exact figures.
+    if (view->preview && !m_sliderMoving)
+        scheduleRefresh();
     if (view->normals) {
         m_normals = view->normals;
         m_normalsSeed = view->inputs.seed;

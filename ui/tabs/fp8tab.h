@@ -29,6 +29,7 @@ class QLogValueAxis;
 class QPushButton;
 class QScatterSeries;
 class QTabBar;
+class QTimer;
 class QTableWidget;
 class QValueAxis;
 class QVBoxLayout;
@@ -62,6 +63,12 @@ public:
     static constexpr double kPublishedError = 0.02;
     static constexpr std::int64_t kPublishedK = 4096;
 
+    /// How long a slider rests before the exact figures replace its preview: longer than the
+    /// interval of a held key's auto-repeat (25 to 33 a second on common desktops, 30 to 40 ms),
+    /// so that a held key keeps previewing, and short beside the exact comparison itself (about
+    /// 85 ms at 4096 x 4096).
+    static constexpr int kSettleMs = 50;
+
     /// The three parts of the tab, in the order of the part selector.
     enum class Part { BlockScaling, Accumulation, Policy };
 
@@ -79,6 +86,12 @@ public:
     double shownPercentile() const { return scenario().fp8Display.shownBlock; }
     /// What the charts, figures and table show now (null before the first result).
     std::shared_ptr<const core::Fp8View> view() const { return m_view; }
+    /// A preview is shown and the exact figures will follow.
+    bool refinementPending() const override;
+    /// How long a slider rests before the exact figures replace its preview (kSettleMs unless
+    /// set; tests that look at a preview lengthen it, so that a slow build does not see the
+    /// exact figures first).
+    void setSettleInterval(int ms);
 
     /// The part on show; showPart() shows another (its charts, controls and figures).
     Part part() const { return m_part; }
@@ -131,6 +144,8 @@ public:
 protected:
     void sectionShown() override;
     void recompute() override;
+    /// Brings the exact figures in place of a preview (exports, tests).
+    void catchUp() override;
 
 private:
     /// What an accumulation sweep or a policy run was computed for: its own inputs and the
@@ -148,8 +163,12 @@ private:
     PolicyKey policyKey() const;
 
     void buildControls();
-    /// Whether one of the tab's sliders is being dragged (held down).
-    bool sliderHeld() const;
+    /// A slider of the tab was moved by its user (a key, a click, the wheel, a drag): while
+    /// they keep moving it, a large matrix is previewed (m_sliderMoving).
+    void sliderActed();
+    /// The sliders rest (kSettleMs without a move, or let go): the exact figures replace a
+    /// preview.
+    void sliderSettled();
     /// The error maps' title; a preview shows the maps of the last exact result.
     static QString heatmapTitle(bool preview);
     /// The controls of `keys` behind a disclosure button at the foot of `box`.
@@ -198,6 +217,9 @@ private:
     void showFigures(const core::Fp8View& v);
 
     std::shared_ptr<const core::Fp8View> m_view;
+    /// A slider was moved by its user and has not rested for kSettleMs since (m_settle runs).
+    bool m_sliderMoving = false;
+    QTimer* m_settle = nullptr;
     double m_viewPercentile = 0; ///< the shown block of m_view
     std::shared_ptr<const core::Fp8AccumulationResult> m_accumulation;
     std::optional<AccumulationKey> m_accumulationKey;
