@@ -993,10 +993,10 @@ void Fp8Tab::showTable(const core::Fp8View& v)
 {
     QStringList notes;
     if (v.preview)
-        notes << tr("<b>Preview while the slider is held:</b> figures from %1 of the %2 rows "
+        notes << tr("<b>Preview while the slider moves:</b> figures from %1 of the %2 rows "
                     "(bands of %3 rows spread over the matrix), counts of values rounded to 0 "
                     "scaled up to the whole matrix; the error maps still show the last exact "
-                    "result. Let go for the exact figures.")
+                    "result. The exact figures follow as soon as the slider rests.")
                      .arg(formatWhole(v.previewRows), formatWhole(v.inputs.rows))
                      .arg(core::kFp8PreviewBand);
     // The columns fit their contents: measured once, after every cell is set.
