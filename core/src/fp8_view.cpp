@@ -191,8 +191,13 @@ void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const M
     const std::int64_t b = v.inputs.blockSize;
     const std::int64_t side = options.mapSide;
     // One pass over each pair of matrices, on every core; a workspace keeps the block lists'
-    // memory for the next call.
-    if (options.workspace) {
+    // memory for the next call. Without maps, the block errors alone.
+    if (side == 0) {
+        e.ownTensor = fp8BlockErrors(values, tensorDeq, b);
+        e.ownBlock = fp8BlockErrors(values, blockDeq, b);
+        e.tensor = &e.ownTensor;
+        e.block = &e.ownBlock;
+    } else if (options.workspace) {
         options.workspace->errorPictures(values, tensorDeq, blockDeq, b, side, side, options.stop);
         Fp8ErrorPicture& tensor = options.workspace->picture(0);
         Fp8ErrorPicture& block = options.workspace->picture(1);
@@ -221,8 +226,10 @@ void blockErrorsAndMaps(const MatrixF& values, const MatrixF& tensorDeq, const M
     v.order = e.order;
     v.blockCount = static_cast<std::int64_t>(e.tensor->size());
     v.tensorMax = (*e.tensor)[static_cast<std::size_t>(e.order->back())].maxAbs;
-    v.poolRows = (values.rows() + side - 1) / side;
-    v.poolCols = (values.cols() + side - 1) / side;
+    if (side != 0) {
+        v.poolRows = (values.rows() + side - 1) / side;
+        v.poolCols = (values.cols() + side - 1) / side;
+    }
 }
 
 /// Step 4: whether the excluded blocks are exactly the largest ranks (the chart's band).
@@ -484,7 +491,7 @@ void previewBands(const std::vector<std::int64_t>& bands, const Fp8ViewOptions& 
     sampleOptions.shownPercentile = options.shownPercentile;
     sampleOptions.wholeTable = options.wholeTable;
     sampleOptions.maxPlotPoints = options.maxPlotPoints;
-    sampleOptions.mapSide = 1; // the maps shown are the previous view's
+    sampleOptions.mapSide = 0; // the maps shown are the previous view's
     compare(sample, sampleOptions, s);
 
     // Every row holds perRow blocks: the whole matrix has `share` blocks (and values) for each

@@ -315,6 +315,26 @@ private slots:
         }
     }
 
+    void withoutMapsEveryOtherFigureIsTheSame()
+    {
+        // mapSide 0 (what a preview asks of its sample): the block errors without the maps.
+        Fp8Inputs in;
+        in.rows = 96;
+        in.cols = 400;
+        in.blockSize = 16;
+        Fp8ViewOptions options;
+        options.mapSide = 0;
+        const Fp8View without = computeFp8View(in, options);
+        QVERIFY(!without.tensorMap);
+        QVERIFY(!without.blockMap);
+        Fp8View with = computeFp8View(in);
+        QVERIFY(with.tensorMap && with.blockMap);
+        with.tensorMap.reset();
+        with.blockMap.reset();
+        QVERIFY(sameView(without, with));
+        QCOMPARE(without.blockCount, with.blockCount);
+    }
+
     void aStoppedComparisonLeavesNothingStale()
     {
         // A newer request stops a comparison part way: it throws Stopped at whichever check it

@@ -143,6 +143,7 @@ struct Fp8ViewOptions {
     /// their small-block figures (the report's; the rest is then left default).
     bool wholeTable = true;
     int maxPlotPoints = kFp8MaxPlotPoints;
+    /// Cells a side of the error maps at most; 0: no maps (tensorMap and blockMap null).
     std::int64_t mapSide = kFp8MapSide;
     /// fp8NormalMatrix(inputs) from an earlier call, or null.
     std::shared_ptr<const MatrixF> normals;
