@@ -780,14 +780,18 @@ void Fp8Tab::recompute()
     // One job for all three (the runner keeps only the newest request), off the GUI thread;
     // only the newest result is shown. Bad input is refused there too (core validates first),
     // so a refusal also supersedes any result still on its way.
-    computeInBackground(
-        [this, in, options, block, reshow, sweep, run, accKey, polKey]() -> std::function<void()> {
-            // The other parts' sweeps (one thread) run beside the block comparison, which takes
-            // whatever core they leave free: a format change waits for the longer of the two, not
-            // for their sum. A failure in either is rethrown here.
-            std::shared_ptr<const core::Fp8AccumulationResult> acc;
-            std::shared_ptr<const core::Fp8PolicyResult> policy;
-            auto others = std::async(std::launch::async, [&] {
+    computeInBackground([this, in, options, block, reshow, sweep, run, accKey,
+                         polKey]() -> std::function<void()> {
+        // The other parts' sweeps (one thread) run beside the block comparison, which takes
+        // whatever core they leave free: a format change waits for the longer of the two, not
+        // for their sum. A failure in either is rethrown here.
+        std::shared_ptr<const core::Fp8AccumulationResult> acc;
+        std::shared_ptr<const core::Fp8PolicyResult> policy;
+        // A thread of their own only when there is something to sweep: not for a slider
+        // step of the block comparison.
+        std::future<void> others;
+        if (sweep || run)
+            others = std::async(std::launch::async, [&] {
                 if (sweep)
                     acc = std::make_shared<const core::Fp8AccumulationResult>(core::fp8Accumulation(
                         accKey.inputs, accKey.format, accKey.blockSize, accKey.overflow));
@@ -795,35 +799,37 @@ void Fp8Tab::recompute()
                     policy = std::make_shared<const core::Fp8PolicyResult>(core::fp8Policy(
                         polKey.inputs, polKey.format, polKey.blockSize, polKey.overflow));
             });
-            std::shared_ptr<const core::Fp8View> view;
-            try {
-                if (block)
-                    view = std::make_shared<const core::Fp8View>(core::computeFp8View(in, options));
-                else if (reshow)
-                    view = std::make_shared<const core::Fp8View>(
-                        core::fp8ViewShowingBlock(*options.previous, options.shownPercentile));
-            } catch (...) {
+        std::shared_ptr<const core::Fp8View> view;
+        try {
+            if (block)
+                view = std::make_shared<const core::Fp8View>(core::computeFp8View(in, options));
+            else if (reshow)
+                view = std::make_shared<const core::Fp8View>(
+                    core::fp8ViewShowingBlock(*options.previous, options.shownPercentile));
+        } catch (...) {
+            if (others.valid())
                 others.wait(); // it writes acc and policy, which live in this frame
-                throw;
-            }
+            throw;
+        }
+        if (others.valid())
             others.get();
-            // The first view of a shape: the next one is made while this one is shown, in
-            // memory no view has touched yet (about 10,000 page faults at 4096 x 4096, 80 ms
-            // of the first slider step). Touched here once, it is ready.
-            if (view && (!options.previous || options.previous->blockCount != view->blockCount))
-                prefaultHeap(core::fp8ViewHeapBytes(*view));
-            return [this, view, percentile = options.shownPercentile, acc, accKey, policy, polKey] {
-                if (view) {
-                    m_viewPercentile = percentile;
-                    showView(view);
-                }
-                if (acc)
-                    showAccumulation(acc, accKey);
-                if (policy)
-                    showPolicy(policy, polKey);
-                showPartFigures();
-            };
-        });
+        // The first view of a shape: the next one is made while this one is shown, in
+        // memory no view has touched yet (about 10,000 page faults at 4096 x 4096, 80 ms
+        // of the first slider step). Touched here once, it is ready.
+        if (view && (!options.previous || options.previous->blockCount != view->blockCount))
+            prefaultHeap(core::fp8ViewHeapBytes(*view));
+        return [this, view, percentile = options.shownPercentile, acc, accKey, policy, polKey] {
+            if (view) {
+                m_viewPercentile = percentile;
+                showView(view);
+            }
+            if (acc)
+                showAccumulation(acc, accKey);
+            if (policy)
+                showPolicy(policy, polKey);
+            showPartFigures();
+        };
+    });
 }
 
 void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)
