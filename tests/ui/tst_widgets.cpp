@@ -38,6 +38,12 @@
 #include <atomic>
 #include <new>
 #include <stdexcept>
+#include <thread>
+
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 using namespace scalelab::ui;
 namespace core = scalelab::core;
@@ -212,6 +218,32 @@ private slots:
         QVERIFY(sawStop.load());
         QVERIFY(clearForSecond);
         QCOMPARE(applied, QList<int>{2}); // the stopped job's result is dropped
+    }
+
+    void aLowPriorityWorkerAndItsThreadsYieldToTheWindow()
+    {
+#ifdef __linux__
+        const auto self = [] {
+            return static_cast<id_t>(gettid());
+        };
+        const int window = getpriority(PRIO_PROCESS, self());
+        BackgroundRunner runner(nullptr, BackgroundRunner::Priority::Low);
+        int worker = 0, helper = 0;
+        runner.run([&]() -> std::function<void()> {
+            worker = getpriority(PRIO_PROCESS, self());
+            // A thread the job starts (as core's parallel loops do) inherits the priority.
+            std::thread([&helper, &self] { helper = getpriority(PRIO_PROCESS, self()); }).join();
+            return []{
+                   };
+        });
+        runner.waitForIdle();
+        QVERIFY(worker >= BackgroundRunner::kLowNice);
+        QVERIFY(helper >= BackgroundRunner::kLowNice);
+        QCOMPARE(getpriority(PRIO_PROCESS, self()),
+                 window); // the window's thread is left as it was
+#else
+        QSKIP("thread priorities are set on Linux only");
+#endif
     }
 
     void resultsArriveThroughTheEventLoop()

@@ -9,6 +9,10 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#ifdef __linux__
+#include <sys/resource.h>
+#include <unistd.h>
+#endif
 
 namespace scalelab::ui {
 
@@ -36,8 +40,24 @@ void prefaultHeap(std::size_t bytes)
         pieces.pop_back();
 }
 
-BackgroundRunner::BackgroundRunner(QObject* parent)
+namespace {
+
+/// Lowers the calling thread's priority to `nice` unless it is lower already. Linux keeps a nice
+/// value for each thread, and a thread started from this one inherits it.
+void lowerThisThread([[maybe_unused]] int nice)
+{
+#ifdef __linux__
+    const auto self = static_cast<id_t>(gettid());
+    if (getpriority(PRIO_PROCESS, self) < nice)
+        setpriority(PRIO_PROCESS, self, nice);
+#endif
+}
+
+} // namespace
+
+BackgroundRunner::BackgroundRunner(QObject* parent, Priority priority)
     : QObject(parent)
+    , m_priority(priority)
 {
 }
 
@@ -65,7 +85,11 @@ void BackgroundRunner::run(Work work)
         if (m_working)
             m_stopAsked = true;
         if (!m_worker.joinable())
-            m_worker = std::thread([this] { workLoop(); });
+            m_worker = std::thread([this] {
+                if (m_priority == Priority::Low)
+                    lowerThisThread(kLowNice);
+                workLoop();
+            });
     }
     m_changed.notify_all();
 }

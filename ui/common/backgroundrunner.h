@@ -39,8 +39,15 @@ class BackgroundRunner : public QObject {
 public:
     /// Work runs on the worker thread and returns what to do with its result on the GUI thread.
     using Work = std::function<std::function<void()>()>;
+    /// How the worker is scheduled beside the window's thread. Low suits work that runs on while
+    /// the user goes on (a search beside the charts): where the processors are all busy, the
+    /// window's thread goes first, so the worker cannot stretch the handling of an event.
+    enum class Priority { Normal, Low };
+    /// The nice value of a Low worker and of the threads it starts (Linux; elsewhere Low is
+    /// Normal). About a tenth of a processor's time against a thread of nice 0 that wants it all.
+    static constexpr int kLowNice = 10;
 
-    explicit BackgroundRunner(QObject* parent = nullptr);
+    explicit BackgroundRunner(QObject* parent = nullptr, Priority priority = Priority::Normal);
     ~BackgroundRunner() override;
 
     /// Starts `work`; when it finishes and nothing newer was asked for since, runs the function
@@ -82,6 +89,7 @@ private:
     std::optional<Result> m_finished; ///< computed, not delivered
     bool m_working = false;
     bool m_stopping = false;
+    Priority m_priority;
     std::thread m_worker;
 };
 

@@ -786,7 +786,8 @@ void Tab::refitShownCharts(const QList<ChartPanel*>& charts)
 BackgroundRunner* Tab::sideRunner()
 {
     if (!m_sideRunner) {
-        m_sideRunner = new BackgroundRunner(this);
+        // It runs on while the user moves sliders: the window's thread goes first.
+        m_sideRunner = new BackgroundRunner(this, BackgroundRunner::Priority::Low);
         connect(m_sideRunner, &BackgroundRunner::delivered, this, &Tab::refreshed);
     }
     return m_sideRunner;

@@ -239,7 +239,8 @@ protected:
     const std::atomic<bool>* backgroundStop();
     /// A second worker for a computation beside the charts' (the plan's layout search) that
     /// must not supersede theirs: the tab owns it, refreshPending() and waitForIdle() count its
-    /// requests, and each result it delivers announces refreshed(). Made on the first call.
+    /// requests, and each result it delivers announces refreshed(). Made on the first call, at
+    /// low priority (BackgroundRunner::Priority::Low): the window's thread goes first.
     BackgroundRunner* sideRunner();
     /// Shows the document's values in every bound control (signals blocked), then
     /// sectionShown(), then schedules a refresh.
