@@ -793,19 +793,23 @@ BackgroundRunner* Tab::sideRunner()
     return m_sideRunner;
 }
 
-const std::atomic<bool>* Tab::backgroundStop()
+BackgroundRunner* Tab::runner()
 {
     if (!m_runner) {
         m_runner = new BackgroundRunner(this);
         connect(m_runner, &BackgroundRunner::delivered, this, &Tab::refreshed);
     }
-    return m_runner->stopFlag();
+    return m_runner;
+}
+
+const std::atomic<bool>* Tab::backgroundStop()
+{
+    return runner()->stopFlag();
 }
 
 void Tab::computeInBackground(std::function<std::function<void()>()> work)
 {
-    backgroundStop(); // makes the runner
-    m_runner->run([this, work = std::move(work)]() -> std::function<void()> {
+    runner()->run([this, work = std::move(work)]() -> std::function<void()> {
         try {
             std::function<void()> apply = work();
             return [this, apply = std::move(apply)] {

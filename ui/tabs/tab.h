@@ -248,6 +248,8 @@ protected:
 
 private:
     void showError(const QString& message, Failure failure = Failure::BadInput);
+    /// The worker of computeInBackground, made on the first call.
+    BackgroundRunner* runner();
     /// After a refresh: the explanation follows within kExplanationDelayMs, so a slider drag
     /// redraws its charts every frame and sets the text (a whole rich-text layout) ten times a
     /// second at most; a hidden explanation waits until it is shown.
