@@ -11,6 +11,7 @@
 #include "heatmappairpanel.h"
 #include "heatmappanel.h"
 #include "parametercontrol.h"
+#include "pointcloud.h"
 #include "scalelab/core/fp8.h"
 #include "scalelab/core/fp8_training.h"
 #include "scalelab/core/fp8_view.h"
@@ -150,20 +151,26 @@ private:
     void checkErrorChart(Fp8Tab& tab, const Expected& e)
     {
         QChart* ec = tab.blockErrorChart()->chart();
-        auto* ts = seriesNamed<QScatterSeries>(ec, "Per tensor");
-        auto* bs = seriesNamed<QScatterSeries>(ec, QString("Per 1 x %1 block").arg(e.b));
-        QVERIFY(ts && bs);
-        QCOMPARE(ts->count(), int(std::min<std::int64_t>(e.n, Fp8Tab::kMaxPlotPoints)));
-        QCOMPARE(bs->count(), ts->count());
-        for (int i = 0; i < ts->count(); ++i) {
-            const auto rank = static_cast<std::int64_t>(ts->at(i).x()) - 1;
-            QCOMPARE(bs->at(i).x(), ts->at(i).x());
+        // Their points are drawn by one item each, not by the series (PointCloud).
+        const PointCloud* tc = PointCloud::of(seriesNamed<QScatterSeries>(ec, "Per tensor"));
+        const PointCloud* bc =
+            PointCloud::of(seriesNamed<QScatterSeries>(ec, QString("Per 1 x %1 block").arg(e.b)));
+        QVERIFY(tc && bc);
+        QCOMPARE(tc->series()->count(), 0);
+        QCOMPARE(bc->series()->count(), 0);
+        const QList<QPointF>& ts = tc->points();
+        const QList<QPointF>& bs = bc->points();
+        QCOMPARE(ts.size(), qsizetype(std::min<std::int64_t>(e.n, Fp8Tab::kMaxPlotPoints)));
+        QCOMPARE(bs.size(), ts.size());
+        for (qsizetype i = 0; i < ts.size(); ++i) {
+            const auto rank = static_cast<std::int64_t>(ts[i].x()) - 1;
+            QCOMPARE(bs[i].x(), ts[i].x());
             const auto blk = static_cast<std::size_t>(e.order[static_cast<std::size_t>(rank)]);
-            QCOMPARE(ts->at(i).y(), 100.0 * e.tErr[blk].relativeError);
-            QCOMPARE(bs->at(i).y(), 100.0 * e.bErr[blk].relativeError);
+            QCOMPARE(ts[i].y(), 100.0 * e.tErr[blk].relativeError);
+            QCOMPARE(bs[i].y(), 100.0 * e.bErr[blk].relativeError);
         }
-        QCOMPARE(ts->at(0).x(), 1.0);
-        QCOMPARE(ts->at(ts->count() - 1).x(), double(e.n));
+        QCOMPARE(ts.first().x(), 1.0);
+        QCOMPARE(ts.last().x(), double(e.n));
         // The rank axis ends one rank past the last block, at a whole tick step; the error
         // axis starts at 0 and holds every point.
         auto* ranks = qobject_cast<QValueAxis*>(ec->axes(Qt::Horizontal).first());
@@ -173,8 +180,8 @@ private:
         QCOMPARE(ranks->max(), double(e.n + 1));
         QCOMPARE(ranks->tickInterval(), std::round(ranks->tickInterval()));
         QCOMPARE(errors->min(), 0.0);
-        for (const QScatterSeries* series : {ts, bs})
-            for (const QPointF& p : series->points())
+        for (const QList<QPointF>* series : {&ts, &bs})
+            for (const QPointF& p : *series)
                 QVERIFY(p.y() <= errors->max());
         auto* ring = seriesNamed<QScatterSeries>(ec, "Shown block");
         QVERIFY(ring);
@@ -701,10 +708,12 @@ private slots:
         auto* errors = qobject_cast<QValueAxis*>(ec->axes(Qt::Vertical).first());
         QSignalSpy rankRanges(ranks, &QValueAxis::rangeChanged);
         QSignalSpy errorRanges(errors, &QValueAxis::rangeChanged);
-        const QList<QPointF> before = seriesNamed<QScatterSeries>(ec, "Per tensor")->points();
+        const PointCloud* cloud = PointCloud::of(seriesNamed<QScatterSeries>(ec, "Per tensor"));
+        QVERIFY(cloud);
+        const QList<QPointF> before = cloud->points();
         tab.control("fp8.outlier_scale")->setValue(104);
         settle(tab, kWorkerTimeoutMs);
-        QVERIFY(seriesNamed<QScatterSeries>(ec, "Per tensor")->points() != before);
+        QVERIFY(cloud->points() != before);
         QCOMPARE(rankRanges.count(), 0);
         QCOMPARE(errorRanges.count(), 0);
         checkAgainstCore(tab);

@@ -11,6 +11,7 @@
 #include "legendrows.h"
 #include "notelabel.h"
 #include "parametercontrol.h"
+#include "pointcloud.h"
 #include "tablepanel.h"
 
 #include <QAreaSeries>
@@ -529,6 +530,10 @@ void Fp8Tab::buildErrorChart()
     m_errBlock = makeScatter(tr("Per block"), palette::kBlue, kPointSize,
                              QScatterSeries::MarkerShapeRectangle);
     attach(chart, m_errBlock, m_rankAxis, m_errorAxis);
+    // Thousands of points each: drawn by one item per series (PointCloud), over the band and
+    // under the ring, which is made after them.
+    m_tensorCloud = new PointCloud(chart, m_errTensor, m_rankAxis, m_errorAxis);
+    m_blockCloud = new PointCloud(chart, m_errBlock, m_rankAxis, m_errorAxis);
     m_errShown = makeRing(tr("Shown block"), palette::kBlack, kRingSize);
     attach(chart, m_errShown, m_rankAxis, m_errorAxis);
 }
@@ -859,8 +864,8 @@ void Fp8Tab::showErrorChart(const core::Fp8View& v)
     const std::int64_t b = v.inputs.blockSize;
     const QList<QPointF> tensorPoints = chartPoints(v.tensorPoints);
     const QList<QPointF> blockPoints = chartPoints(v.blockPoints);
-    replaceIfChanged(m_errTensor, tensorPoints);
-    replaceIfChanged(m_errBlock, blockPoints);
+    m_tensorCloud->setPoints(tensorPoints);
+    m_blockCloud->setPoints(blockPoints);
     m_errBlock->setName(tr("Per 1 x %1 block").arg(b));
     const double x = static_cast<double>(v.shownRank + 1);
     QList<QPointF> ring;

@@ -39,6 +39,7 @@ namespace scalelab::ui {
 
 class ChartViewPanel;
 class HeatmapPairPanel;
+class PointCloud;
 
 /// FP8 in three parts. Block scaling: why one scale per tensor can cost the small blocks their
 /// precision, when it does (only once they fall into the format's subnormals), and how much
@@ -272,6 +273,8 @@ private:
     QScatterSeries* m_errTensor = nullptr;
     QScatterSeries* m_errBlock = nullptr;
     QScatterSeries* m_errShown = nullptr;
+    PointCloud* m_tensorCloud = nullptr; ///< m_errTensor's points
+    PointCloud* m_blockCloud = nullptr; ///< m_errBlock's points
     QLineSeries* m_bandTop = nullptr;
     QLineSeries* m_bandBottom = nullptr;
     QAreaSeries* m_outlierBand = nullptr;
