@@ -8,6 +8,7 @@
 #include "format.h"
 #include "heatmappanel.h"
 #include "legendrows.h"
+#include "pointcloud.h"
 #include "scalelab/core/error.h"
 #include "tab.h"
 #include "testhelpers.h"
@@ -26,6 +27,7 @@
 #include <QLineSeries>
 #include <QPainter>
 #include <QRegularExpression>
+#include <QScatterSeries>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -854,6 +856,68 @@ private slots:
         // A new title from the tab replaces the kept one.
         setAxisTitle(y, "Error (%)");
         QCOMPARE(axisTitle(y), QString("Error (%)"));
+    }
+
+    /// A point cloud draws its series' marker at each point, where the axes put the point on
+    /// the plot, and nothing beyond the plot; the series itself holds no point.
+    void aPointCloudDrawsEachPointWhereTheAxesPutIt()
+    {
+        QGraphicsScene scene;
+        auto* chart = new QChart;
+        scene.addItem(chart);
+        chart->setGeometry(0, 0, 400, 300);
+        auto* x = new QValueAxis;
+        auto* y = new QValueAxis;
+        x->setRange(0, 10);
+        y->setRange(0, 10);
+        chart->addAxis(x, Qt::AlignBottom);
+        chart->addAxis(y, Qt::AlignLeft);
+        auto* series = new QScatterSeries;
+        series->setName("cloud");
+        QImage marker(20, 20, QImage::Format_ARGB32_Premultiplied);
+        marker.fill(Qt::red);
+        series->setLightMarker(marker);
+        series->setMarkerSize(6);
+        series->setPointsVisible(false);
+        chart->addSeries(series);
+        series->attachAxis(x);
+        series->attachAxis(y);
+        auto* cloud = new PointCloud(chart, series, x, y);
+        QCOMPARE(PointCloud::of(series), cloud);
+        cloud->setPoints({{5, 5}, {2, 8}, {12, 5}}); // the last one off the plot
+        QCOMPARE(cloud->points().size(), 3);
+        QCOMPARE(series->count(), 0);
+
+        const auto render = [&] {
+            QImage image(400, 300, QImage::Format_ARGB32_Premultiplied);
+            image.fill(Qt::white);
+            QPainter painter(&image);
+            scene.render(&painter, QRectF(0, 0, 400, 300), QRectF(0, 0, 400, 300));
+            return image;
+        };
+        const auto isRed = [](const QImage& image, QPointF at) {
+            return image.pixelColor(at.toPoint()) == QColor(Qt::red);
+        };
+        QImage image = render();
+        QVERIFY(isRed(image, chart->mapToPosition({5, 5}, series)));
+        QVERIFY(isRed(image, chart->mapToPosition({2, 8}, series)));
+        QVERIFY(!isRed(image, chart->mapToPosition({8, 2}, series)));
+        // The third point's centre is past the right edge of the plot: not drawn there.
+        const QRectF plot = chart->plotArea();
+        QVERIFY(!isRed(image, QPointF(plot.right() + 2, chart->mapToPosition({5, 5}, series).y())));
+
+        // A new range moves the points with it; so does a new plot area.
+        x->setRange(0, 20);
+        image = render();
+        QVERIFY(isRed(image, chart->mapToPosition({12, 5}, series)));
+        QVERIFY(isRed(image, chart->mapToPosition({5, 5}, series)));
+        chart->setGeometry(0, 0, 300, 200);
+        image = render();
+        QVERIFY(isRed(image, chart->mapToPosition({2, 8}, series)));
+        // Hidden with its series.
+        series->setVisible(false);
+        image = render();
+        QVERIFY(!isRed(image, chart->mapToPosition({2, 8}, series)));
     }
 };
 

@@ -1,9 +1,11 @@
 #include "pointcloud.h"
 
 #include <QChart>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QScatterSeries>
 #include <QValueAxis>
+#include <algorithm>
 #include <cmath>
 
 namespace scalelab::ui {
@@ -66,11 +68,19 @@ void PointCloud::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
     const QImage& marker = m_series->lightMarker();
     const double xSpan = m_x->max() - m_x->min();
     const double ySpan = m_y->max() - m_y->min();
-    if (marker.isNull() || m_points.isEmpty() || !(xSpan > 0) || !(ySpan > 0) || m_plot.isEmpty())
+    const double size = m_series->markerSize();
+    if (marker.isNull() || m_points.isEmpty() || !(xSpan > 0) || !(ySpan > 0) || !(size > 0)
+        || m_plot.isEmpty())
         return;
     painter->save();
     painter->setClipRect(m_plot);
-    const double size = m_series->markerSize();
+    // On pixels the marker is drawn at its size once and copied to each point; a vector
+    // export (SVG, PDF) keeps the oversampled marker itself, so it stays crisp when enlarged.
+    const bool pixels = painter->paintEngine()->type() == QPaintEngine::Raster;
+    // Device pixels a unit (a scaled export draws more of them than the screen).
+    const QTransform& device = painter->deviceTransform();
+    const double scale = std::max(std::hypot(device.m11(), device.m12()), 1e-6);
+    const QImage& image = pixels ? sprite(size, scale) : marker;
     const double sx = m_plot.width() / xSpan;
     const double sy = m_plot.height() / ySpan;
     for (const QPointF& p : m_points) {
@@ -78,9 +88,26 @@ void PointCloud::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidg
             continue;
         const double cx = m_plot.left() + (p.x() - m_x->min()) * sx;
         const double cy = m_plot.bottom() - (p.y() - m_y->min()) * sy;
-        painter->drawImage(QRectF(cx - size / 2, cy - size / 2, size, size), marker);
+        if (pixels)
+            painter->drawImage(QPointF(cx - size / 2, cy - size / 2), image);
+        else
+            painter->drawImage(QRectF(cx - size / 2, cy - size / 2, size, size), image);
     }
     painter->restore();
+}
+
+const QImage& PointCloud::sprite(double size, double scale)
+{
+    const QImage& marker = m_series->lightMarker();
+    if (m_spriteOf != marker.cacheKey() || m_spriteSize != size || m_spriteScale != scale) {
+        const int side = std::max(1, static_cast<int>(std::lround(size * scale)));
+        m_sprite = marker.scaled(side, side, Qt::IgnoreAspectRatio, Qt::SmoothTransformation);
+        m_sprite.setDevicePixelRatio(side / size); // drawn `size` units wide
+        m_spriteOf = marker.cacheKey();
+        m_spriteSize = size;
+        m_spriteScale = scale;
+    }
+    return m_sprite;
 }
 
 void PointCloud::plotAreaChanged(const QRectF& plot)

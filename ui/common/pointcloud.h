@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QGraphicsObject>
+#include <QImage>
 #include <QList>
 #include <QPointF>
 #include <QRectF>
@@ -42,6 +43,9 @@ public:
 
 private:
     void plotAreaChanged(const QRectF& plot);
+    /// The series' marker at `size` units drawn `scale` device pixels a unit, made once: drawn
+    /// at its own size it is copied, not resampled, at each of thousands of points.
+    const QImage& sprite(double size, double scale);
 
     QChart* m_chart;
     QScatterSeries* m_series;
@@ -49,6 +53,10 @@ private:
     QValueAxis* m_y;
     QRectF m_plot;
     QList<QPointF> m_points;
+    QImage m_sprite;
+    qint64 m_spriteOf = 0; ///< the cacheKey of the marker m_sprite was made from
+    double m_spriteSize = 0;
+    double m_spriteScale = 0;
 };
 
 } // namespace scalelab::ui
