@@ -20,14 +20,12 @@ constexpr qreal kSeriesDepth = 4;
 
 PointCloud::PointCloud(QChart* chart, QScatterSeries* series, QValueAxis* x, QValueAxis* y)
     : QGraphicsObject(chart)
-    , m_chart(chart)
     , m_series(series)
     , m_x(x)
     , m_y(y)
     , m_plot(chart->plotArea())
 {
     setZValue(kSeriesDepth);
-    setObjectName(series->name());
     connect(chart, &QChart::plotAreaChanged, this, &PointCloud::plotAreaChanged);
     for (QValueAxis* axis : {x, y})
         connect(axis, &QValueAxis::rangeChanged, this, [this] { update(); });
@@ -35,8 +33,6 @@ PointCloud::PointCloud(QChart* chart, QScatterSeries* series, QValueAxis* x, QVa
     connect(series, &QScatterSeries::lightMarkerChanged, this, [this] { update(); });
     connect(series, &QScatterSeries::visibleChanged, this,
             [this] { setVisible(m_series->isVisible()); });
-    connect(series, &QScatterSeries::nameChanged, this,
-            [this] { setObjectName(m_series->name()); });
 }
 
 void PointCloud::setPoints(const QList<QPointF>& points)

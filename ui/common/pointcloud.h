@@ -47,7 +47,6 @@ private:
     /// at its own size it is copied, not resampled, at each of thousands of points.
     const QImage& sprite(double size, double scale);
 
-    QChart* m_chart;
     QScatterSeries* m_series;
     QValueAxis* m_x;
     QValueAxis* m_y;

@@ -192,8 +192,9 @@ QImage markerImage(bool circle, const QBrush& fill, const QPen& pen, double size
     return image;
 }
 
-/// Scatter series are drawn with light markers: painted images instead of one graphics item
-/// per point, which keeps a redraw of a few thousand points within a frame.
+/// Scatter series are drawn with light markers: one painted image per point instead of a
+/// visible graphics item each. (Qt Charts still keeps a hidden item per point and moves it at
+/// every change; the block-error chart's thousands of points go through PointCloud instead.)
 QScatterSeries* makeScatter(const QString& name, const QColor& fill, double size,
                             QScatterSeries::MarkerShape shape)
 {
