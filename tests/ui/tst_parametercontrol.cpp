@@ -234,6 +234,7 @@ private slots:
     void linearMapping();
     void spinBoxArrows();
     void setRangeClampsAndEmitsOnce();
+    void aRangeThatSizesTheFieldAlikeLaysNothingOut();
     void setValueEmitsOnlyOnChange();
     void oneSignalPerUserChange();
     void wholeNumbersUpTo2Pow53();
@@ -512,8 +513,8 @@ void TestParameterControl::invalidText()
     if (typedSomething) {
         const QString message = refused.first().first().toString();
         const ParameterSpinBox* box = control->spinBox();
-        QVERIFY2(message.contains(box->textFromValue(box->minimum()) + " to "
-                                  + box->textFromValue(box->maximum())),
+        QVERIFY2(message.contains(box->textFromValue(box->lowest()) + " to "
+                                  + box->textFromValue(box->highest())),
                  qPrintable(message));
         QVERIFY2(message.endsWith("it stays " + before), qPrintable(message));
     }
@@ -776,7 +777,7 @@ void TestParameterControl::setRangeClampsAndEmitsOnce()
     QCOMPARE(spy.count(), 1);
     EXACT_COMPARE(spy.at(0).at(0).toDouble(), 32.0);
     EXACT_COMPARE(control.value(), 32.0);
-    EXACT_COMPARE(control.spinBox()->maximum(), 32.0);
+    EXACT_COMPARE(control.spinBox()->highest(), 32.0);
     EXACT_COMPARE(control.spinBox()->value(), 32.0);
     QCOMPARE(control.slider()->maximum(), 31);
     QCOMPARE(control.slider()->value(), 31);
@@ -796,6 +797,85 @@ void TestParameterControl::setRangeClampsAndEmitsOnce()
     QCOMPARE(spy.count(), 3);
     EXACT_COMPARE(control.value(), 64.0);
     QCOMPARE(control.slider()->maximum(), 0);
+}
+
+namespace {
+// Counts the layout requests a widget receives.
+struct LayoutRequests : QObject {
+    int count = 0;
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::LayoutRequest)
+            ++count;
+        return QObject::eventFilter(watched, event);
+    }
+};
+
+// Delivers the layout requests posted so far and those their layouts post in turn, one level of
+// widgets per pass (a pass delivers only what was posted before it began).
+void settleLayouts()
+{
+    for (int pass = 0; pass < 4; ++pass)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
+}
+} // namespace
+
+void TestParameterControl::aRangeThatSizesTheFieldAlikeLaysNothingOut()
+{
+    // The experts tab moves the experts' range with the ranks at every step. Ranges whose ends
+    // are written with the same glyphs ("64" and "46", "4,096" and "4,069") size the field
+    // alike, so after the first of them nothing may ask for a new layout.
+    Shown shown(specFor("layers"));
+    ParameterControl* control = shown.control;
+    ParameterSpinBox* spin = control->spinBox();
+    // The first range is the spin box's own (what accessibility tools report).
+    EXACT_COMPARE(spin->minimum(), 1.0);
+    EXACT_COMPARE(spin->maximum(), 128.0);
+    control->setRange(64, 4096);
+    control->setValue(64);
+    control->setRange(46, 4069);
+    control->setRange(64, 4096);
+    settleLayouts();
+    const int width = spin->sizeHint().width();
+
+    LayoutRequests requests;
+    control->installEventFilter(&requests);
+    shown.window.installEventFilter(&requests);
+    for (int i = 0; i < 4; ++i) {
+        control->setRange(46, 4069);
+        control->setRange(64, 4096);
+    }
+    settleLayouts();
+    QCOMPARE(requests.count, 0);
+    QCOMPARE(spin->sizeHint().width(), width);
+
+    // The range is the control's, whatever the base class still holds: 46 is refused, the
+    // arrows stop at 64.
+    EXACT_COMPARE(spin->lowest(), 64.0);
+    EXACT_COMPARE(spin->highest(), 4096.0);
+    QSignalSpy refused(control, &ParameterControl::inputRefused);
+    spin->setFocus();
+    spin->selectAll();
+    QTest::keyClicks(spin, QStringLiteral("46"));
+    QTest::keyClick(spin, Qt::Key_Enter);
+    QCOMPARE(refused.count(), 1);
+    QVERIFY2(refused.first().first().toString().contains(u"64 to 4,096"),
+             qPrintable(refused.first().first().toString()));
+    EXACT_COMPARE(control->value(), 64.0);
+    QTest::keyClick(spin, Qt::Key_Down);
+    QTest::keyClick(spin, Qt::Key_PageDown);
+    EXACT_COMPARE(control->value(), 64.0);
+    control->setValue(4090);
+    QTest::keyClick(spin, Qt::Key_PageUp);
+    EXACT_COMPARE(control->value(), 4096.0);
+
+    // A range that measures differently does resize the field.
+    control->setRange(1, 9);
+    settleLayouts();
+    QVERIFY(requests.count > 0);
+    EXACT_COMPARE(spin->minimum(), 1.0);
+    EXACT_COMPARE(spin->maximum(), 9.0);
+    QVERIFY(spin->sizeHint().width() < width);
 }
 
 void TestParameterControl::setValueEmitsOnlyOnChange()

@@ -197,6 +197,40 @@ void ParameterSpinBox::setStepper(std::function<double(double, int)> stepper)
     m_stepper = std::move(stepper);
 }
 
+void ParameterSpinBox::setBounds(double lowest, double highest)
+{
+    m_lowest = lowest;
+    m_highest = std::max(lowest, highest);
+    if (!m_bounded) { // the first bounds are the range: what accessibility tools report
+        m_bounded = true;
+        setRange(m_lowest, m_highest);
+        return;
+    }
+    // The base range only sizes the field (and clamps what is set, which the bounds already
+    // did): keep it while it holds the bounds and measures as they would; otherwise widen it to
+    // take the bounds in, or, if that would measure differently, make it the bounds themselves.
+    const double low = std::min(minimum(), m_lowest);
+    const double high = std::max(maximum(), m_highest);
+    const auto wanted = widthsFor(m_lowest, m_highest);
+    if (widthsFor(low, high) != wanted)
+        setRange(m_lowest, m_highest);
+    else if (low != minimum() || high != maximum())
+        setRange(low, high);
+}
+
+QAbstractSpinBox::StepEnabled ParameterSpinBox::stepEnabled() const
+{
+    // As the base class, but at the bounds rather than at its own range.
+    if (isReadOnly())
+        return StepNone;
+    StepEnabled enabled = StepNone;
+    if (value() > m_lowest)
+        enabled |= StepDownEnabled;
+    if (value() < m_highest)
+        enabled |= StepUpEnabled;
+    return enabled;
+}
+
 QValidator::State ParameterSpinBox::validate(QString& text, int& position) const
 {
     Q_UNUSED(position);
@@ -205,7 +239,7 @@ QValidator::State ParameterSpinBox::validate(QString& text, int& position) const
         return reading.state;
     // A number outside the range or finer than the decimals may be on its way to a good one,
     // so it stays editable, but Enter will not take it.
-    if (reading.value < minimum() || reading.value > maximum())
+    if (reading.value < m_lowest || reading.value > m_highest)
         return QValidator::Intermediate;
     if (roundToDecimals(reading.value, decimals()) != reading.value)
         return QValidator::Intermediate;
@@ -249,6 +283,9 @@ bool ParameterSpinBox::event(QEvent* event)
         event->ignore();
         return false;
     }
+    // Texts that measured alike in one font may not in another: size the field for the bounds.
+    if (event->type() == QEvent::FontChange && m_bounded)
+        setRange(m_lowest, m_highest);
     return QDoubleSpinBox::event(event);
 }
 
@@ -291,12 +328,9 @@ QString ParameterSpinBox::textFromValue(double value) const
 
 void ParameterSpinBox::stepBy(int steps)
 {
-    if (!m_stepper) {
-        QDoubleSpinBox::stepBy(steps);
-        return;
-    }
     // Like the base class: text typed but not yet entered is taken first, and the step is made
-    // from it; text that is not acceptable is dropped without stepping.
+    // from it; text that is not acceptable is dropped without stepping. The step stops at the
+    // bounds, which may be inside the base class's range.
     double from = value();
     QString typed = cleanText();
     if (typed != textFromValue(from)) {
@@ -307,26 +341,34 @@ void ParameterSpinBox::stepBy(int steps)
         }
         from = valueFromText(typed);
     }
-    setValue(m_stepper(from, steps));
+    const double to = m_stepper ? m_stepper(from, steps) : from + steps * singleStep();
+    setValue(std::clamp(to, m_lowest, m_highest));
     selectAll();
 }
 
-int ParameterSpinBox::extraWidth() const
+std::pair<int, int> ParameterSpinBox::widthsFor(double low, double high) const
 {
     // The base class sizes the field for the minimum and maximum as displayed, cut at 18
-    // characters. A value typed exactly can be as long as the maximum written out in full
-    // ("8,030,261,248" in a field whose maximum shows as "10T"), so make room for that.
+    // characters (and a space: this field has no prefix, suffix or special text). A value typed
+    // exactly can be as long as the maximum written out in full ("8,030,261,248" in a field
+    // whose maximum shows as "10T"), so the field wants room for that too.
     const QFontMetrics metrics = fontMetrics();
     const auto width = [&metrics](const QString& text) {
         return metrics.horizontalAdvance(text + u' ');
     };
     int measured = 0;
     int wanted = 0;
-    for (const double bound : {minimum(), maximum()}) {
+    for (const double bound : {low, high}) {
         const QString shown = textFromValue(bound);
         measured = std::max(measured, width(shown.left(18)));
         wanted = std::max({wanted, width(shown), width(formatQuantity(bound, decimals(), false))});
     }
+    return {measured, wanted};
+}
+
+int ParameterSpinBox::extraWidth() const
+{
+    const auto [measured, wanted] = widthsFor(minimum(), maximum());
     return std::max(0, wanted - measured);
 }
 
@@ -426,8 +468,8 @@ void ParameterControl::onRefused(const QString& typed)
         tr("%1: %2 is not a value in %3 to %4; it stays %5")
             .arg(withoutMnemonic(m_spec.label),
                  typed.isEmpty() ? tr("an empty box") : QStringLiteral("\u201c%1\u201d").arg(typed),
-                 m_spinBox->textFromValue(m_spinBox->minimum()),
-                 m_spinBox->textFromValue(m_spinBox->maximum()), m_spinBox->textFromValue(m_value));
+                 m_spinBox->textFromValue(m_spinBox->lowest()),
+                 m_spinBox->textFromValue(m_spinBox->highest()), m_spinBox->textFromValue(m_value));
     QToolTip::showText(m_spinBox->mapToGlobal(QPoint(0, m_spinBox->height())), message, m_spinBox,
                        {}, 6000);
     emit inputRefused(message);
@@ -609,11 +651,8 @@ void ParameterControl::applyRange(double minimum, double maximum)
         const QSignalBlocker blocker(m_slider);
         m_slider->setRange(0, m_positions);
     }
-    {
-        const QSignalBlocker blocker(m_spinBox);
-        m_spinBox->setRange(m_spec.minimum, m_spec.maximum);
-    }
-    m_spinBox->updateGeometry();
+    const QSignalBlocker blocker(m_spinBox);
+    m_spinBox->setBounds(m_spec.minimum, m_spec.maximum);
 }
 
 void ParameterControl::rebuildMapping()
