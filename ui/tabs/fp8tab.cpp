@@ -634,9 +634,8 @@ void Fp8Tab::buildTable()
     // The two rows the charts compare wear the charts' colours.
     m_table->item(kTensorRow, 0)->setIcon(swatch(palette::kVermillion));
     m_table->item(kChapterRow, 0)->setIcon(swatch(palette::kBlue));
-    m_tableNote = new QLabel;
+    m_tableNote = new SteadyNoteLabel;
     m_tableNote->setObjectName("fp8.table_note");
-    m_tableNote->setWordWrap(true);
 }
 
 void Fp8Tab::sectionShown()
