@@ -549,6 +549,12 @@ Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
         }
     }
     const std::shared_ptr<const MatrixF> kept = takeMatrix(in, options, v);
+    // The band maxima of the preview before are passed on, so the next preview (the first key
+    // press after a slider rested) need not read the whole matrix again to find them.
+    if (previous && previous->previewMaxima && v.normals
+        && previous->previewMaxima->normals == v.normals
+        && previous->previewMaxima->blockSize == in.blockSize)
+        v.previewMaxima = previous->previewMaxima;
     throwIfStopAsked(options.stop);
     const MatrixF& values = *kept;
     if (in.values)

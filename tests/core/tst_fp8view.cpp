@@ -597,6 +597,53 @@ private slots:
         QCOMPARE(w.excluded, p.excluded);
     }
 
+    void anExactViewPassesThePreviewsBandMaximaOn()
+    {
+        // The first key press after the exact figures came must not read the whole matrix
+        // again for its band maxima: the exact view keeps the preview's.
+        Fp8Inputs in;
+        in.rows = 2048;
+        in.cols = 1024;
+        Fp8ViewOptions options;
+        options.workspace = std::make_shared<Fp8Workspace>();
+        options.previous = std::make_shared<const Fp8View>(computeFp8View(in, options));
+        QVERIFY(!options.previous->previewMaxima); // no preview yet
+        options.preview = true;
+        in.outlierScale = 1e3;
+        auto preview = std::make_shared<const Fp8View>(computeFp8View(in, options));
+        QVERIFY(preview->preview);
+        QVERIFY(preview->previewMaxima);
+
+        options.preview = false;
+        options.previous = preview;
+        auto exact = std::make_shared<const Fp8View>(computeFp8View(in, options));
+        QVERIFY(!exact->preview);
+        QCOMPARE(exact->previewMaxima, preview->previewMaxima);
+
+        options.preview = true;
+        options.previous = exact;
+        in.outlierScale = 1e4;
+        const Fp8View next = computeFp8View(in, options);
+        QCOMPARE(next.previewMaxima, preview->previewMaxima);
+        // The same preview as one that found its maxima afresh.
+        Fp8ViewOptions fresh;
+        fresh.preview = true;
+        Fp8View without = *exact;
+        without.previewMaxima.reset();
+        fresh.previous = std::make_shared<const Fp8View>(std::move(without));
+        const Fp8View again = computeFp8View(in, fresh);
+        QVERIFY(again.preview);
+        QVERIFY(again.previewMaxima != next.previewMaxima);
+        QVERIFY(sameView(next, again));
+        QCOMPARE(next.shownBlock, again.shownBlock);
+
+        // Another block size has other maxima: they are not passed on.
+        in.blockSize = 32;
+        options.preview = false;
+        const Fp8View other = computeFp8View(in, options);
+        QVERIFY(!other.previewMaxima);
+    }
+
     void withoutAPictureToKeepThereIsNoPreview()
     {
         Fp8Inputs in;

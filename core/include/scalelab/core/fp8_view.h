@@ -118,7 +118,8 @@ struct Fp8View {
     std::int64_t poolRows = 1, poolCols = 1;
 
     /// Previews: the band maxima that found the band of the largest |value|, kept so the next
-    /// preview of the same normals and block size does not read the whole matrix again.
+    /// preview of the same normals and block size does not read the whole matrix again. An
+    /// exact view keeps those of the view before it, for the preview after it.
     std::shared_ptr<const Fp8PreviewMaxima> previewMaxima;
     /// The generator's normal matrix, kept so a change of block size or outlier scale does not
     /// draw it again (null for explicit values).
