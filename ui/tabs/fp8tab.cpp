@@ -1056,7 +1056,8 @@ void Fp8Tab::showTable(const core::Fp8View& v)
     if (renamed) {
         // Quietly, and the header repainted: announced, the new text had the whole table
         // measured and repainted (1.5 ms of a first key press after a rest at 4096 x 4096).
-        // Its lines and width stay (it has two lines already; the names are wider).
+        // The header's height stays (other columns' names have two lines already), and the
+        // widths are measured again just below.
         {
             const QSignalBlocker quiet(m_table->model());
             header->setText(scaling);
