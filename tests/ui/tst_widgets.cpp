@@ -8,6 +8,7 @@
 #include "format.h"
 #include "heatmappanel.h"
 #include "legendrows.h"
+#include "notelabel.h"
 #include "pointcloud.h"
 #include "scalelab/core/error.h"
 #include "tab.h"
@@ -139,6 +140,36 @@ class TstWidgets : public QObject {
     }
 
 private slots:
+    void aSteadyNoteKeepsItsTallestHeightAtEachWidth()
+    {
+        // The FP8 tab's note gains a paragraph for a preview and loses it when the exact figures
+        // follow; the table above it must not shrink and grow back at every key press.
+        SteadyNoteLabel note;
+        const QString shortText = QStringLiteral("One line.");
+        QString longText;
+        for (int i = 0; i < 12; ++i)
+            longText += QStringLiteral("A sentence that wraps onto several lines. ");
+        note.setText(shortText);
+        const int narrow = 200;
+        const int wide = 2000;
+        const int shortHeight = note.heightForWidth(narrow);
+        note.setText(longText);
+        const int longHeight = note.heightForWidth(narrow);
+        QVERIFY(longHeight > shortHeight);
+        note.setText(shortText);
+        QCOMPARE(note.heightForWidth(narrow), longHeight);
+        // Each width on its own: at one never given the long text, the short one's height.
+        QLabel plain(shortText);
+        plain.setWordWrap(true);
+        QCOMPARE(note.heightForWidth(wide), plain.heightForWidth(wide));
+        // Another font measures afresh.
+        QFont font = note.font();
+        font.setPointSizeF(font.pointSizeF() * 2);
+        note.setFont(font);
+        plain.setFont(font);
+        QCOMPARE(note.heightForWidth(narrow), plain.heightForWidth(narrow));
+    }
+
     void aFailedRefreshIsKnownNotLost()
     {
         // Export asks every tab whether its last refresh failed: a computation that ran out of

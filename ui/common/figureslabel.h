@@ -6,13 +6,13 @@
 
 namespace scalelab::ui {
 
-/// The line of current figures above a tab's charts (and the FP8 table's note under it):
-/// word-wrapped rich text that changes on every slider step. It lays its text out once per text,
-/// font and width, in a document of its own, and both measures and paints from that one layout. A
-/// plain QLabel lays rich text out for each of the layout's size questions, again to paint, and its
-/// text control then asks for a second paint after the first (every step painted the line twice).
-/// At one width it never shrinks, so the charts under it hold still while a slider moves. Its text
-/// cannot be selected: the same figures are in `scalelab report` and in the exported explanation.
+/// The line of current figures above a tab's charts: word-wrapped rich text that changes on
+/// every slider step. It lays its text out once per text, font and width, in a document of its
+/// own, and both measures and paints from that one layout. A plain QLabel lays rich text out for
+/// each of the layout's size questions, again to paint, and its text control then asks for a
+/// second paint after the first (every step painted the line twice). At one width it never
+/// shrinks, so the charts under it hold still while a slider moves. Its text cannot be selected:
+/// the same figures are in `scalelab report` and in the exported explanation.
 class FiguresLabel : public QLabel {
     Q_OBJECT
 

@@ -5,7 +5,6 @@
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "choicebox.h"
-#include "figureslabel.h"
 #include "format.h"
 #include "heatmappairpanel.h"
 #include "heatmappanel.h"
@@ -350,7 +349,7 @@ Fp8Tab::Fp8Tab(document::ScenarioDocument* document, QWidget* parent)
     second->addWidget(m_heatmap, 1);
     auto* tableBox = new QVBoxLayout;
     tableBox->addWidget(m_table, 1);
-    tableBox->addWidget(m_tableNoteLine);
+    tableBox->addWidget(m_tableNote);
     second->addLayout(tableBox, 1);
     addChartRow(m_blockRow, ChartRow::Below, 1);
     buildPartBar();
@@ -635,12 +634,10 @@ void Fp8Tab::buildTable()
     // The two rows the charts compare wear the charts' colours.
     m_table->item(kTensorRow, 0)->setIcon(swatch(palette::kVermillion));
     m_table->item(kChapterRow, 0)->setIcon(swatch(palette::kBlue));
-    // Its text changes at every step and gains a paragraph while a slider previews: as a
-    // figures line it holds its height at one width (a first key press after a rest no longer
-    // shrinks the table and grows it back when the exact figures come), is laid out once per
-    // text, and asks for a layout only when it needs another height.
-    m_tableNoteLine = new FiguresLine;
-    m_tableNote = m_tableNoteLine->label();
+    // Its text gains a paragraph while a slider previews: at each width it keeps the tallest
+    // height it needed, so a first key press after a rest no longer shrinks the table above it
+    // and grows it back when the exact figures come.
+    m_tableNote = new SteadyNoteLabel;
     m_tableNote->setObjectName("fp8.table_note");
 }
 
