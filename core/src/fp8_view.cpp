@@ -383,6 +383,13 @@ void takeNormalsAndOutliers(const Fp8ViewOptions& options, Fp8View& v)
                                                                           : fp8OutlierBlocks(in);
 }
 
+/// Whether the band maxima `kept` (of an earlier view) are those of v's normals and block size.
+bool maximaFit(const std::shared_ptr<const Fp8PreviewMaxima>& kept, const Fp8View& v)
+{
+    return kept && kept->normals && kept->normals == v.normals
+        && kept->blockSize == v.inputs.blockSize;
+}
+
 /// `bands` with the band that holds the largest |value| of the generated matrix of v.inputs
 /// (v.normals and v.excluded set) in place of the nearest one, unless one of them holds it or
 /// it lies after the last whole band. Sets v.previewMaxima (from the previous view when its
@@ -392,7 +399,7 @@ std::vector<std::int64_t> withLargestValue(std::vector<std::int64_t> bands,
 {
     const Fp8Inputs& in = v.inputs;
     const std::shared_ptr<const Fp8PreviewMaxima>& kept = options.previous->previewMaxima;
-    if (kept && kept->normals == v.normals && kept->blockSize == in.blockSize) {
+    if (maximaFit(kept, v)) {
         v.previewMaxima = kept;
     } else {
         v.previewMaxima = std::make_shared<const Fp8PreviewMaxima>(
@@ -551,9 +558,7 @@ Fp8View computeFp8View(const Fp8Inputs& in, const Fp8ViewOptions& options)
     const std::shared_ptr<const MatrixF> kept = takeMatrix(in, options, v);
     // The band maxima of the preview before are passed on, so the next preview (the first key
     // press after a slider rested) need not read the whole matrix again to find them.
-    if (previous && previous->previewMaxima && v.normals
-        && previous->previewMaxima->normals == v.normals
-        && previous->previewMaxima->blockSize == in.blockSize)
+    if (previous && maximaFit(previous->previewMaxima, v))
         v.previewMaxima = previous->previewMaxima;
     throwIfStopAsked(options.stop);
     const MatrixF& values = *kept;
