@@ -33,6 +33,7 @@
 // With --pause each step comes MS milliseconds after the last one was painted (the window's
 // event loop runs meanwhile), as separate key presses do: with --pause 70 the FP8 tab's exact
 // comparison of a large matrix is under way at each step, which must stop it and not wait.
+// The spans then count the steps alone, not what the window did between them.
 //
 // With --scenario the tabs start from that scenario instead of the defaults, for the cases an
 // issue names (bench/scenarios/ holds them; for example the 32-stage, 256-microbatch
@@ -357,8 +358,15 @@ int main(int argc, char** argv)
                     while (tab->chartsPending())
                         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
                 }
-                if (pauseMs > 0)
+                if (pauseMs > 0) {
+                    // What the window does while it waits (the exact figures of the last step)
+                    // is not the step's: the spans name what the step itself cost.
+                    const auto ms = app.ms;
+                    const auto painted = events.painted;
                     QTest::qWait(pauseMs);
+                    app.ms = ms;
+                    events.painted = painted;
+                }
                 const Step step = timeOneStep(*tab, *slider, i % 2 ? a : b, events, duringSearch);
                 overlapped += duringSearch && tab->refreshPending();
                 ms.push_back(step.total);
