@@ -140,11 +140,12 @@ class TstWidgets : public QObject {
     }
 
 private slots:
-    void aSteadyNoteKeepsItsTallestHeightAtEachWidth()
+    void theFiguresLineKeepsItsTallestHeightAtEachWidth()
     {
-        // The FP8 tab's note gains a paragraph for a preview and loses it when the exact figures
-        // follow; the table above it must not shrink and grow back at every key press.
-        SteadyNoteLabel note;
+        // The FP8 tab's table note gains a paragraph for a preview and loses it when the exact
+        // figures follow; the table above it must not shrink and grow back at every key press,
+        // though the layout asks the note's height at other widths in between.
+        FiguresLabel note;
         const QString shortText = QStringLiteral("One line.");
         QString longText;
         for (int i = 0; i < 12; ++i)
@@ -157,6 +158,7 @@ private slots:
         const int longHeight = note.heightForWidth(narrow);
         QVERIFY(longHeight > shortHeight);
         note.setText(shortText);
+        QCOMPARE(note.heightForWidth(wide), shortHeight); // one line at either width
         QCOMPARE(note.heightForWidth(narrow), longHeight);
         // Each width on its own: at one never given the long text, the short one's height.
         QLabel plain(shortText);

@@ -48,19 +48,22 @@ int FiguresLabel::heightForWidth(int width) const
 {
     const QMargins m = contentsMargins();
     const int frame = m.top() + m.bottom() + 2 * margin();
-    if (width != m_measuredWidth || font() != m_measuredFont) {
-        m_measuredText = text();
-        m_measuredWidth = width;
+    if (font() != m_measuredFont) {
+        m_measured.clear(); // another font measures every text anew
         m_measuredFont = font();
-        m_height = layOut(textWidth(width)) + frame;
-    } else if (text() != m_measuredText) {
-        // At the same width the label only grows: when a slider step makes the text a line
-        // shorter, the charts below stay where they are instead of jumping up and back down
-        // on the next step (and being laid out again at a new size each time).
-        m_measuredText = text();
-        m_height = std::max(m_height, layOut(textWidth(width)) + frame);
     }
-    return m_height;
+    // At each width the label only grows: when a slider step makes the text a line shorter, the
+    // charts below stay where they are instead of jumping up and back down on the next step
+    // (and being laid out again at a new size each time). A width kept apart from the others:
+    // the layout's questions at other widths do not reset it.
+    const auto found = m_measured.find(width);
+    if (found != m_measured.end() && found->text == text())
+        return found->tallest;
+    const int needed = layOut(textWidth(width)) + frame;
+    Measured& at = m_measured[width];
+    at.text = text();
+    at.tallest = std::max(at.tallest, needed);
+    return at.tallest;
 }
 
 QSize FiguresLabel::sizeHint() const

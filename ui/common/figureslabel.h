@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QFont>
+#include <QHash>
 #include <QLabel>
 #include <QTextDocument>
 
@@ -10,9 +11,12 @@ namespace scalelab::ui {
 /// every slider step. It lays its text out once per text, font and width, in a document of its
 /// own, and both measures and paints from that one layout. A plain QLabel lays rich text out for
 /// each of the layout's size questions, again to paint, and its text control then asks for a
-/// second paint after the first (every step painted the line twice). At one width it never
-/// shrinks, so the charts under it hold still while a slider moves. Its text cannot be selected:
-/// the same figures are in `scalelab report` and in the exported explanation.
+/// second paint after the first (every step painted the line twice). At each width it asks for
+/// the tallest height any of its texts has needed there, so what stands below holds still while
+/// a slider moves, and a sentence that comes and goes (the FP8 tab's preview notice) does not
+/// move it either; each width on its own, as the layout asks at widths other than the one it
+/// gives. Its text cannot be selected: the same figures are in `scalelab report` and in the
+/// exported explanation.
 class FiguresLabel : public QLabel {
     Q_OBJECT
 
@@ -36,10 +40,14 @@ private:
     mutable QString m_laidText; ///< what m_document holds, in m_laidFont, m_laidWidth wide
     mutable QFont m_laidFont;
     mutable int m_laidWidth = -1;
-    mutable QString m_measuredText;
+    /// What the label has needed at one width: the text last measured there, and the tallest
+    /// height any text has needed there.
+    struct Measured {
+        QString text;
+        int tallest = 0;
+    };
+    mutable QHash<int, Measured> m_measured; ///< by width, in m_measuredFont
     mutable QFont m_measuredFont;
-    mutable int m_measuredWidth = -1;
-    mutable int m_height = 0;
 };
 
 /// The figures line as a tab lays it out: the label inside a box of its own. A QLabel given a new

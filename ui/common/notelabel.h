@@ -1,6 +1,5 @@
 #pragma once
 
-#include <QHash>
 #include <QLabel>
 
 namespace scalelab::ui {
@@ -17,23 +16,6 @@ public:
     static constexpr int kPreferredChars = 24;
 
     QSize sizeHint() const override;
-};
-
-/// A word-wrapped note under a chart whose text changes with every step: at each width it asks
-/// for the tallest height any of its texts has needed there, so a sentence that comes and goes
-/// (the FP8 tab's preview notice, at each key press and again when the exact figures follow)
-/// neither moves what stands above it nor makes the whole row lay out and repaint again.
-class SteadyNoteLabel : public QLabel {
-public:
-    explicit SteadyNoteLabel(QWidget* parent = nullptr);
-
-    int heightForWidth(int width) const override;
-
-protected:
-    void changeEvent(QEvent* event) override;
-
-private:
-    mutable QHash<int, int> m_tallest; ///< width -> the tallest height asked for at it
 };
 
 } // namespace scalelab::ui

@@ -5,6 +5,7 @@
 #include "chartpanel.h"
 #include "chartstyle.h"
 #include "choicebox.h"
+#include "figureslabel.h"
 #include "format.h"
 #include "heatmappairpanel.h"
 #include "heatmappanel.h"
@@ -349,7 +350,7 @@ Fp8Tab::Fp8Tab(document::ScenarioDocument* document, QWidget* parent)
     second->addWidget(m_heatmap, 1);
     auto* tableBox = new QVBoxLayout;
     tableBox->addWidget(m_table, 1);
-    tableBox->addWidget(m_tableNote);
+    tableBox->addWidget(m_tableNoteLine);
     second->addLayout(tableBox, 1);
     addChartRow(m_blockRow, ChartRow::Below, 1);
     buildPartBar();
@@ -634,10 +635,12 @@ void Fp8Tab::buildTable()
     // The two rows the charts compare wear the charts' colours.
     m_table->item(kTensorRow, 0)->setIcon(swatch(palette::kVermillion));
     m_table->item(kChapterRow, 0)->setIcon(swatch(palette::kBlue));
-    // Its text gains a paragraph while a slider previews: at each width it keeps the tallest
-    // height it needed, so a first key press after a rest no longer shrinks the table above it
-    // and grows it back when the exact figures come.
-    m_tableNote = new SteadyNoteLabel;
+    // Its text gains a paragraph while a slider previews: as a figures line it keeps, at each
+    // width, the tallest height it needed (a first key press after a rest no longer shrinks the
+    // table above it and grows it back when the exact figures come), lays each text out once,
+    // and asks for a layout only when it needs another height.
+    m_tableNoteLine = new FiguresLine;
+    m_tableNote = m_tableNoteLine->label();
     m_tableNote->setObjectName("fp8.table_note");
 }
 

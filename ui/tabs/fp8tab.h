@@ -38,6 +38,7 @@ QT_END_NAMESPACE
 namespace scalelab::ui {
 
 class ChartViewPanel;
+class FiguresLine;
 class HeatmapPairPanel;
 class PointCloud;
 
@@ -293,6 +294,7 @@ private:
 
     HeatmapPairPanel* m_heatmap = nullptr;
     QTableWidget* m_table = nullptr;
+    FiguresLine* m_tableNoteLine = nullptr; ///< holds m_tableNote
     QLabel* m_tableNote = nullptr;
 };
 
