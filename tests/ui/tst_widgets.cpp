@@ -6,6 +6,7 @@
 #include "explanationpanel.h"
 #include "figureslabel.h"
 #include "format.h"
+#include "heatmappairpanel.h"
 #include "heatmappanel.h"
 #include "legendrows.h"
 #include "notelabel.h"
@@ -591,6 +592,34 @@ private slots:
         QCOMPARE(line->height(), line->label()->heightForWidth(line->width()));
         QCOMPARE(line->label()->geometry(), line->rect());
         QVERIFY(layouts > 0);
+    }
+
+    void aHeatmapPairsTitleOfAsManyLinesLaysNothingOut()
+    {
+        // The FP8 tab renames its maps' title between a preview and the exact figures: the row
+        // the maps stand in must not be laid out again for it.
+        QWidget window;
+        auto* layout = new QVBoxLayout(&window);
+        auto* pair = new HeatmapPairPanel("pair");
+        layout->addWidget(pair);
+        pair->setTitle("|error| per value (matrix units)");
+        pair->setMatrices(Eigen::MatrixXd::Constant(8, 8, 1.0),
+                          Eigen::MatrixXd::Constant(8, 8, 2.0));
+        window.resize(900, 500);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(50);
+        const QRect mapBefore = pair->left()->geometry();
+        int layouts = 0;
+        scalelab::test::EventSpy spy(&window, QEvent::LayoutRequest, [&] { ++layouts; });
+        pair->setTitle("|error| per value (last full result)");
+        QTest::qWait(50);
+        QCOMPARE(layouts, 0);
+        QCOMPARE(pair->title(), QString("|error| per value (last full result)"));
+        QCOMPARE(pair->left()->geometry(), mapBefore);
+        // A title that needs more lines at this width moves the maps down.
+        pair->setTitle(QString("A title long enough to wrap ").repeated(12));
+        QTRY_VERIFY(pair->left()->geometry().top() > mapBefore.top());
     }
 
     void ticksThinOutOnANarrowChart()

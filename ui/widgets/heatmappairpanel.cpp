@@ -51,10 +51,19 @@ void HeatmapPairPanel::setTitle(const QString& title)
 {
     if (title == m_title)
         return;
+    const QSize least = minimumSizeHint();
+    const int band = static_cast<int>(std::ceil(titleHeight(width())));
     m_title = title;
     updateMargins();
-    update();
-    updateGeometry();
+    // A title of as many lines (the FP8 tab's, between a preview and the exact figures) moves
+    // nothing: only its band is painted again, and the row the maps stand in is not laid out
+    // again at every first key press after a rest.
+    if (static_cast<int>(std::ceil(titleHeight(width()))) == band)
+        update(0, 0, width(), band);
+    else
+        update();
+    if (minimumSizeHint() != least)
+        updateGeometry();
 }
 
 void HeatmapPairPanel::setLogScale(bool log)
