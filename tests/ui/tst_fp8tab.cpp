@@ -224,6 +224,18 @@ private:
                 == core::fp8AbsErrorMap(e.x, e.block.dequantized, side, side));
         QCOMPARE(pair->left()->colorRange(), pair->right()->colorRange());
         QCOMPARE(pair->left()->colorRange(), pair->sharedRange());
+        // The range (found on the tab's worker) runs from the smallest positive error of either
+        // map to the largest finite one, scanned here afresh.
+        double lo = std::numeric_limits<double>::infinity(), hi = 0;
+        for (const Eigen::MatrixXd* m : {&pair->left()->matrix(), &pair->right()->matrix()})
+            for (Eigen::Index i = 0; i < m->size(); ++i)
+                if (const double v = m->data()[i]; std::isfinite(v) && v > 0) {
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+        if (!std::isfinite(lo))
+            lo = hi = 1; // no positive error (an all-zero block): a decade from 1
+        QCOMPARE(pair->sharedRange(), std::make_pair(lo, hi > lo ? hi : 10 * lo));
     }
 
     /// The table: every granularity's figures as core gives them.
@@ -393,6 +405,22 @@ private slots:
         settle(tab, kWorkerTimeoutMs);
         QVERIFY(tab.accumulation().get() != sweep.get());
         QVERIFY(tab.policy().get() != policy.get());
+    }
+
+    void newErrorMapsAreTheViewsOwn()
+    {
+        // The maps are shown as the worker made them, not copied on the GUI thread.
+        Fp8Tab tab;
+        settle(tab, kWorkerTimeoutMs);
+        HeatmapPairPanel* pair = tab.heatmap();
+        QCOMPARE(&pair->left()->matrix(), tab.view()->tensorMap.get());
+        QCOMPARE(&pair->right()->matrix(), tab.view()->blockMap.get());
+        const Eigen::MatrixXd before = pair->right()->matrix();
+        tab.document()->setValue("fp8.outlier_scale", 1000);
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(pair->right()->matrix() != before);
+        QCOMPARE(&pair->left()->matrix(), tab.view()->tensorMap.get());
+        QCOMPARE(&pair->right()->matrix(), tab.view()->blockMap.get());
     }
 
     void thePartShownIsTheScenarios()

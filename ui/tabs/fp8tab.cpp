@@ -791,8 +791,9 @@ void Fp8Tab::recompute()
     // One job for all three (the runner keeps only the newest request), off the GUI thread;
     // only the newest result is shown. Bad input is refused there too (core validates first),
     // so a refusal also supersedes any result still on its way.
-    computeInBackground([this, in, options, block, reshow, sweep, run, accKey,
-                         polKey]() -> std::function<void()> {
+    const bool logMaps = m_heatmap->logScale();
+    computeInBackground([this, in, options, block, reshow, sweep, run, accKey, polKey,
+                         logMaps]() -> std::function<void()> {
         // The other parts' sweeps (one thread) run beside the block comparison, which takes
         // whatever core they leave free: a format change waits for the longer of the two, not
         // for their sum. A failure in either is rethrown here.
@@ -829,10 +830,18 @@ void Fp8Tab::recompute()
         // of the first slider step). Touched here once, it is ready.
         if (view && (!options.previous || options.previous->blockCount != view->blockCount))
             prefaultHeap(core::fp8ViewHeapBytes(*view));
-        return [this, view, percentile = options.shownPercentile, acc, accKey, policy, polKey] {
+        // New error maps are coloured over the range of both: found here, not on the GUI
+        // thread (two million cells at 4096 x 4096, with a copy of each map, 7 ms of it).
+        std::optional<std::pair<double, double>> mapRange;
+        if (view && view->tensorMap && view->blockMap
+            && !(options.previous && options.previous->tensorMap == view->tensorMap
+                 && options.previous->blockMap == view->blockMap))
+            mapRange = HeatmapPairPanel::rangeOf(*view->tensorMap, *view->blockMap, logMaps);
+        return [this, view, percentile = options.shownPercentile, acc, accKey, policy, polKey,
+                mapRange] {
             if (view) {
                 m_viewPercentile = percentile;
-                showView(view);
+                showView(view, mapRange);
             }
             if (acc)
                 showAccumulation(acc, accKey);
@@ -843,7 +852,8 @@ void Fp8Tab::recompute()
     });
 }
 
-void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)
+void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view,
+                      std::optional<std::pair<double, double>> mapRange)
 {
     // A view showing another block shares the error maps of the one before it.
     const bool sameMaps =
@@ -859,7 +869,7 @@ void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view)
     showErrorChart(*view);
     showGridChart(*view);
     if (!sameMaps)
-        showHeatmap(*view);
+        showHeatmap(*view, mapRange);
     // A preview keeps the maps of the last exact result, and says so.
     m_heatmap->setTitle(heatmapTitle(view->preview));
     showTable(*view);
@@ -975,7 +985,8 @@ void Fp8Tab::showGridRange(const core::Fp8View& v)
     replaceIfChanged(m_subnormalZone, QList<QPointF>{{-t, -h}, {-t, h}, {t, h}, {t, -h}, {-t, -h}});
 }
 
-void Fp8Tab::showHeatmap(const core::Fp8View& v)
+void Fp8Tab::showHeatmap(const core::Fp8View& v,
+                         std::optional<std::pair<double, double>> mapRange)
 {
     m_heatmap->left()->setTitle(tr("One scale per tensor"));
     m_heatmap->right()->setTitle(tr("One scale per 1 x %1 block").arg(v.inputs.blockSize));
@@ -1001,9 +1012,14 @@ void Fp8Tab::showHeatmap(const core::Fp8View& v)
     const auto same = [](const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
         return a.rows() == b.rows() && a.cols() == b.cols() && a == b;
     };
-    if (!same(m_heatmap->left()->matrix(), *v.tensorMap)
-        || !same(m_heatmap->right()->matrix(), *v.blockMap))
-        m_heatmap->setMatrices(*v.tensorMap, *v.blockMap);
+    if (same(m_heatmap->left()->matrix(), *v.tensorMap)
+        && same(m_heatmap->right()->matrix(), *v.blockMap))
+        return;
+    // The maps are shared with the view, not copied (8 MB each at 4096 x 4096).
+    m_heatmap->setMatrices(v.tensorMap, v.blockMap,
+                           mapRange ? *mapRange
+                                    : HeatmapPairPanel::rangeOf(*v.tensorMap, *v.blockMap,
+                                                                m_heatmap->logScale()));
 }
 
 void Fp8Tab::showTable(const core::Fp8View& v)

@@ -209,12 +209,14 @@ private:
     void fillBlockSizes();
     void showExplicitValues();
     void useGeneratedMatrix();
-    void showView(const std::shared_ptr<const core::Fp8View>& view);
+    /// `mapRange`: the colour range of the view's error maps, when the worker found it.
+    void showView(const std::shared_ptr<const core::Fp8View>& view,
+                  std::optional<std::pair<double, double>> mapRange = std::nullopt);
     void showErrorChart(const core::Fp8View& v);
     void showOutlierBand(const core::Fp8View& v);
     void showGridChart(const core::Fp8View& v);
     void showGridRange(const core::Fp8View& v);
-    void showHeatmap(const core::Fp8View& v);
+    void showHeatmap(const core::Fp8View& v, std::optional<std::pair<double, double>> mapRange);
     void showTable(const core::Fp8View& v);
     void showFigures(const core::Fp8View& v);
 

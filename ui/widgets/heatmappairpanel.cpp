@@ -73,7 +73,8 @@ void HeatmapPairPanel::setLogScale(bool log)
     m_right->setLogScale(log);
 }
 
-void HeatmapPairPanel::setMatrices(const Eigen::MatrixXd& left, const Eigen::MatrixXd& right)
+std::pair<double, double> HeatmapPairPanel::rangeOf(const Eigen::MatrixXd& left,
+                                                    const Eigen::MatrixXd& right, bool log)
 {
     // One range over both: the largest value of either at the top, and at the bottom the
     // smallest (on a log scale the smallest positive) value of either.
@@ -84,20 +85,33 @@ void HeatmapPairPanel::setMatrices(const Eigen::MatrixXd& left, const Eigen::Mat
             const double v = m->data()[i];
             if (!std::isfinite(v))
                 continue; // an infinite error takes the top colour without stretching the bar
-            if (!m_log || v > 0)
+            if (!log || v > 0)
                 lo = std::min(lo, v);
             hi = std::max(hi, v);
         }
     }
     if (!std::isfinite(lo) || !std::isfinite(hi))
-        lo = hi = m_log ? 1.0 : 0.0; // nothing to scale by: an even, arbitrary range
+        lo = hi = log ? 1.0 : 0.0; // nothing to scale by: an even, arbitrary range
     if (!(hi > lo))
-        hi = m_log ? lo * 10 : lo + 1;
-    m_range = {lo, hi};
+        hi = log ? lo * 10 : lo + 1;
+    return {lo, hi};
+}
+
+void HeatmapPairPanel::setMatrices(const Eigen::MatrixXd& left, const Eigen::MatrixXd& right)
+{
+    setMatrices(std::make_shared<const Eigen::MatrixXd>(left),
+                std::make_shared<const Eigen::MatrixXd>(right), rangeOf(left, right, m_log));
+}
+
+void HeatmapPairPanel::setMatrices(std::shared_ptr<const Eigen::MatrixXd> left,
+                                   std::shared_ptr<const Eigen::MatrixXd> right,
+                                   std::pair<double, double> range)
+{
+    m_range = range;
     m_left->setRange(m_range);
     m_right->setRange(m_range);
-    m_left->setMatrix(left);
-    m_right->setMatrix(right);
+    m_left->setMatrix(std::move(left));
+    m_right->setMatrix(std::move(right));
     updateDirection();
     update();
 }

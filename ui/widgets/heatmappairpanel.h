@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 #include <QString>
+#include <memory>
 #include <utility>
 
 namespace scalelab::ui {
@@ -32,6 +33,15 @@ public:
     void setLogScale(bool log);
     /// Sets both matrices and gives both maps their common range.
     void setMatrices(const Eigen::MatrixXd& left, const Eigen::MatrixXd& right);
+    /// Shares both matrices (no copy) with `range` found beforehand by rangeOf() on the current
+    /// scale: a tab's worker finds it, so a million-cell pair costs the GUI thread nothing.
+    void setMatrices(std::shared_ptr<const Eigen::MatrixXd> left,
+                     std::shared_ptr<const Eigen::MatrixXd> right, std::pair<double, double> range);
+    /// The range two matrices colour over together: from the smallest value (on a log scale,
+    /// the smallest positive one) of either to the largest finite one. Safe on any thread.
+    static std::pair<double, double> rangeOf(const Eigen::MatrixXd& left,
+                                             const Eigen::MatrixXd& right, bool log);
+    bool logScale() const { return m_log; }
     /// The range both maps colour over.
     std::pair<double, double> sharedRange() const { return m_range; }
     /// Whether the maps sit side by side (else one above the other) in an area of `size`

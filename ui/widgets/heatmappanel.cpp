@@ -118,7 +118,12 @@ void HeatmapPanel::setRange(std::optional<std::pair<double, double>> range)
 
 void HeatmapPanel::setMatrix(const Eigen::MatrixXd& values)
 {
-    m_values = values;
+    setMatrix(std::make_shared<const Eigen::MatrixXd>(values));
+}
+
+void HeatmapPanel::setMatrix(std::shared_ptr<const Eigen::MatrixXd> values)
+{
+    m_values = values ? std::move(values) : std::make_shared<const Eigen::MatrixXd>();
     rebuildImage();
 }
 
@@ -135,16 +140,16 @@ std::pair<double, double> HeatmapPanel::colorRange() const
 
 std::pair<double, double> HeatmapPanel::findRange() const
 {
-    if (m_values.size() == 0)
+    if (m_values->size() == 0)
         return {0.0, 1.0};
-    double lo = m_values.minCoeff();
-    double hi = m_values.maxCoeff();
+    double lo = m_values->minCoeff();
+    double hi = m_values->maxCoeff();
     if (m_log) {
         // The smallest positive value sets the bottom of a log scale.
         double smallest = hi;
-        for (Eigen::Index i = 0; i < m_values.size(); ++i)
-            if (m_values.data()[i] > 0)
-                smallest = std::min(smallest, m_values.data()[i]);
+        for (Eigen::Index i = 0; i < m_values->size(); ++i)
+            if (m_values->data()[i] > 0)
+                smallest = std::min(smallest, m_values->data()[i]);
         lo = smallest;
     }
     if (!(hi > lo))
@@ -179,7 +184,7 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
 {
     // Pool the matrix down to the pixels it is drawn on, by the largest value of each pool:
     // scaling a larger image down would drop cells, and with them a lone outlier.
-    const Eigen::Index rows = m_values.rows(), cols = m_values.cols();
+    const Eigen::Index rows = m_values->rows(), cols = m_values->cols();
     const auto limit = [](Eigen::Index n, int px) {
         return (n + std::clamp(px, 1, kMaxImageSide) - 1) / std::clamp(px, 1, kMaxImageSide);
     };
@@ -226,7 +231,7 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
     std::vector<double> pooled(static_cast<std::size_t>(w) * static_cast<std::size_t>(h),
                                -std::numeric_limits<double>::infinity());
     for (Eigen::Index c = 0; c < cols; ++c) {
-        const double* column = m_values.data() + c * rows;
+        const double* column = m_values->data() + c * rows;
         double* out = pooled.data() + (c / poolC) * h;
         for (int y = 0; y < h; ++y) {
             double best = out[y];
@@ -246,14 +251,14 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
 bool HeatmapPanel::writesValues(const QSizeF& size) const
 {
     const Layout l = layoutFor(QRectF(QPointF(0, 0), size));
-    if (m_values.size() == 0 || m_values.rows() > 24 || m_values.cols() > 24)
+    if (m_values->size() == 0 || m_values->rows() > 24 || m_values->cols() > 24)
         return false;
     const QFontMetricsF fm(chartFonts().annotation);
-    const double cellW = l.plot.width() / static_cast<double>(m_values.cols());
-    const double cellH = l.plot.height() / static_cast<double>(m_values.rows());
+    const double cellW = l.plot.width() / static_cast<double>(m_values->cols());
+    const double cellH = l.plot.height() / static_cast<double>(m_values->rows());
     double widest = 0;
-    for (Eigen::Index i = 0; i < m_values.size(); ++i)
-        widest = std::max(widest, fm.horizontalAdvance(m_format(m_values.data()[i])));
+    for (Eigen::Index i = 0; i < m_values->size(); ++i)
+        widest = std::max(widest, fm.horizontalAdvance(m_format(m_values->data()[i])));
     return cellW >= widest + 6 && cellH >= fm.height() + 4;
 }
 
@@ -405,7 +410,7 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     painter.setPen(chartTextColor());
     painter.setFont(f.title);
     drawTitle(painter, l.title.adjusted(4, 0, -4, 0), m_title);
-    if (m_values.size() > 0) {
+    if (m_values->size() > 0) {
         renderCells(painter, l, target.size());
         renderCellLabels(painter, l);
     }
@@ -417,7 +422,7 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
 void HeatmapPanel::renderCells(QPainter& painter, const Layout& l, const QSizeF& size)
 {
     const ChartFonts f = chartFonts();
-    const Eigen::Index rows = m_values.rows(), cols = m_values.cols();
+    const Eigen::Index rows = m_values->rows(), cols = m_values->cols();
     // Cells as crisp blocks: no smoothing between neighbouring values.
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     const QRectF device = painter.deviceTransform().mapRect(l.plot);
@@ -430,9 +435,9 @@ void HeatmapPanel::renderCells(QPainter& painter, const Layout& l, const QSizeF&
         for (Eigen::Index r = 0; r < rows; ++r)
             for (Eigen::Index c = 0; c < cols; ++c) {
                 const QRectF cell(l.plot.left() + c * cw, l.plot.top() + r * ch, cw, ch);
-                const QColor bg = viridis(scaled(m_values(r, c), range));
+                const QColor bg = viridis(scaled((*m_values)(r, c), range));
                 painter.setPen(bg.lightnessF() > 0.55 ? Qt::black : Qt::white);
-                painter.drawText(cell, Qt::AlignCenter, m_format(m_values(r, c)));
+                painter.drawText(cell, Qt::AlignCenter, m_format((*m_values)(r, c)));
             }
     }
     if (m_markDiagonal && rows == cols && rows <= 64) {
@@ -448,7 +453,7 @@ void HeatmapPanel::renderCells(QPainter& painter, const Layout& l, const QSizeF&
 
 void HeatmapPanel::renderCellLabels(QPainter& painter, const Layout& l) const
 {
-    const Eigen::Index rows = m_values.rows(), cols = m_values.cols();
+    const Eigen::Index rows = m_values->rows(), cols = m_values->cols();
     const double cw = l.plot.width() / static_cast<double>(cols);
     const double ch = l.plot.height() / static_cast<double>(rows);
     // Row and column labels, thinned so they never overlap.
@@ -544,22 +549,22 @@ void HeatmapPanel::paintEvent(QPaintEvent*)
 
 bool HeatmapPanel::event(QEvent* event)
 {
-    if (event->type() == QEvent::ToolTip && m_values.size() > 0) {
+    if (event->type() == QEvent::ToolTip && m_values->size() > 0) {
         auto* help = static_cast<QHelpEvent*>(event);
         const Layout l = layoutFor(rect());
         if (l.plot.contains(help->pos())) {
             const auto c = static_cast<Eigen::Index>((help->pos().x() - l.plot.left())
-                                                     / l.plot.width() * m_values.cols());
+                                                     / l.plot.width() * m_values->cols());
             const auto r = static_cast<Eigen::Index>((help->pos().y() - l.plot.top())
-                                                     / l.plot.height() * m_values.rows());
-            if (r >= 0 && r < m_values.rows() && c >= 0 && c < m_values.cols()) {
+                                                     / l.plot.height() * m_values->rows());
+            if (r >= 0 && r < m_values->rows() && c >= 0 && c < m_values->cols()) {
                 const auto name = [](const QStringList& names, Eigen::Index i) {
                     return i < names.size() ? names[static_cast<int>(i)] : QString::number(i);
                 };
                 QToolTip::showText(help->globalPos(),
                                    tr("%1 %2, %3 %4: %5")
                                        .arg(m_yTitle, name(m_rowLabels, r), m_xTitle,
-                                            name(m_columnLabels, c), m_format(m_values(r, c))),
+                                            name(m_columnLabels, c), m_format((*m_values)(r, c))),
                                    this);
                 return true;
             }

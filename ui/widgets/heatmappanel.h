@@ -6,6 +6,7 @@
 #include <QImage>
 #include <QStringList>
 #include <functional>
+#include <memory>
 #include <optional>
 
 namespace scalelab::ui {
@@ -42,7 +43,9 @@ public:
     void setRange(std::optional<std::pair<double, double>> range);
 
     void setMatrix(const Eigen::MatrixXd& values);
-    const Eigen::MatrixXd& matrix() const { return m_values; }
+    /// Shows `values` without copying them (a million-cell map the tab's worker made).
+    void setMatrix(std::shared_ptr<const Eigen::MatrixXd> values);
+    const Eigen::MatrixXd& matrix() const { return *m_values; }
 
     /// The colour a value gets with the current range and scale.
     QColor colorFor(double value) const;
@@ -97,7 +100,8 @@ private:
     mutable double m_rowLabelWidth = -1; ///< rowLabelWidth's last answer; < 0: none yet
     mutable QString m_rowLabelFont; ///< the font key it was measured for
     mutable std::optional<QSize> m_givenLeast; ///< minimumSizeHint's last answer
-    Eigen::MatrixXd m_values;
+    std::shared_ptr<const Eigen::MatrixXd> m_values =
+        std::make_shared<const Eigen::MatrixXd>(); ///< never null
     QImage m_image; ///< one pixel per pooled cell, for the size last drawn
 };
 
