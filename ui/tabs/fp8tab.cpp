@@ -396,14 +396,10 @@ void Fp8Tab::buildControls()
     }
     // A slider the user moves (by key, click, wheel or drag: every such move is an action)
     // previews a large matrix; once it rests, or is let go, the exact figures follow.
-    m_settle = new QTimer(this);
-    m_settle->setSingleShot(true);
-    m_settle->setInterval(kSettleMs);
-    connect(m_settle, &QTimer::timeout, this, &Fp8Tab::sliderSettled);
-    for (ParameterControl* c : controls()) {
-        connect(c->slider(), &QSlider::actionTriggered, this, &Fp8Tab::sliderActed);
-        connect(c->slider(), &QSlider::sliderReleased, this, &Fp8Tab::sliderSettled);
-    }
+    m_rest = new SliderRest(this);
+    connect(m_rest, &SliderRest::rested, this, &Fp8Tab::sliderSettled);
+    for (ParameterControl* c : controls())
+        m_rest->watch(c->slider());
 }
 
 QString Fp8Tab::heatmapTitle(bool preview)
@@ -412,24 +408,15 @@ QString Fp8Tab::heatmapTitle(bool preview)
                    : tr("|error| per value (matrix units)");
 }
 
-void Fp8Tab::sliderActed()
-{
-    // The action comes before the slider's new value, so the recompute it causes sees this.
-    m_sliderMoving = true;
-    m_settle->start();
-}
-
 void Fp8Tab::sliderSettled()
 {
-    m_settle->stop();
-    m_sliderMoving = false;
     if (m_view && m_view->preview)
         scheduleRefresh();
 }
 
 void Fp8Tab::setSettleInterval(int ms)
 {
-    m_settle->setInterval(ms);
+    m_rest->setInterval(ms);
 }
 
 bool Fp8Tab::refinementPending() const
@@ -440,10 +427,9 @@ bool Fp8Tab::refinementPending() const
 void Fp8Tab::catchUp()
 {
     // What is exported or tested is the exact comparison, never a preview.
-    if (!m_sliderMoving && !(m_view && m_view->preview))
+    if (!m_rest->moving() && !(m_view && m_view->preview))
         return;
-    m_settle->stop();
-    m_sliderMoving = false;
+    m_rest->stop();
     refreshNow();
 }
 
@@ -771,7 +757,7 @@ void Fp8Tab::recompute()
     // While a slider moves a large matrix is previewed from a few of its rows, so that the
     // charts follow it (the whole of a 4096 x 4096 matrix takes about 85 ms); a newer request
     // stops the exact comparison part way instead of waiting for it.
-    options.preview = m_sliderMoving;
+    options.preview = m_rest->moving();
     options.workspace = m_workspace;
     options.stop = backgroundStop();
     const core::Fp8Inputs& in = inputs();
@@ -860,7 +846,7 @@ void Fp8Tab::showView(const std::shared_ptr<const core::Fp8View>& view,
         m_view && m_view->tensorMap == view->tensorMap && m_view->blockMap == view->blockMap;
     m_view = view;
     // A preview that arrives after its slider came to rest is followed by the exact figures.
-    if (view->preview && !m_sliderMoving)
+    if (view->preview && !m_rest->moving())
         scheduleRefresh();
     if (view->normals) {
         m_normals = view->normals;
@@ -985,8 +971,7 @@ void Fp8Tab::showGridRange(const core::Fp8View& v)
     replaceIfChanged(m_subnormalZone, QList<QPointF>{{-t, -h}, {-t, h}, {t, h}, {t, -h}, {-t, -h}});
 }
 
-void Fp8Tab::showHeatmap(const core::Fp8View& v,
-                         std::optional<std::pair<double, double>> mapRange)
+void Fp8Tab::showHeatmap(const core::Fp8View& v, std::optional<std::pair<double, double>> mapRange)
 {
     m_heatmap->left()->setTitle(tr("One scale per tensor"));
     m_heatmap->right()->setTitle(tr("One scale per 1 x %1 block").arg(v.inputs.blockSize));
@@ -1016,10 +1001,10 @@ void Fp8Tab::showHeatmap(const core::Fp8View& v,
         && same(m_heatmap->right()->matrix(), *v.blockMap))
         return;
     // The maps are shared with the view, not copied (8 MB each at 4096 x 4096).
-    m_heatmap->setMatrices(v.tensorMap, v.blockMap,
-                           mapRange ? *mapRange
-                                    : HeatmapPairPanel::rangeOf(*v.tensorMap, *v.blockMap,
-                                                                m_heatmap->logScale()));
+    m_heatmap->setMatrices(
+        v.tensorMap, v.blockMap,
+        mapRange ? *mapRange
+                 : HeatmapPairPanel::rangeOf(*v.tensorMap, *v.blockMap, m_heatmap->logScale()));
 }
 
 void Fp8Tab::showTable(const core::Fp8View& v)

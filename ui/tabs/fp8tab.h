@@ -3,6 +3,7 @@
 #include "scalelab/core/fp8.h"
 #include "scalelab/core/fp8_training.h"
 #include "scalelab/core/fp8_view.h"
+#include "sliderrest.h"
 #include "tab.h"
 
 #include <QComboBox>
@@ -29,7 +30,6 @@ class QLogValueAxis;
 class QPushButton;
 class QScatterSeries;
 class QTabBar;
-class QTimer;
 class QTableWidget;
 class QValueAxis;
 class QVBoxLayout;
@@ -65,11 +65,8 @@ public:
     static constexpr double kPublishedError = 0.02;
     static constexpr std::int64_t kPublishedK = 4096;
 
-    /// How long a slider rests before the exact figures replace its preview: longer than the
-    /// interval of a held key's auto-repeat (25 to 33 a second on common desktops, 30 to 40 ms),
-    /// so that a held key keeps previewing, and short beside the exact comparison itself (about
-    /// 85 ms at 4096 x 4096).
-    static constexpr int kSettleMs = 50;
+    /// How long a slider rests before the exact figures replace its preview (SliderRest's).
+    static constexpr int kSettleMs = SliderRest::kSettleMs;
 
     /// The three parts of the tab, in the order of the part selector.
     enum class Part { BlockScaling, Accumulation, Policy };
@@ -165,9 +162,6 @@ private:
     PolicyKey policyKey() const;
 
     void buildControls();
-    /// A slider of the tab was moved by its user (a key, a click, the wheel, a drag): while
-    /// they keep moving it, a large matrix is previewed (m_sliderMoving).
-    void sliderActed();
     /// The sliders rest (kSettleMs without a move, or let go): the exact figures replace a
     /// preview.
     void sliderSettled();
@@ -221,9 +215,8 @@ private:
     void showFigures(const core::Fp8View& v);
 
     std::shared_ptr<const core::Fp8View> m_view;
-    /// A slider was moved by its user and has not rested for kSettleMs since (m_settle runs).
-    bool m_sliderMoving = false;
-    QTimer* m_settle = nullptr;
+    /// Whether a slider is being moved by its user: while it is, a large matrix is previewed.
+    SliderRest* m_rest = nullptr;
     double m_viewPercentile = 0; ///< the shown block of m_view
     std::shared_ptr<const core::Fp8AccumulationResult> m_accumulation;
     std::optional<AccumulationKey> m_accumulationKey;
