@@ -729,6 +729,42 @@ ExpertsResult routeExperts(const ExpertsInputs& in, const ExpertsRouting& routin
     return r;
 }
 
+std::int64_t expertsPreviewTokens(const ExpertsInputs& in)
+{
+    validate(in);
+    if (in.assignments)
+        return in.tokensPerRank;
+    const std::int64_t perToken = in.ranks * in.topK; // validate() bounded both
+    return std::min(in.tokensPerRank, std::max<std::int64_t>(1, kExpertsPreviewSlots / perToken));
+}
+
+ExpertsResult previewExperts(const ExpertsInputs& in)
+{
+    ExpertsInputs part = in;
+    part.tokensPerRank = expertsPreviewTokens(in); // validates
+    if (part.tokensPerRank == in.tokensPerRank)
+        return routeExperts(in);
+    ExpertsResult r = routeExperts(part);
+    const double scale =
+        static_cast<double>(in.tokensPerRank) / static_cast<double>(part.tokensPerRank);
+    const auto scaleUp = [scale](std::vector<std::int64_t>& values) {
+        for (std::int64_t& v : values)
+            v = std::llround(static_cast<double>(v) * scale);
+    };
+    for (auto* rows : {&r.counts, &r.droppedCounts})
+        for (std::vector<std::int64_t>& row : *rows)
+            scaleUp(row);
+    scaleUp(r.expertLoad);
+    scaleUp(r.droppedPerExpert);
+    r.dropped =
+        std::accumulate(r.droppedPerExpert.begin(), r.droppedPerExpert.end(), std::int64_t{0});
+    r.totalSlots = routedSlots(in);
+    r.capacity = expertCapacity(in.capacityFactor, r.totalSlots, in.experts);
+    r.previewTokensPerRank = part.tokensPerRank;
+    finishResult(in, r);
+    return r;
+}
+
 AllToAllTraffic allToAllTraffic(const ExpertsResult& result, std::int64_t hidden,
                                 std::int64_t bytesPerValue)
 {

@@ -138,6 +138,8 @@ private slots:
     void aKeptRoutingGivesEveryCapacity_data();
     void aKeptRoutingGivesEveryCapacity();
     void aKeptRoutingHasALimit();
+    void aPreviewRoutesEachRanksFirstTokensScaledUp();
+    void aSmallRoutingIsItsOwnPreview();
     void routerMatchesItsListing_data();
     void routerMatchesItsListing();
     void eachRankDrawsFromItsOwnStream();
@@ -480,6 +482,77 @@ void TstExperts::aKeptRoutingHasALimit()
     } catch (const InputError& e) {
         QVERIFY(QString(e.what()).contains("experts.experts"));
     }
+}
+
+void TstExperts::aPreviewRoutesEachRanksFirstTokensScaledUp()
+{
+    // 4 ranks x 100,000 tokens x top-2: 800,000 slots, over the preview's 2^19. A preview
+    // routes 2^19 / (4 x 2) = 65,536 tokens of each rank and scales by 100,000 / 65,536.
+    ExpertsInputs in = routerInputs(4, 16, 2, 1.2, 100'000, 5);
+    in.capacityFactor = 1.25;
+    QCOMPARE(expertsPreviewTokens(in), std::int64_t(65'536));
+    ExpertsInputs part = in;
+    part.tokensPerRank = 65'536;
+    const ExpertsResult few = routeExperts(part);
+    const ExpertsResult p = previewExperts(in);
+    QCOMPARE(p.previewTokensPerRank, std::int64_t(65'536));
+    const double scale = 100'000.0 / 65'536.0;
+    const auto up = [scale](std::int64_t v) {
+        return std::llround(static_cast<double>(v) * scale);
+    };
+    QVERIFY(few.dropped > 0); // the capacity of the part's slots drops some of them
+    for (std::size_t s = 0; s < 4; ++s)
+        for (std::size_t d = 0; d < 4; ++d) {
+            QCOMPARE(p.counts[s][d], up(few.counts[s][d]));
+            QCOMPARE(p.droppedCounts[s][d], up(few.droppedCounts[s][d]));
+        }
+    std::int64_t dropped = 0;
+    for (std::size_t e = 0; e < 16; ++e) {
+        QCOMPARE(p.expertLoad[e], up(few.expertLoad[e]));
+        QCOMPARE(p.droppedPerExpert[e], up(few.droppedPerExpert[e]));
+        dropped += p.droppedPerExpert[e];
+    }
+    QCOMPARE(p.dropped, dropped);
+    // The whole routing's totals: 800,000 slots, and 1.25 x 800,000 / 16 = 62,500 each.
+    QCOMPARE(p.totalSlots, std::int64_t(800'000));
+    QCOMPARE(p.capacity, std::int64_t(62'500));
+    std::int64_t busiest = 0;
+    for (std::size_t d = 0; d < 4; ++d) {
+        std::int64_t received = 0;
+        for (std::size_t s = 0; s < 4; ++s)
+            received += p.counts[s][d];
+        QCOMPARE(p.receivedPerRank[d], received);
+        busiest = std::max(busiest, received);
+    }
+    QCOMPARE(*p.imbalance, static_cast<double>(busiest) * 4.0 / 800'000.0);
+    QCOMPARE(p.routerProbability, few.routerProbability);
+    // The tokens routed are each rank's first ones, with the same choices as the whole routing.
+    const auto all = routerAssignments(in);
+    const auto first = routerAssignments(part);
+    for (std::size_t s = 0; s < 4; ++s)
+        QVERIFY(std::equal(first[s].begin(), first[s].end(), all[s].begin()));
+}
+
+void TstExperts::aSmallRoutingIsItsOwnPreview()
+{
+    // 4 x 5,000 x 2 = 40,000 slots: every token is routed, and nothing is scaled.
+    const ExpertsInputs small = routerInputs(4, 16, 2, 1.2, 5'000, 5);
+    QCOMPARE(expertsPreviewTokens(small), std::int64_t(5'000));
+    const ExpertsResult p = previewExperts(small);
+    const ExpertsResult exact = routeExperts(small);
+    QCOMPARE(p.previewTokensPerRank, std::int64_t(0));
+    QCOMPARE(p.counts, exact.counts);
+    QCOMPARE(p.expertLoad, exact.expertLoad);
+    // Explicit assignments are never previewed.
+    const ExpertsInputs listed = explicitInputs(2, 4, {{0, 0, 1}, {2, 3, 3}});
+    QCOMPARE(expertsPreviewTokens(listed), listed.tokensPerRank);
+    QCOMPARE(previewExperts(listed).previewTokensPerRank, std::int64_t(0));
+    // One token of every rank already fills the preview (64 x 16,384 slots): one token each.
+    QCOMPARE(expertsPreviewTokens(routerInputs(64, 16'384, 16'384, 1.0, 2)), std::int64_t(1));
+    // Bad input is refused as routeExperts refuses it.
+    ExpertsInputs bad = small;
+    bad.topK = 0;
+    QVERIFY_THROWS_EXCEPTION(InputError, previewExperts(bad));
 }
 
 void TstExperts::routerMatchesItsListing_data()

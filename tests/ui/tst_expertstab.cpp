@@ -447,6 +447,75 @@ private slots:
         checkAgainstCore(tab);
     }
 
+    void aMovedSliderPreviewsALargeRoutingUntilItRests()
+    {
+        ExpertsTab tab;
+        // The slider rests only when the test says so (a slow build must not see it rest).
+        tab.setSettleInterval(3600 * 1000);
+        settle(tab, kWorkerTimeoutMs);
+        core::Scenario s;
+        s.experts.ranks = 16;
+        s.experts.experts = 64;
+        s.experts.tokensPerRank = 20000; // 640,000 slots: a preview routes 16,384 of each rank
+        s.experts.capacityFactor = 1.25;
+        tab.setScenario(s);
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(!tab.refinementPending());
+        checkAgainstCore(tab);
+
+        // Dragged: each step routes the first 16,384 tokens of each rank, scaled up.
+        QSlider* slider = tab.control("experts.skew")->slider();
+        slider->setSliderDown(true);
+        for (int step = 1; step <= 2; ++step) {
+            slider->setSliderPosition(slider->value() + 1); // what a mouse move does
+            settle(tab, kWorkerTimeoutMs);
+            QVERIFY(tab.refinementPending());
+            const core::ExpertsResult preview = core::previewExperts(tab.inputs());
+            QCOMPARE(preview.previewTokensPerRank, std::int64_t(16384));
+            const Eigen::MatrixXd& m = tab.heatmap()->matrix();
+            for (Eigen::Index r = 0; r < 16; ++r)
+                for (Eigen::Index c = 0; c < 16; ++c)
+                    QCOMPARE(m(r, c), double(preview.counts[std::size_t(r)][std::size_t(c)]));
+            QVERIFY(tab.heatmap()->title().endsWith("(preview)"));
+            QVERIFY(tab.figuresLabel()->text().contains("the first 16,384 of the 20,000 tokens"));
+        }
+        // Let go: the exact routing, as core gives it.
+        slider->setSliderDown(false);
+        QVERIFY(tab.refreshPending());
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(!tab.refinementPending());
+        QVERIFY(!tab.heatmap()->title().contains("preview"));
+        QVERIFY(!tab.figuresLabel()->text().contains("Preview"));
+        checkAgainstCore(tab);
+
+        // The capacity factor reuses the routing's draws: exact at once, no preview.
+        QSlider* capacity = tab.control("experts.capacity_factor")->slider();
+        capacity->setSliderDown(true);
+        capacity->setSliderPosition(capacity->value() + 1);
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(!tab.refinementPending());
+        checkAgainstCore(tab);
+        capacity->setSliderDown(false);
+
+        // A key press previews as well; an export or a test that waits for the tab gets the
+        // exact routing at once.
+        slider->setFocus();
+        QTest::keyClick(slider, Qt::Key_PageUp);
+        settle(tab, kWorkerTimeoutMs);
+        QVERIFY(tab.refinementPending());
+        tab.waitForIdle();
+        QVERIFY(!tab.refinementPending());
+        QVERIFY(!tab.refreshPending());
+        checkAgainstCore(tab);
+
+        // At rest: kSettleMs after the last key the exact routing replaces the preview alone.
+        tab.setSettleInterval(ExpertsTab::kSettleMs);
+        QTest::keyClick(slider, Qt::Key_PageDown);
+        QTRY_VERIFY_WITH_TIMEOUT(!tab.refreshPending() && !tab.refinementPending(),
+                                 kWorkerTimeoutMs);
+        checkAgainstCore(tab);
+    }
+
     void staleResultsAreDropped()
     {
         ExpertsTab tab;

@@ -162,6 +162,11 @@ ExpertsTab::ExpertsTab(document::ScenarioDocument* document, QWidget* parent)
 {
     setObjectName("experts");
     buildControls();
+    // A slider the user moves previews a large routing; once it rests, the exact one follows.
+    m_rest = new SliderRest(this);
+    connect(m_rest, &SliderRest::rested, this, &ExpertsTab::sliderSettled);
+    for (ParameterControl* c : controls())
+        m_rest->watch(c->slider());
     buildHeatmap();
     buildLoadChart();
     buildRanksChart();
@@ -482,20 +487,35 @@ void ExpertsTab::recompute()
 {
     validateInputs();
     const core::ExpertsInputs& inputs = this->inputs();
-    // A new hidden size or byte width only re-weighs the slots on screen.
-    if (m_result && m_resultInputs == inputs) {
-        showResult();
-        return;
-    }
-    // Already on its way: it is drawn, with whatever the slot size is then, when it arrives.
-    if (m_inFlight && *m_inFlight == inputs)
-        return;
-    m_inFlight = inputs;
     // The draws do not depend on the capacity factor: a new factor reuses the last ones.
     core::ExpertsInputs drawKey = inputs;
     drawKey.capacityFactor = 0;
     std::shared_ptr<const core::ExpertsRouting> routing =
         m_routing && m_routingKey == drawKey ? m_routing : nullptr;
+    // While a slider moves, a routing that has to be drawn again and is large (64 ranks of
+    // 16,384 tokens take 8 ms and more) is previewed from the first tokens of each rank; the
+    // exact routing follows once the slider rests.
+    const bool preview =
+        m_rest->moving() && !routing && core::expertsPreviewTokens(inputs) < inputs.tokensPerRank;
+    // A new hidden size or byte width only re-weighs the slots on screen.
+    if (m_result && m_resultInputs == inputs && (preview || m_result->previewTokensPerRank == 0)) {
+        showResult();
+        return;
+    }
+    // Already on its way: it is drawn, with whatever the slot size is then, when it arrives.
+    if (m_inFlight && *m_inFlight == inputs && (preview || !m_inFlightPreview))
+        return;
+    m_inFlight = inputs;
+    m_inFlightPreview = preview;
+    if (preview) {
+        computeInBackground([this, in = inputs]() -> std::function<void()> {
+            auto result = std::make_shared<const core::ExpertsResult>(core::previewExperts(in));
+            return [this, in, result] {
+                accept(in, result);
+            };
+        });
+        return;
+    }
     computeInBackground([this, in = inputs, routing, drawKey]() -> std::function<void()> {
         std::shared_ptr<const core::ExpertsRouting> draws = routing;
         if (!draws && core::keepsRouting(in))
@@ -503,19 +523,53 @@ void ExpertsTab::recompute()
         auto result = std::make_shared<const core::ExpertsResult>(
             draws ? core::routeExperts(in, *draws) : core::routeExperts(in));
         return [this, in, result, draws, drawKey] {
-            m_inFlight.reset();
-            m_result = result;
-            m_resultInputs = in;
             m_routing = draws;
             m_routingKey = drawKey;
-            try {
-                showResult();
-            } catch (const core::InputError&) {
-                // The slot size is refused: a refresh on the GUI thread reports it.
-                scheduleRefresh();
-            }
+            accept(in, result);
         };
     });
+}
+
+void ExpertsTab::accept(const core::ExpertsInputs& in,
+                        std::shared_ptr<const core::ExpertsResult> result)
+{
+    m_inFlight.reset();
+    m_result = std::move(result);
+    m_resultInputs = in;
+    // A preview that arrives after the slider came to rest is followed by the exact routing.
+    if (m_result->previewTokensPerRank > 0 && !m_rest->moving())
+        scheduleRefresh();
+    try {
+        showResult();
+    } catch (const core::InputError&) {
+        // The slot size is refused: a refresh on the GUI thread reports it.
+        scheduleRefresh();
+    }
+}
+
+void ExpertsTab::sliderSettled()
+{
+    if (refinementPending() || (m_inFlight && m_inFlightPreview))
+        scheduleRefresh();
+}
+
+void ExpertsTab::setSettleInterval(int ms)
+{
+    m_rest->setInterval(ms);
+}
+
+bool ExpertsTab::refinementPending() const
+{
+    return m_result && m_result->previewTokensPerRank > 0;
+}
+
+void ExpertsTab::catchUp()
+{
+    // What is exported or tested is the exact routing, never a preview.
+    if (!m_rest->moving() && !refinementPending() && !(m_inFlight && m_inFlightPreview))
+        return;
+    m_rest->stop();
+    refreshNow();
 }
 
 void ExpertsTab::updateLoadAxis(const core::ExpertsResult& r)
@@ -592,6 +646,9 @@ void ExpertsTab::showHeatmap(const core::ExpertsResult& r)
             counts(s, d) = static_cast<double>(r.counts[s][d]);
             largest = std::max(largest, counts(s, d));
         }
+    m_heatmap->setTitle(r.previewTokensPerRank > 0
+                            ? tr("Token slots sent from each rank to each rank (preview)")
+                            : tr("Token slots sent from each rank to each rank"));
     m_heatmap->setRange(std::pair{0.0, std::max(largest, 1.0)});
     m_heatmap->setMatrix(counts);
 }
@@ -703,6 +760,11 @@ void ExpertsTab::showFigures(const core::ExpertsResult& r, const core::ExpertsIn
     const double rankMean = total / static_cast<double>(r.counts.size());
     const QString imbalance = r.imbalance ? formatNumber(*r.imbalance) : tr("none");
     QStringList parts;
+    if (r.previewTokensPerRank > 0)
+        parts << tr("<b>Preview while the slider moves</b>: the first %1 of the %2 tokens of "
+                    "each rank routed, every count scaled up; the exact routing follows as soon "
+                    "as the slider rests")
+                     .arg(formatWhole(r.previewTokensPerRank), formatWhole(in.tokensPerRank));
     if (in.assignments)
         parts << tr("<b>Explicit assignments</b> (exercise 41.4): the router inputs are not "
                     "used; move one to route again");

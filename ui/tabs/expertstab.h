@@ -1,6 +1,7 @@
 #pragma once
 
 #include "scalelab/core/experts.h"
+#include "sliderrest.h"
 #include "tab.h"
 
 #include <memory>
@@ -67,6 +68,13 @@ public:
     /// presets leave explicit lists; the chapter's exercise brings its own.
     static void applyPreset(core::Scenario& scenario, Preset preset);
 
+    /// A preview is shown (a large routing while a slider moves) and the exact routing follows.
+    bool refinementPending() const override;
+    /// How long a slider rests before the exact routing replaces its preview (kSettleMs unless
+    /// set; tests that look at a preview lengthen it).
+    void setSettleInterval(int ms);
+    static constexpr int kSettleMs = SliderRest::kSettleMs;
+
     HeatmapPanel* heatmap() const { return m_heatmap; }
     ChartViewPanel* loadChart() const { return m_load; }
     ChartViewPanel* ranksChart() const { return m_ranks; }
@@ -76,6 +84,8 @@ public:
 protected:
     void sectionShown() override;
     void recompute() override;
+    /// The exact routing at once, in place of a preview (before an export or a wait).
+    void catchUp() override;
 
 private:
     void buildControls();
@@ -93,6 +103,11 @@ private:
     /// Throws InputError for refused inputs, after making sure no older routing still on its
     /// way draws over the refusal.
     void validateInputs();
+    /// The sliders rest: the exact routing replaces a preview.
+    void sliderSettled();
+    /// A routing back from the worker for `in`: shown (a preview that comes after the sliders
+    /// rested asks for the exact routing at once).
+    void accept(const core::ExpertsInputs& in, std::shared_ptr<const core::ExpertsResult> result);
     /// Draws m_result with today's hidden size and bytes per value. Throws InputError.
     void showResult();
     void showHeatmap(const core::ExpertsResult& r);
@@ -117,8 +132,11 @@ private:
     /// capacity factor set to 0: a new factor applies to them without drawing again.
     std::shared_ptr<const core::ExpertsRouting> m_routing;
     core::ExpertsInputs m_routingKey;
-    /// The inputs sent to the worker and not yet back.
+    /// The inputs sent to the worker and not yet back, and whether for a preview.
     std::optional<core::ExpertsInputs> m_inFlight;
+    bool m_inFlightPreview = false;
+    /// Whether a slider is being moved by its user: while it is, a large routing is previewed.
+    SliderRest* m_rest = nullptr;
     /// What the load chart's expert axis was built for (owner map), to rebuild only on change.
     std::vector<std::int64_t> m_loadAxisOwners;
 

@@ -61,6 +61,9 @@ struct ExpertsResult {
     /// The router's probability for each expert (what the simulation samples from); uniform
     /// 1/experts for explicit assignments.
     std::vector<double> routerProbability;
+    /// Tokens per rank a preview routed (previewExperts), its counts scaled up to the whole;
+    /// 0: every token was routed.
+    std::int64_t previewTokensPerRank = 0;
 };
 
 /// Largest ranks * tokensPerRank * topK the router simulation accepts (more is refused with an
@@ -140,6 +143,23 @@ ExpertsRouting drawExpertsRouting(const ExpertsInputs& in);
 /// routeExperts(in), bit for bit, from `routing` = drawExpertsRouting of inputs that differ
 /// from `in` at most in capacityFactor (the caller's to ensure): only the limit is applied.
 ExpertsResult routeExperts(const ExpertsInputs& in, const ExpertsRouting& routing);
+
+/// Slots a preview routes at most (previewExperts).
+inline constexpr std::int64_t kExpertsPreviewSlots = std::int64_t{1} << 19;
+
+/// The tokens per rank previewExperts(in) routes: as many as fit in kExpertsPreviewSlots slots
+/// (at least one), or in.tokensPerRank when that is no fewer, and for explicit assignments.
+std::int64_t expertsPreviewTokens(const ExpertsInputs& in);
+
+/// A quicker stand-in for routeExperts(in) while a slider moves over a large routing: each
+/// source rank routes only its first expertsPreviewTokens(in) tokens (the very tokens, and
+/// choices, routeExperts(in) begins with: each rank draws from its own stream), with the
+/// capacity of that many slots, and every count (slots, drops, loads) is scaled up by
+/// tokensPerRank over that number, rounded to whole slots. totalSlots and capacity are the
+/// whole routing's; receivedPerRank and the imbalance follow from the scaled counts. When the
+/// preview would route every token it is routeExperts(in) itself (previewTokensPerRank 0).
+/// Validates first.
+ExpertsResult previewExperts(const ExpertsInputs& in);
 
 /// The router simulation's choices written out: for each source rank, its tokens' expert ids,
 /// token after token, each token's topK ids in the order chosen. routeExperts() makes exactly
