@@ -559,6 +559,27 @@ private slots:
         QCOMPARE(label.minimumSizeHint().width(), 0);
     }
 
+    void aShorterTextKeepsItsFirstLineInPlace()
+    {
+        // After a preview's extra sentence the label keeps its height; the text that remains
+        // stays at the top, where its first line was, instead of moving down to the middle.
+        FiguresLabel label;
+        label.setText(QString("<b>Total</b> 114 GB against 80 GB ").repeated(6));
+        const int tall = label.heightForWidth(300);
+        label.setText("<b>Total</b> 114 GB");
+        QCOMPARE(label.heightForWidth(300), tall);
+        label.resize(300, tall);
+        const QImage image = label.grab().toImage();
+        const int line = label.fontMetrics().lineSpacing();
+        QVERIFY(tall >= 3 * line);
+        int top = 0, below = 0;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                (y < line ? top : below) += qGray(image.pixel(x, y)) < 128;
+        QVERIFY(top > 20);
+        QCOMPARE(below, 0);
+    }
+
     void theFiguresLineAsksForRoomOnlyForAnotherHeight()
     {
         // A window laid out as a tab: the figures line above a widget that takes the rest.

@@ -13,6 +13,9 @@ FiguresLabel::FiguresLabel(QWidget* parent)
 {
     setWordWrap(true);
     setTextFormat(Qt::RichText); // also what assistive technology reads it as
+    // At the top of the height it keeps: the first line stays where it is when a sentence
+    // comes and goes (centred, the whole text moved by half a line at each preview and back).
+    setAlignment(Qt::AlignLeft | Qt::AlignTop);
     m_document.setDocumentMargin(0);
     m_document.setUndoRedoEnabled(false);
 }

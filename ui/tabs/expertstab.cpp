@@ -646,9 +646,6 @@ void ExpertsTab::showHeatmap(const core::ExpertsResult& r)
             counts(s, d) = static_cast<double>(r.counts[s][d]);
             largest = std::max(largest, counts(s, d));
         }
-    m_heatmap->setTitle(r.previewTokensPerRank > 0
-                            ? tr("Token slots sent from each rank to each rank (preview)")
-                            : tr("Token slots sent from each rank to each rank"));
     m_heatmap->setRange(std::pair{0.0, std::max(largest, 1.0)});
     m_heatmap->setMatrix(counts);
 }
