@@ -749,7 +749,7 @@ Fp8Tab::PolicyKey Fp8Tab::policyKey() const
     return {in.policy, in.format, in.blockSize, in.overflow};
 }
 
-void Fp8Tab::recompute()
+core::Fp8ViewOptions Fp8Tab::viewOptions()
 {
     core::Fp8ViewOptions options;
     options.shownPercentile = shownPercentile();
@@ -764,6 +764,25 @@ void Fp8Tab::recompute()
     if (!in.values && m_normals && m_normals->rows() == in.rows && m_normals->cols() == in.cols
         && m_normalsSeed == in.seed)
         options.normals = m_normals;
+    return options;
+}
+
+std::optional<std::pair<double, double>>
+Fp8Tab::newMapRange(const core::Fp8View* view, const core::Fp8View* previous, bool log)
+{
+    // New error maps are coloured over the range of both: found on the worker, not on the GUI
+    // thread (two million cells at 4096 x 4096, with a copy of each map, 7 ms of it).
+    if (!view || !view->tensorMap || !view->blockMap
+        || (previous && previous->tensorMap == view->tensorMap
+            && previous->blockMap == view->blockMap))
+        return std::nullopt;
+    return HeatmapPairPanel::rangeOf(*view->tensorMap, *view->blockMap, log);
+}
+
+void Fp8Tab::recompute()
+{
+    const core::Fp8ViewOptions options = viewOptions();
+    const core::Fp8Inputs& in = inputs();
     // Only what differs from what is shown is computed again: a slider of one part leaves the
     // other parts' results alone (the accumulation sweep alone takes a good part of a second).
     const bool block = !m_view || m_view->preview || !core::sameBlockInputs(in, m_view->inputs);
@@ -816,13 +835,7 @@ void Fp8Tab::recompute()
         // of the first slider step). Touched here once, it is ready.
         if (view && (!options.previous || options.previous->blockCount != view->blockCount))
             prefaultHeap(core::fp8ViewHeapBytes(*view));
-        // New error maps are coloured over the range of both: found here, not on the GUI
-        // thread (two million cells at 4096 x 4096, with a copy of each map, 7 ms of it).
-        std::optional<std::pair<double, double>> mapRange;
-        if (view && view->tensorMap && view->blockMap
-            && !(options.previous && options.previous->tensorMap == view->tensorMap
-                 && options.previous->blockMap == view->blockMap))
-            mapRange = HeatmapPairPanel::rangeOf(*view->tensorMap, *view->blockMap, logMaps);
+        const auto mapRange = newMapRange(view.get(), options.previous.get(), logMaps);
         return [this, view, percentile = options.shownPercentile, acc, accKey, policy, polKey,
                 mapRange] {
             if (view) {

@@ -203,6 +203,12 @@ private:
     void fillBlockSizes();
     void showExplicitValues();
     void useGeneratedMatrix();
+    /// What computeFp8View is asked for the current inputs (previewed while a slider moves).
+    core::Fp8ViewOptions viewOptions();
+    /// The colour range of `view`'s error maps when they are new (not `previous`'s), found on
+    /// the worker; none otherwise.
+    static std::optional<std::pair<double, double>>
+    newMapRange(const core::Fp8View* view, const core::Fp8View* previous, bool log);
     /// `mapRange`: the colour range of the view's error maps, when the worker found it.
     void showView(const std::shared_ptr<const core::Fp8View>& view,
                   std::optional<std::pair<double, double>> mapRange = std::nullopt);
