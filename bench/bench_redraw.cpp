@@ -361,11 +361,11 @@ int main(int argc, char** argv)
                 if (pauseMs > 0) {
                     // What the window does while it waits (the exact figures of the last step)
                     // is not the step's: the spans name what the step itself cost.
-                    const auto ms = app.ms;
-                    const auto painted = events.painted;
+                    const auto spansBefore = app.ms;
+                    const auto paintedBefore = events.painted;
                     QTest::qWait(pauseMs);
-                    app.ms = ms;
-                    events.painted = painted;
+                    app.ms = spansBefore;
+                    events.painted = paintedBefore;
                 }
                 const Step step = timeOneStep(*tab, *slider, i % 2 ? a : b, events, duringSearch);
                 overlapped += duringSearch && tab->refreshPending();
