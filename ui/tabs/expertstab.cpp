@@ -549,7 +549,7 @@ void ExpertsTab::accept(const core::ExpertsInputs& in,
 
 void ExpertsTab::sliderSettled()
 {
-    if (refinementPending() || (m_inFlight && m_inFlightPreview))
+    if (previewShownOrComing())
         scheduleRefresh();
 }
 
@@ -563,10 +563,15 @@ bool ExpertsTab::refinementPending() const
     return m_result && m_result->previewTokensPerRank > 0;
 }
 
+bool ExpertsTab::previewShownOrComing() const
+{
+    return refinementPending() || (m_inFlight && m_inFlightPreview);
+}
+
 void ExpertsTab::catchUp()
 {
     // What is exported or tested is the exact routing, never a preview.
-    if (!m_rest->moving() && !refinementPending() && !(m_inFlight && m_inFlightPreview))
+    if (!m_rest->moving() && !previewShownOrComing())
         return;
     m_rest->stop();
     refreshNow();

@@ -105,6 +105,8 @@ private:
     void validateInputs();
     /// The sliders rest: the exact routing replaces a preview.
     void sliderSettled();
+    /// A preview is on show, or on its way from the worker.
+    bool previewShownOrComing() const;
     /// A routing back from the worker for `in`: shown (a preview that comes after the sliders
     /// rested asks for the exact routing at once).
     void accept(const core::ExpertsInputs& in, std::shared_ptr<const core::ExpertsResult> result);

@@ -34,7 +34,6 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QTableWidget>
-#include <QTimer>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <QXYSeries>
