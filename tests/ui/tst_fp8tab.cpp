@@ -17,6 +17,7 @@
 #include "scalelab/core/fp8_view.h"
 #include "scenariodocument.h"
 #include "scenariojson.h"
+#include "tablepanel.h"
 #include "testhelpers.h"
 
 #include <QAbstractButton>
@@ -24,6 +25,7 @@
 #include <QAreaSeries>
 #include <QChart>
 #include <QComboBox>
+#include <QHeaderView>
 #include <QImage>
 #include <QLabel>
 #include <QLineSeries>
@@ -920,6 +922,77 @@ private slots:
                                  kWorkerTimeoutMs);
         QVERIFY(!tab.view()->preview);
         checkAgainstCore(tab);
+    }
+
+    void theTablesColumnsOnlyWidenWhileASliderMoves()
+    {
+        Fp8Tab tab;
+        tab.setSettleInterval(kNeverMs); // the slider rests when the test says so
+        tab.resize(1600, 1000);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        settle(tab, kWorkerTimeoutMs);
+        QTableWidget* table = tab.granularityTable();
+        QHeaderView* header = table->horizontalHeader();
+        const int rmse = 2;
+        QCOMPARE(table->horizontalHeaderItem(rmse)->text(), QString("RMSE"));
+        const auto column = [table](int c) {
+            QStringList texts;
+            for (int r = 0; r < table->rowCount(); ++r)
+                texts << table->item(r, c)->text();
+            return texts;
+        };
+        // Qt's own measures of a column's cells and header, which resizing to contents takes.
+        const auto fitted = [table, header](int c) {
+            return std::max(static_cast<QAbstractItemView*>(table)->sizeHintForColumn(c),
+                            header->sectionSizeHint(c));
+        };
+        QSlider* slider = tab.control("fp8.outlier_scale")->slider();
+        slider->setFocus();
+        const auto step = [&] {
+            const QStringList before = column(rmse);
+            QTest::keyClick(slider, Qt::Key_Right);
+            settle(tab, kWorkerTimeoutMs);
+            QVERIFY(column(rmse) != before); // new figures in the column
+        };
+
+        // Left wider than its figures by an earlier step: it keeps its width while the slider
+        // moves, so the figures do not jump sideways. (Not so much wider that the last column,
+        // which takes what is left, no longer fits its own figures: then every column fits.)
+        const int wide = fitted(rmse) + 8;
+        header->resizeSection(rmse, wide);
+        QList<QTableWidgetItem*> last;
+        for (int r = 0; r < table->rowCount(); ++r)
+            last << table->item(r, table->columnCount() - 1);
+        QVERIFY(cellsFitTheirColumns(table, last));
+        step();
+        QCOMPARE(header->sectionSize(rmse), wide);
+        // Too narrow for the new figures: it widens at once.
+        header->resizeSection(rmse, 20);
+        step();
+        QCOMPARE(header->sectionSize(rmse), fitted(rmse));
+        // At rest, or when the figures are waited for (an export), it fits them again.
+        header->resizeSection(rmse, wide);
+        step();
+        QCOMPARE(header->sectionSize(rmse), wide);
+        tab.waitForIdle();
+        QCOMPARE(header->sectionSize(rmse), fitted(rmse));
+        // The last column, which takes what is left, still shows its figures whole.
+        QVERIFY(cellsFitTheirColumns(table, last));
+        header->resizeSection(rmse, wide);
+        step();
+        tab.setSettleInterval(Fp8Tab::kSettleMs);
+        QTest::keyClick(slider, Qt::Key_Left);
+        QTRY_COMPARE_WITH_TIMEOUT(header->sectionSize(rmse), fitted(rmse), kWorkerTimeoutMs);
+        QVERIFY(header->sectionSize(rmse) < wide);
+        // Larger type (projector mode): every column fits it at once.
+        const int before = header->sectionSize(rmse);
+        QFont large = tab.font();
+        large.setPointSizeF(large.pointSizeF() * 2);
+        tab.setFont(large);
+        QVERIFY(header->sectionSize(rmse) > before);
+        for (int c = 0; c + 1 < table->columnCount(); ++c)
+            QCOMPARE(header->sectionSize(c), fitted(c));
     }
 
     void plottedRanksAndPercentiles()

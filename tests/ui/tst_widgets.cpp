@@ -13,6 +13,7 @@
 #include "pointcloud.h"
 #include "scalelab/core/error.h"
 #include "tab.h"
+#include "tablepanel.h"
 #include "testhelpers.h"
 
 #include <QBarSeries>
@@ -23,14 +24,18 @@
 #include <QGraphicsRectItem>
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
+#include <QHeaderView>
+#include <QIcon>
 #include <QImage>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QPainter>
+#include <QPixmap>
 #include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBlock>
@@ -641,6 +646,93 @@ private slots:
         // A title that needs more lines at this width moves the maps down.
         pair->setTitle(QString("A title long enough to wrap ").repeated(12));
         QTRY_VERIFY(pair->left()->geometry().top() > mapBefore.top());
+    }
+
+    void aCellFitsItsColumnExactlyWhenTheTablesOwnFitIsNoWider()
+    {
+        QTableWidget table(1, 1);
+        table.horizontalHeader()->hide();
+        table.horizontalHeader()->setMinimumSectionSize(1);
+        auto* item = new QTableWidgetItem;
+        table.setItem(0, 0, item);
+        QHeaderView* header = table.horizontalHeader();
+        const QList<QTableWidgetItem*> cells = {item};
+        QFont bold = table.font();
+        bold.setBold(true);
+        const QStringList texts = {"0.000123", "1.23e-05", "-45.6", "100 %", "12,345,678", "i"};
+        for (const bool useBold : {false, true}) {
+            if (useBold)
+                item->setFont(bold);
+            for (const QString& text : texts) {
+                item->setText(text);
+                // What fitting the column gives: the style's own measure of the cell.
+                const int needed = static_cast<QAbstractItemView&>(table).sizeHintForColumn(0);
+                for (int width = 4; width < needed + 12; ++width) {
+                    header->resizeSection(0, width);
+                    QCOMPARE(header->sectionSize(0), width);
+                    const bool fits = cellsFitTheirColumns(&table, cells);
+                    const QString what = QString("%1 at %2 px, the table's fit %3 px")
+                                             .arg(text)
+                                             .arg(width)
+                                             .arg(needed);
+                    // "Fits" exactly where the table's own fit is no wider.
+                    QVERIFY2(fits == (width >= needed), qPrintable(what));
+                }
+            }
+        }
+        // An icon or a second line is left to the caller.
+        header->resizeSection(0, 400);
+        item->setText("1");
+        QVERIFY(cellsFitTheirColumns(&table, cells));
+        item->setText("1\n2");
+        QVERIFY(!cellsFitTheirColumns(&table, cells));
+        item->setText("1");
+        QPixmap swatch(8, 8);
+        swatch.fill(Qt::red);
+        item->setIcon(QIcon(swatch));
+        QVERIFY(!cellsFitTheirColumns(&table, cells));
+    }
+
+    void onlyTheColumnsANewTextDoesNotFitWiden()
+    {
+        QTableWidget table(2, 3);
+        table.resize(600, 200);
+        table.horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+        table.horizontalHeader()->setStretchLastSection(true);
+        for (int r = 0; r < 2; ++r)
+            for (int c = 0; c < 3; ++c)
+                table.setItem(r, c, new QTableWidgetItem("1.5"));
+        table.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&table));
+        QHeaderView* header = table.horizontalHeader();
+        fitColumnsToContents(&table);
+        const int fitted = header->sectionSize(0);
+        header->resizeSection(1, fitted + 30); // left wide by an earlier text
+        // A longer text in column 0 widens it to its contents; column 1 keeps its width.
+        table.item(0, 0)->setText("12,345,678.5");
+        table.item(0, 1)->setText("2");
+        QVERIFY(widenColumnsFor(&table, {table.item(0, 0), table.item(0, 1)}));
+        QCOMPARE(header->sectionSize(0),
+                 static_cast<QAbstractItemView&>(table).sizeHintForColumn(0));
+        QVERIFY(header->sectionSize(0) > fitted);
+        QCOMPARE(header->sectionSize(1), fitted + 30);
+        // A text that fits changes nothing.
+        table.item(1, 0)->setText("7");
+        QVERIFY(widenColumnsFor(&table, {table.item(1, 0)}));
+        QCOMPARE(header->sectionSize(1), fitted + 30);
+        // A wider column that leaves the stretching last one too narrow is the caller's to fit.
+        table.item(1, 2)->setText("a long last figure");
+        fitColumnsToContents(&table);
+        const int lastFit = static_cast<QAbstractItemView&>(table).sizeHintForColumn(2);
+        QCOMPARE(header->length(), table.viewport()->width()); // the last column stretches
+        QVERIFY(header->sectionSize(2) > lastFit);
+        const int room = table.viewport()->width() - header->sectionSize(0) - lastFit / 2;
+        QString wide;
+        while (QFontMetrics(table.font()).horizontalAdvance(wide) < room - 12)
+            wide += QLatin1Char('8');
+        table.item(1, 1)->setText(wide);
+        QVERIFY(!widenColumnsFor(&table, {table.item(1, 1)}));
+        QVERIFY(header->sectionSize(2) < lastFit);
     }
 
     void ticksThinOutOnANarrowChart()

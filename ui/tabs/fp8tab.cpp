@@ -407,10 +407,22 @@ QString Fp8Tab::heatmapTitle(bool preview)
                    : tr("|error| per value (matrix units)");
 }
 
+void Fp8Tab::changeEvent(QEvent* event)
+{
+    Tab::changeEvent(event);
+    // Type of another size (projector mode) needs columns of another width.
+    if (event->type() == QEvent::FontChange && m_table)
+        fitTableColumns({}, false);
+}
+
 void Fp8Tab::sliderSettled()
 {
-    if (m_view && m_view->preview)
-        scheduleRefresh();
+    if (m_view && m_view->preview) {
+        scheduleRefresh(); // the exact figures fit the columns when they come
+        return;
+    }
+    if (m_tableFitPending)
+        fitTableColumns({}, false);
 }
 
 void Fp8Tab::setSettleInterval(int ms)
@@ -430,6 +442,9 @@ void Fp8Tab::catchUp()
         return;
     m_rest->stop();
     refreshNow();
+    // Figures that needed no new text still leave the columns as wide as the move made them.
+    if (m_tableFitPending)
+        fitTableColumns({}, false);
 }
 
 void Fp8Tab::buildSituation(QVBoxLayout* box)
@@ -606,8 +621,9 @@ void Fp8Tab::buildTable()
     // One Tab stop: arrows move between cells, Tab goes on to the next control.
     m_table->setTabKeyNavigation(false);
     m_table->setWordWrap(false);
-    // Every column as wide as its text; the last one takes what is left.
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Every column as wide as its text (fitTableColumns: the header would fit them to every new
+    // figure by itself); the last one takes what is left.
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setMinimumHeight(kTableMinHeight);
     for (int r = 0; r < core::kFp8TableRows; ++r)
@@ -1032,8 +1048,8 @@ void Fp8Tab::showTable(const core::Fp8View& v)
     // The columns fit their contents: measured once, after every cell is set.
     const std::int64_t rows = v.inputs.values ? v.inputs.values->rows() : v.inputs.rows;
     const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
+    QList<QTableWidgetItem*> edited;
     const bool changed = editCellsQuietly(m_table, [&] {
-        bool any = false;
         for (int r = 0; r < static_cast<int>(v.table.size()); ++r) {
             const core::Fp8Granularity& g = v.table[static_cast<std::size_t>(r)];
             const QString plainName = granularityName(r, v.inputs.blockSize);
@@ -1054,13 +1070,13 @@ void Fp8Tab::showTable(const core::Fp8View& v)
             for (int c = 0; c < cells.size(); ++c)
                 if (m_table->item(r, c)->text() != cells[c]) {
                     m_table->item(r, c)->setText(cells[c]);
-                    any = true;
+                    edited << m_table->item(r, c);
                 }
             const QString tip = note.isEmpty() ? about : about + ' ' + note + '.';
             if (m_table->item(r, 0)->toolTip() != tip)
                 m_table->item(r, 0)->setToolTip(tip);
         }
-        return any;
+        return !edited.isEmpty();
     });
     // The header says so too, where the eye is (it has two lines already: no layout moves).
     const QString scaling = v.preview ? tr("Scaling\n(preview)") : tr("Scaling");
@@ -1078,12 +1094,26 @@ void Fp8Tab::showTable(const core::Fp8View& v)
         m_table->horizontalHeader()->viewport()->update();
     }
     if (changed || renamed)
-        m_table->horizontalHeader()->resizeSections(QHeaderView::ResizeToContents);
+        fitTableColumns(edited, renamed);
     const float maxValue = core::fp8MaxValue(v.inputs.format);
     notes << tr("Plain cast: no scale, so values past ±%1 saturate (or become NaN) and values "
                 "below half of %2 become 0: FP8 training needs a scaling policy, not just a cast.")
                  .arg(figure(maxValue), figure(core::fp8MinSubnormal(v.inputs.format)));
     m_tableNote->setText(notes.join(QLatin1Char(' ')));
+}
+
+void Fp8Tab::fitTableColumns(const QList<QTableWidgetItem*>& edited, bool renamed)
+{
+    // While a slider moves, a column keeps its width unless a new figure needs more (and then
+    // only that column widens). Fitted to every step's figures, the columns changed width at
+    // almost every step: the figures jumped sideways under the reader's eye, and the table and
+    // its header were measured and painted again in full. At rest they fit their figures again.
+    if (m_rest->moving() && !renamed && widenColumnsFor(m_table, edited)) {
+        m_tableFitPending = true;
+        return;
+    }
+    m_tableFitPending = false;
+    fitColumnsToContents(m_table);
 }
 
 QHash<QString, QString> Fp8Tab::explanationValues() const

@@ -31,6 +31,7 @@ class QPushButton;
 class QScatterSeries;
 class QTabBar;
 class QTableWidget;
+class QTableWidgetItem;
 class QValueAxis;
 class QVBoxLayout;
 QT_END_NAMESPACE
@@ -145,6 +146,8 @@ protected:
     void recompute() override;
     /// Brings the exact figures in place of a preview (exports, tests).
     void catchUp() override;
+    /// Fits the table's columns to type of another size.
+    void changeEvent(QEvent* event) override;
 
 private:
     /// What an accumulation sweep or a policy run was computed for: its own inputs and the
@@ -218,6 +221,10 @@ private:
     void showGridRange(const core::Fp8View& v);
     void showHeatmap(const core::Fp8View& v, std::optional<std::pair<double, double>> mapRange);
     void showTable(const core::Fp8View& v);
+    /// Fits the table's columns to their contents after `edited` cells (and, when `renamed`,
+    /// the first column's header) changed; while a slider moves, it only widens the columns
+    /// whose new texts need more room.
+    void fitTableColumns(const QList<QTableWidgetItem*>& edited, bool renamed);
     void showFigures(const core::Fp8View& v);
 
     std::shared_ptr<const core::Fp8View> m_view;
@@ -297,6 +304,9 @@ private:
     QTableWidget* m_table = nullptr;
     FiguresLine* m_tableNoteLine = nullptr; ///< holds m_tableNote
     QLabel* m_tableNote = nullptr;
+    /// The columns were left wider than their contents while a slider moved: they fit them
+    /// again once it rests.
+    bool m_tableFitPending = false;
 };
 
 } // namespace scalelab::ui

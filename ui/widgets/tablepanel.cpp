@@ -1,11 +1,15 @@
 #include "tablepanel.h"
 
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSignalBlocker>
+#include <QStyle>
 #include <QTableWidget>
 #include <QTextDocumentFragment>
 #include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
 
 namespace scalelab::ui {
 
@@ -85,6 +89,81 @@ bool editCellsQuietly(QTableWidget* table, const std::function<bool()>& edit)
         emit model->dataChanged(model->index(0, 0),
                                 model->index(model->rowCount() - 1, model->columnCount() - 1));
     return changed;
+}
+
+bool cellsFitTheirColumns(const QTableWidget* table, const QList<QTableWidgetItem*>& cells)
+{
+    // What the style makes a cell's width: its text's width rounded up, with the focus frame's
+    // margin and one pixel on each side; the table adds a pixel for the grid line.
+    const int margin =
+        table->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, table) + 1;
+    const int room = 2 * margin + (table->showGrid() ? 1 : 0);
+    const QHeaderView* header = table->horizontalHeader();
+    for (const QTableWidgetItem* item : cells) {
+        const QString text = item->text();
+        if (!item->icon().isNull() || text.contains(QLatin1Char('\n')))
+            return false;
+        const QVariant own = item->data(Qt::FontRole);
+        const QFont font =
+            own.isValid() ? own.value<QFont>().resolve(table->font()) : table->font();
+        const int width = header->sectionSize(table->column(item));
+        if (static_cast<int>(std::ceil(QFontMetricsF(font).horizontalAdvance(text))) + room > width)
+            return false;
+    }
+    return true;
+}
+
+namespace {
+
+/// How wide column `c` of `table` is when fitted to its cells and its header.
+int contentsWidth(const QTableWidget* table, int c)
+{
+    const QHeaderView* header = table->horizontalHeader();
+    const int cells = static_cast<const QAbstractItemView*>(table)->sizeHintForColumn(c);
+    return std::clamp(std::max(cells, header->sectionSizeHint(c)), header->minimumSectionSize(),
+                      header->maximumSectionSize());
+}
+
+/// Whether the last column stretches and is too narrow for its cells.
+bool lastColumnCut(const QTableWidget* table)
+{
+    if (!table->horizontalHeader()->stretchLastSection())
+        return false;
+    QList<QTableWidgetItem*> last;
+    for (int r = 0; r < table->rowCount(); ++r)
+        if (QTableWidgetItem* item = table->item(r, table->columnCount() - 1))
+            last << item;
+    return !cellsFitTheirColumns(table, last);
+}
+
+} // namespace
+
+void fitColumnsToContents(QTableWidget* table)
+{
+    // Column by column: QHeaderView::resizeSections(ResizeToContents) would also fit a last
+    // column that stretches to its cells, and leave it so (blank beside it) until the next resize.
+    QHeaderView* header = table->horizontalHeader();
+    const int fitted = header->count() - (header->stretchLastSection() ? 1 : 0);
+    for (int c = 0; c < fitted; ++c)
+        header->resizeSection(c, contentsWidth(table, c));
+}
+
+bool widenColumnsFor(QTableWidget* table, const QList<QTableWidgetItem*>& cells)
+{
+    QHeaderView* header = table->horizontalHeader();
+    QList<int> columns;
+    for (QTableWidgetItem* item : cells) {
+        const int c = table->column(item);
+        if (columns.contains(c) || cellsFitTheirColumns(table, {item}))
+            continue;
+        if (header->stretchLastSection() && c == table->columnCount() - 1)
+            return false;
+        columns << c;
+    }
+    for (int c : std::as_const(columns))
+        header->resizeSection(c, std::max(header->sectionSize(c), contentsWidth(table, c)));
+    // A wider column leaves less to a last column that stretches: its cells must still fit.
+    return columns.isEmpty() || !lastColumnCut(table);
 }
 
 } // namespace scalelab::ui

@@ -2,11 +2,13 @@
 
 #include "chartpanel.h"
 
+#include <QList>
 #include <functional>
 
 QT_BEGIN_NAMESPACE
 class QLabel;
 class QTableWidget;
+class QTableWidgetItem;
 QT_END_NAMESPACE
 
 namespace scalelab::ui {
@@ -49,5 +51,24 @@ private:
 /// cell by cell, a table that fits its rows or columns to their contents measures them all
 /// again for each cell.
 bool editCellsQuietly(QTableWidget* table, const std::function<bool()>& edit);
+
+/// Whether the text of every one of `cells` (items of `table`) fits its column as wide as it is
+/// now, without being cut short: its width in the cell's font, with the room the style leaves
+/// beside a cell's text and the grid line, no wider than the column. A cell with an icon or more
+/// than one line is not measured here: it never fits (the caller fits the columns to them).
+/// Far cheaper than fitting the columns, which lays out every cell's text several times.
+bool cellsFitTheirColumns(const QTableWidget* table, const QList<QTableWidgetItem*>& cells);
+
+/// Fits every column of `table` to its cells and header, as
+/// QHeaderView::resizeSections(ResizeToContents) does, but leaves a last column that stretches
+/// to take what is left.
+void fitColumnsToContents(QTableWidget* table);
+
+/// Widens the columns of `table` in which one of `cells` does not fit (cellsFitTheirColumns) to
+/// their contents, as fitColumnsToContents would, and leaves the others
+/// as wide as they are. Returns false when such a cell is in a last column that stretches, or
+/// when the widened columns leave such a column too narrow for its cells: the caller fits every
+/// column then.
+bool widenColumnsFor(QTableWidget* table, const QList<QTableWidgetItem*>& cells);
 
 } // namespace scalelab::ui
