@@ -995,6 +995,39 @@ private slots:
             QCOMPARE(header->sectionSize(c), fitted(c));
     }
 
+    void theTableGoesBelowTheMapsWhenBesideThemItWouldBeCut()
+    {
+        Fp8Tab tab;
+        tab.setExplanationVisible(false);
+        tab.resize(2400, 1400);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        settle(tab, kWorkerTimeoutMs);
+        QTableWidget* table = tab.granularityTable();
+        const auto beside = [&] {
+            return table->mapTo(&tab, QPoint(0, 0)).x()
+                > tab.heatmap()->mapTo(&tab, QPoint(tab.heatmap()->width(), 0)).x() - 1;
+        };
+        const auto whole = [table] {
+            return table->horizontalHeader()->length() <= table->viewport()->width();
+        };
+        // Wide: beside the maps, every column whole.
+        QTRY_VERIFY(beside());
+        QVERIFY(whole());
+        // Narrow: half the row would cut the table, so it goes below the maps, whole.
+        tab.resize(1000, 1400);
+        QTRY_VERIFY(!beside());
+        QVERIFY(table->mapTo(&tab, QPoint(0, 0)).y()
+                >= tab.heatmap()->mapTo(&tab, QPoint(0, tab.heatmap()->height())).y());
+        QTRY_VERIFY(whole());
+        // and every row shows.
+        QTRY_VERIFY(table->verticalHeader()->length() <= table->viewport()->height());
+        // Wide again: beside them.
+        tab.resize(2400, 1400);
+        QTRY_VERIFY(beside());
+        QVERIFY(whole());
+    }
+
     void plottedRanksAndPercentiles()
     {
         QCOMPARE(core::fp8PlottedRanks(3, 5), (std::vector<std::int64_t>{0, 1, 2}));

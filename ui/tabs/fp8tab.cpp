@@ -341,16 +341,18 @@ Fp8Tab::Fp8Tab(document::ScenarioDocument* document, QWidget* parent)
     buildPolicyErrorChart();
     buildPolicyLostChart();
     setCharts({m_errorChart, m_gridChart});
-    // The second row: the error maps, which need the width, beside the granularity table.
+    // The second row: the error maps, which need the width, beside the granularity table (or
+    // above it, when beside them it would be cut: arrangeBlockRow).
     m_blockRow = new QWidget;
     m_blockRow->setObjectName("fp8.block_row");
-    auto* second = new QHBoxLayout(m_blockRow);
-    second->setContentsMargins(0, 0, 0, 0);
-    second->addWidget(m_heatmap, 1);
+    m_blockLayout = new QHBoxLayout(m_blockRow);
+    m_blockLayout->setContentsMargins(0, 0, 0, 0);
+    m_blockLayout->addWidget(m_heatmap, 1);
     auto* tableBox = new QVBoxLayout;
     tableBox->addWidget(m_table, 1);
     tableBox->addWidget(m_tableNoteLine);
-    second->addLayout(tableBox, 1);
+    m_blockLayout->addLayout(tableBox, 1);
+    m_blockRow->installEventFilter(this);
     addChartRow(m_blockRow, ChartRow::Below, 1);
     buildPartBar();
     showPart(static_cast<Part>(scenario().fp8Display.part));
@@ -415,6 +417,33 @@ void Fp8Tab::changeEvent(QEvent* event)
         fitTableColumns({}, false);
 }
 
+bool Fp8Tab::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_blockRow && event->type() == QEvent::Resize)
+        arrangeBlockRow();
+    return Tab::eventFilter(watched, event);
+}
+
+void Fp8Tab::arrangeBlockRow()
+{
+    // Half the row each: beside the maps the table shows every column whole, or it goes below
+    // them (a table that scrolls sideways hides the very figures it compares). Not while a
+    // slider moves: the row would jump under the reader; the columns only widen then.
+    if (!m_blockLayout || m_rest->moving())
+        return;
+    const int half = (m_blockRow->width() - m_blockLayout->spacing()) / 2;
+    const auto direction =
+        half >= wholeTableWidth(m_table) ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom;
+    if (m_blockLayout->direction() != direction)
+        m_blockLayout->setDirection(direction);
+    // Below the maps it has the row's width and shows every row too.
+    const int height = direction == QBoxLayout::TopToBottom
+        ? std::max(kTableMinHeight, wholeTableHeight(m_table))
+        : kTableMinHeight;
+    if (m_table->minimumHeight() != height)
+        m_table->setMinimumHeight(height);
+}
+
 void Fp8Tab::sliderSettled()
 {
     if (m_view && m_view->preview) {
@@ -423,6 +452,7 @@ void Fp8Tab::sliderSettled()
     }
     if (m_tableFitPending)
         fitTableColumns({}, false);
+    arrangeBlockRow();
 }
 
 void Fp8Tab::setSettleInterval(int ms)
@@ -1114,6 +1144,7 @@ void Fp8Tab::fitTableColumns(const QList<QTableWidgetItem*>& edited, bool rename
     }
     m_tableFitPending = false;
     fitColumnsToContents(m_table);
+    arrangeBlockRow();
 }
 
 QHash<QString, QString> Fp8Tab::explanationValues() const

@@ -20,6 +20,7 @@
 
 QT_BEGIN_NAMESPACE
 class QAreaSeries;
+class QBoxLayout;
 class QCategoryAxis;
 class QComboBox;
 class QFormLayout;
@@ -148,6 +149,8 @@ protected:
     void catchUp() override;
     /// Fits the table's columns to type of another size.
     void changeEvent(QEvent* event) override;
+    /// Follows the width of the row of maps and table (arrangeBlockRow).
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     /// What an accumulation sweep or a policy run was computed for: its own inputs and the
@@ -225,6 +228,9 @@ private:
     /// the first column's header) changed; while a slider moves, it only widens the columns
     /// whose new texts need more room.
     void fitTableColumns(const QList<QTableWidgetItem*>& edited, bool renamed);
+    /// Puts the table beside the error maps when half the row shows all its columns whole, and
+    /// below them when it does not (a narrow window, or projector type).
+    void arrangeBlockRow();
     void showFigures(const core::Fp8View& v);
 
     std::shared_ptr<const core::Fp8View> m_view;
@@ -244,6 +250,7 @@ private:
 
     QTabBar* m_partBar = nullptr;
     QWidget* m_blockRow = nullptr; ///< the heatmap and the table under the block charts
+    QBoxLayout* m_blockLayout = nullptr; ///< m_blockRow's: side by side, or the table below
     QGroupBox* m_blockGroup = nullptr;
     QFormLayout* m_situationForm = nullptr;
     QWidget* m_accGroup = nullptr;

@@ -138,6 +138,23 @@ bool lastColumnCut(const QTableWidget* table)
 
 } // namespace
 
+int wholeTableWidth(const QTableWidget* table)
+{
+    int width = 2 * table->frameWidth();
+    if (table->verticalHeader()->isVisibleTo(table))
+        width += table->verticalHeader()->width();
+    for (int c = 0; c < table->columnCount(); ++c)
+        width += contentsWidth(table, c);
+    return width;
+}
+
+int wholeTableHeight(const QTableWidget* table)
+{
+    const QHeaderView* header = table->horizontalHeader();
+    return 2 * table->frameWidth() + (header->isVisibleTo(table) ? header->height() : 0)
+        + table->verticalHeader()->length();
+}
+
 void fitColumnsToContents(QTableWidget* table)
 {
     // Column by column: QHeaderView::resizeSections(ResizeToContents) would also fit a last

@@ -64,6 +64,12 @@ bool cellsFitTheirColumns(const QTableWidget* table, const QList<QTableWidgetIte
 /// to take what is left.
 void fitColumnsToContents(QTableWidget* table);
 
+/// The width `table` needs to show every column whole: each column fitted to its cells and
+/// header, with the frame and the vertical header when it is shown.
+int wholeTableWidth(const QTableWidget* table);
+/// The height `table` needs to show every row: its header, its rows and its frame.
+int wholeTableHeight(const QTableWidget* table);
+
 /// Widens the columns of `table` in which one of `cells` does not fit (cellsFitTheirColumns) to
 /// their contents, as fitColumnsToContents would, and leaves the others
 /// as wide as they are. Returns false when such a cell is in a last column that stretches, or
