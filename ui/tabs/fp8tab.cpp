@@ -450,9 +450,17 @@ void Fp8Tab::sliderSettled()
         scheduleRefresh(); // the exact figures fit the columns when they come
         return;
     }
+    tableAtRest();
+}
+
+void Fp8Tab::tableAtRest()
+{
+    // Columns left as wide as the move made them fit their figures again (and the row is
+    // arranged for them); otherwise only the row's arrangement, skipped while moving, is due.
     if (m_tableFitPending)
         fitTableColumns({}, false);
-    arrangeBlockRow();
+    else
+        arrangeBlockRow();
 }
 
 void Fp8Tab::setSettleInterval(int ms)
@@ -473,8 +481,7 @@ void Fp8Tab::catchUp()
     m_rest->stop();
     refreshNow();
     // Figures that needed no new text still leave the columns as wide as the move made them.
-    if (m_tableFitPending)
-        fitTableColumns({}, false);
+    tableAtRest();
 }
 
 void Fp8Tab::buildSituation(QVBoxLayout* box)
@@ -1075,7 +1082,7 @@ void Fp8Tab::showTable(const core::Fp8View& v)
                     "result. The exact figures follow as soon as the slider rests.")
                      .arg(formatWhole(v.previewRows), formatWhole(v.inputs.rows))
                      .arg(core::kFp8PreviewBand);
-    // The columns fit their contents: measured once, after every cell is set.
+    // The columns fit their contents (fitTableColumns): measured once, after every cell is set.
     const std::int64_t rows = v.inputs.values ? v.inputs.values->rows() : v.inputs.rows;
     const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
     QList<QTableWidgetItem*> edited;

@@ -231,6 +231,9 @@ private:
     /// Puts the table beside the error maps when half the row shows all its columns whole, and
     /// below them when it does not (a narrow window, or projector type).
     void arrangeBlockRow();
+    /// Once a slider rests (or a wait ends it): what fitTableColumns and arrangeBlockRow left
+    /// for then.
+    void tableAtRest();
     void showFigures(const core::Fp8View& v);
 
     std::shared_ptr<const core::Fp8View> m_view;
