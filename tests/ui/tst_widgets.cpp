@@ -45,10 +45,14 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <atomic>
+#include <cstdint>
 #include <new>
 #include <stdexcept>
 #include <thread>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #ifdef __linux__
 #include <sys/resource.h>
 #include <unistd.h>
@@ -204,6 +208,39 @@ private slots:
         QCOMPARE(tab.failureMessage(), QString("failing.size: a smaller size"));
         refresh(FailingTab::How::NoMemoryAtOnce); // on the GUI thread: caught there too
         QCOMPARE(tab.failure(), ui::Tab::Failure::OutOfResources);
+    }
+
+    void theHeapGrowsOnceOntoLargePages()
+    {
+#if defined(__GLIBC__) && defined(__linux__)
+        constexpr std::uintptr_t kLargePage = std::uintptr_t{2} << 20;
+        constexpr std::size_t kBytes = std::size_t{8} << 20;
+        ui::keepFreedMemoryForReuse(); // as main() does first: the top is then never trimmed
+        ui::growHeapOnLargePages(kBytes);
+        // The top of the heap (what mallinfo2 calls keepcost) holds the bytes asked for.
+        const std::size_t top = mallinfo2().keepcost;
+        QVERIFY2(top >= kBytes, qPrintable(QString::number(top)));
+        const auto after = reinterpret_cast<std::uintptr_t>(sbrk(0));
+        // The top's last whole large page is marked for large pages ("hg").
+        const std::uintptr_t probe = (after & ~(kLargePage - 1)) - 1;
+        QFile maps("/proc/self/smaps");
+        QVERIFY(maps.open(QIODevice::ReadOnly | QIODevice::Text));
+        bool inside = false, marked = false, found = false;
+        static const QRegularExpression range("^([0-9a-f]+)-([0-9a-f]+) ");
+        for (const QByteArray& line : maps.readAll().split('\n')) {
+            if (const auto m = range.match(QString::fromLatin1(line)); m.hasMatch()) {
+                inside = m.captured(1).toULongLong(nullptr, 16) <= probe
+                    && probe < m.captured(2).toULongLong(nullptr, 16);
+            } else if (inside && line.startsWith("VmFlags:")) {
+                found = true;
+                marked = line.contains(" hg");
+            }
+        }
+        QVERIFY(found);
+        QVERIFY(marked);
+#else
+        QSKIP("the heap is grown on large pages with glibc on Linux only");
+#endif
     }
 
     void onlyTheNewestResultIsDelivered()

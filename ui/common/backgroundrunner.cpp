@@ -10,6 +10,7 @@
 #include <malloc.h>
 #endif
 #ifdef __linux__
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #endif
@@ -22,6 +23,42 @@ void keepFreedMemoryForReuse()
     // 32 MB is the largest threshold glibc takes; setting it also stops glibc from moving it.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+}
+
+void growHeapOnLargePages([[maybe_unused]] std::size_t bytes)
+{
+#if defined(__GLIBC__) && defined(__linux__)
+    constexpr std::uintptr_t kLargePage = std::uintptr_t{2} << 20;
+    constexpr std::size_t kPiece = std::size_t{64} << 10; // well below the mmap threshold
+    constexpr int kDefaultTopPad = 128 << 10; // glibc's M_TOP_PAD
+    bytes = std::min<std::size_t>(bytes, std::size_t{1} << 30);
+    const auto end = [] {
+        return reinterpret_cast<std::uintptr_t>(sbrk(0));
+    };
+    const std::uintptr_t before = end();
+    // glibc grows the heap so that its top then holds the request plus M_TOP_PAD. Pieces are
+    // taken until it grows, or until the top is seen to hold `bytes` already.
+    mallopt(M_TOP_PAD, static_cast<int>(bytes));
+    std::vector<void*> taken;
+    taken.reserve(bytes / kPiece + 2);
+    std::uintptr_t written = before; // past every piece, and so past every header written
+    while (end() == before && taken.size() <= bytes / kPiece) {
+        void* piece = std::malloc(kPiece);
+        if (!piece)
+            break;
+        taken.push_back(piece);
+        written = std::max(written, reinterpret_cast<std::uintptr_t>(piece) + kPiece);
+    }
+    mallopt(M_TOP_PAD, kDefaultTopPad);
+    for (auto piece = taken.rbegin(); piece != taken.rend(); ++piece)
+        std::free(*piece); // back into the top, which the trim threshold keeps
+    // Above the pieces lies only the top: memory never written, unless freed there earlier
+    // (then it stays on the small pages it has).
+    const std::uintptr_t first = (written + kLargePage - 1) & ~(kLargePage - 1);
+    const std::uintptr_t last = end() & ~(kLargePage - 1);
+    if (last > first)
+        madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
 #endif
 }
 
