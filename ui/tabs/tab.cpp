@@ -191,10 +191,31 @@ void Tab::updateExplanation()
         }
         m_explanation->setMinimumWidth(240);
         m_explanation->setMaximumWidth(fontMetrics().averageCharWidth() * 52);
-        m_explanation->setVisible(m_explanationVisible);
-        layout()->addWidget(m_explanation);
+        m_explanation->setValues(explanationValues());
+        placeExplanation();
+        return;
     }
     m_explanation->setValues(explanationValues());
+}
+
+void Tab::placeExplanation()
+{
+    if (!m_explanationVisible || !isVisible()) {
+        m_explanation->setVisible(m_explanationVisible);
+        layout()->addWidget(m_explanation);
+        return;
+    }
+    // Given its place before it is shown, so that its text is laid out once, at the width it
+    // keeps: shown first, it would be laid out at a default size, and again once the tab's
+    // layout made room for it (the largest single cost of a cold start's first paint).
+    QSizePolicy policy = m_explanation->sizePolicy();
+    policy.setRetainSizeWhenHidden(true);
+    m_explanation->setSizePolicy(policy);
+    layout()->addWidget(m_explanation);
+    layout()->activate();
+    policy.setRetainSizeWhenHidden(false);
+    m_explanation->setSizePolicy(policy);
+    m_explanation->show();
 }
 
 QString Tab::caption() const

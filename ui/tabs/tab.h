@@ -255,6 +255,7 @@ private:
     /// second at most; a hidden explanation waits until it is shown.
     void scheduleExplanation();
     void updateExplanation();
+    void placeExplanation(); ///< adds the new explanation panel to the tab's layout
 
     static constexpr int kExplanationDelayMs = 100;
     static constexpr int kMinChartLines = 20;
