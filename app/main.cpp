@@ -43,8 +43,7 @@ void installTranslations(QApplication& app)
 
 int main(int argc, char** argv)
 {
-    scalelab::ui::keepFreedMemoryForReuse();
-    scalelab::ui::growHeapOnLargePages(std::size_t{16} << 20); // a window's start, with room
+    scalelab::ui::setUpProcessMemory();
     using namespace scalelab::app;
     QStringList args;
     for (int i = 1; i < argc; ++i)

@@ -100,7 +100,7 @@ int main(int argc, char** argv)
 {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
-    ui::keepFreedMemoryForReuse(); // as main() does: measure what the window does
+    ui::setUpProcessMemory(); // as main() does: measure what the window does
     QApplication app(argc, argv);
     int runs = 10;
     std::int64_t size = 4096;

@@ -267,7 +267,7 @@ int neighbourPosition(Tab& tab, ParameterControl& control)
 
 int main(int argc, char** argv)
 {
-    scalelab::ui::keepFreedMemoryForReuse(); // as main() does: measure what the window does
+    scalelab::ui::setUpProcessMemory(); // as main() does: measure what the window does
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     TimingApplication app(argc, argv);

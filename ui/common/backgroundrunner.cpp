@@ -62,6 +62,12 @@ void growHeapOnLargePages([[maybe_unused]] std::size_t bytes)
 #endif
 }
 
+void setUpProcessMemory()
+{
+    keepFreedMemoryForReuse();
+    growHeapOnLargePages(std::size_t{16} << 20);
+}
+
 void prefaultHeap(std::size_t bytes)
 {
     // Pieces below the 32 MB at which glibc would map memory of its own, freed last first so

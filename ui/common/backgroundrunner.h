@@ -23,10 +23,15 @@ void keepFreedMemoryForReuse();
 /// asks Linux to back the part never written with 2 MB pages, which it then faults in one at a
 /// time instead of 512 pages of 4 KB. Starting a window writes some 7 MB of fresh heap (widgets,
 /// texts, fonts, the first paint's images): page by page, about 900 faults, some 9 ms of a cold
-/// start on a virtual machine, where each costs 10 us. Call once, first thing in main() after
-/// keepFreedMemoryForReuse. A no-op where the C library is not glibc on Linux; where Linux has
-/// no 2 MB page to give, the memory is faulted in as usual.
+/// start on a virtual machine, where each costs 10 us. Call once, after keepFreedMemoryForReuse
+/// (whose trim threshold keeps the top), as setUpProcessMemory does. A no-op where the C library
+/// is not glibc on Linux; where Linux has no 2 MB page to give, the memory is faulted in as usual.
 void growHeapOnLargePages(std::size_t bytes);
+
+/// What main() does first, and the benchmarks with it so that they measure what the window
+/// does: keepFreedMemoryForReuse, then growHeapOnLargePages with room for a window's start
+/// (16 MB; a start writes some 7 MB, and the six tabs made after its first paint more).
+void setUpProcessMemory();
 
 /// Touches `bytes` of fresh heap on this thread and frees it again, so that (with
 /// keepFreedMemoryForReuse) the next computation of that size on this thread finds its memory
