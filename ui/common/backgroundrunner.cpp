@@ -28,7 +28,7 @@ void keepFreedMemoryForReuse()
 
 void growHeapOnLargePages([[maybe_unused]] std::size_t bytes)
 {
-#if defined(__GLIBC__) && defined(__linux__)
+#if defined(__GLIBC__) && defined(__linux__) && !defined(SCALELAB_SANITIZED_HEAP)
     constexpr std::uintptr_t kLargePage = std::uintptr_t{2} << 20;
     constexpr std::size_t kPiece = std::size_t{64} << 10; // well below the mmap threshold
     constexpr int kDefaultTopPad = 128 << 10; // glibc's M_TOP_PAD

@@ -9,6 +9,16 @@
 #include <optional>
 #include <thread>
 
+// A sanitizer's allocator replaces glibc's heap: there is then no heap of glibc's to grow.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SCALELAB_SANITIZED_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)                            \
+    || __has_feature(memory_sanitizer)
+#define SCALELAB_SANITIZED_HEAP 1
+#endif
+#endif
+
 namespace scalelab::ui {
 
 /// Asks the C library to keep freed memory for reuse instead of giving it back: background
