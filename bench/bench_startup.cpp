@@ -30,12 +30,7 @@ namespace {
 
 constexpr int kTimeoutMs = 60000; ///< a start slower than this is a failure, not a figure
 
-/// One start: milliseconds from launch to "painted", processor milliseconds, page faults.
-struct Start {
-    double ms = 0, cpuMs = 0, faults = 0;
-};
-
-/// What the system has counted for every finished child so far.
+/// Processor milliseconds and page faults, as the system counts them for finished children.
 struct ChildUsage {
     double cpuMs = 0, faults = 0;
 
@@ -49,6 +44,17 @@ struct ChildUsage {
         return {ms(usage.ru_utime) + ms(usage.ru_stime),
                 static_cast<double>(usage.ru_minflt + usage.ru_majflt)};
     }
+
+    ChildUsage operator-(const ChildUsage& earlier) const
+    {
+        return {cpuMs - earlier.cpuMs, faults - earlier.faults};
+    }
+};
+
+/// One start: milliseconds from launch to "painted", and what the start used.
+struct Start {
+    double ms = 0;
+    ChildUsage used;
 };
 
 /// `program`'s start, or nothing when it never said "painted".
@@ -73,8 +79,7 @@ std::optional<Start> timeOneStart(const QString& program, const QProcessEnvironm
     process.waitForFinished();
     if (!ms)
         return std::nullopt;
-    const ChildUsage after = ChildUsage::now();
-    return Start{*ms, after.cpuMs - before.cpuMs, after.faults - before.faults};
+    return Start{*ms, ChildUsage::now() - before};
 }
 
 double median(std::vector<double> v)
@@ -118,8 +123,8 @@ int main(int argc, char** argv)
                 return 1;
             }
             ms[which].push_back(t->ms);
-            cpuMs[which].push_back(t->cpuMs);
-            faults[which].push_back(t->faults);
+            cpuMs[which].push_back(t->used.cpuMs);
+            faults[which].push_back(t->used.faults);
         }
     std::printf("%-10s %6s %10s %10s %10s %8s %12s\n", "program", "runs", "median ms", "fastest",
                 "slowest", "cpu ms", "page faults");
