@@ -1,10 +1,10 @@
+#include "appstyle.h"
 #include "backgroundrunner.h"
 #include "cli.h"
 #include "exportcommand.h"
 #include "handoutcommand.h"
 
 #include <QApplication>
-#include <QIcon>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QTranslator>
@@ -73,6 +73,7 @@ int main(int argc, char** argv)
         QApplication app(argc, argv);
         QApplication::setApplicationName("ScaleLab");
         QApplication::setApplicationVersion(SCALELAB_VERSION);
+        scalelab::ui::installAppStyle();
         installTranslations(app);
         return commandLine->command == CommandLine::Command::Export
             ? runExport(*commandLine)
@@ -88,7 +89,8 @@ int main(int argc, char** argv)
         QApplication::setApplicationName("ScaleLab");
         QApplication::setApplicationVersion(SCALELAB_VERSION);
         QApplication::setDesktopFileName(SCALELAB_APP_ID); // its .desktop file's name
-        QApplication::setWindowIcon(QIcon(":/icons/scalelab.svg"));
+        scalelab::ui::installAppStyle();
+        QApplication::setWindowIcon(scalelab::ui::svgIcon(":/icons/scalelab.svg"));
         installTranslations(app);
         return runWindow(*commandLine);
     }
