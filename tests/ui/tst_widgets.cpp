@@ -341,6 +341,15 @@ private slots:
         const QString hidden = fillExplanation(text, values, false);
         QCOMPARE(hidden, QString("<p>16 bytes x 7 billion = {{c}}</p>")); // unknown names stay
         QVERIFY(fillExplanation(text, values, true).contains("secret"));
+        // Names are letters, digits, '_' and '.'; other braces stay text, whatever surrounds them.
+        const QHash<QString, QString> more{{"a", "1"}, {"x.y_2", "2"}};
+        QCOMPARE(fillExplanation("{{{a}}} {{x.y_2}}{{a}} {{a b}} {{}} {{-}} {{a}", more, true),
+                 QString("{1} 21 {{a b}} {{}} {{-}} {{a}"));
+        // Every answer goes, each up to its own end; one never ended stays.
+        QCOMPARE(fillExplanation("1<!--answer-->A<!--/answer-->2<!--answer-->B<!--/answer-->3"
+                                 "<!--answer-->C",
+                                 {}, false),
+                 QString("123<!--answer-->C"));
     }
 
     void explanationValuesChangeInPlace()

@@ -12,9 +12,12 @@ namespace scalelab::document {
 
 QStringList presetIds()
 {
+    // Filtered by hand: a name filter is a regular expression, compiled on the way to the
+    // first window (the presets menu is made before it shows).
     QStringList ids;
-    for (const QString& name : QDir(":/presets").entryList({"*.json"}, QDir::Files, QDir::Name))
-        ids << name.chopped(5);
+    for (const QString& name : QDir(":/presets").entryList(QDir::Files, QDir::Name))
+        if (name.endsWith(QLatin1StringView(".json")))
+            ids << name.chopped(5);
     return ids;
 }
 
