@@ -11,6 +11,7 @@
 //   QT_QPA_PLATFORM=offscreen ./build/release/bench/bench_fp8_window [--runs N] [--size N]
 //       [--only outlier|format|seed|rows]
 
+#include "appstyle.h"
 #include "backgroundrunner.h"
 #include "fp8tab.h"
 #include "parametercontrol.h"
@@ -102,6 +103,7 @@ int main(int argc, char** argv)
         qputenv("QT_QPA_PLATFORM", "offscreen");
     ui::setUpProcessMemory(); // as main() does: measure what the window does
     QApplication app(argc, argv);
+    ui::installAppStyle(); // the window's style, as main() sets it
     int runs = 10;
     std::int64_t size = 4096;
     QString only; // one change's name (outlier, format, seed, rows), or every change

@@ -46,6 +46,7 @@
 // many steps the search was still running when the repaint was done. With
 // bench/scenarios/plan-1t-4096.json that is the largest search.
 
+#include "appstyle.h"
 #include "backgroundrunner.h"
 #include "parametercontrol.h"
 #include "scenariodocument.h"
@@ -271,6 +272,7 @@ int main(int argc, char** argv)
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
     TimingApplication app(argc, argv);
+    scalelab::ui::installAppStyle(); // the window's style, as main() sets it
     int runs = 300;
     QString only;
     QString onlyControl; ///< --control: one parameter (its key, "plan.tensor_parallel")
