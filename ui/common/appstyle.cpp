@@ -4,7 +4,6 @@
 #include <QGroupBox>
 #include <QIconEngine>
 #include <QPainter>
-#include <QPainterPath>
 #include <QStyleFactory>
 #include <QStyleOption>
 #include <QSvgRenderer>
@@ -17,22 +16,32 @@ namespace {
 /// Fusion's gap between a titled group box's top and its frame, below the title (qfusionstyle.cpp).
 constexpr int kFusionGroupBoxTopMargin = 3;
 
-/// A frame like Fusion's picture of one: a rounded line a shade darker than the window, a fainter
-/// line just inside it, and a fill barely darker than the window. Like the picture's, the line
-/// leaves the frame's first column and row empty.
+/// A frame like Fusion's picture of one: a line a shade darker than the window with its corners
+/// cut, a fainter line just inside it, and a fill barely darker than the window. Like the
+/// picture's, the line leaves the frame's first column and row empty. Solid rectangles only, no
+/// antialiased path: a slider step repaints the group box around it.
 void drawGroupBoxFrame(const QRect& frame, const QPalette& palette, QPainter* painter)
 {
     const QColor window = palette.window().color();
-    const QRectF line = QRectF(frame).adjusted(1.5, 1.5, -0.5, -0.5);
-    painter->save();
-    painter->setRenderHint(QPainter::Antialiasing);
-    painter->setPen(QPen(window.darker(111), 1));
-    painter->setBrush(window.darker(101));
-    painter->drawRoundedRect(line, 2, 2);
-    painter->setPen(QPen(window.darker(103), 1));
-    painter->setBrush(Qt::NoBrush);
-    painter->drawRoundedRect(line.adjusted(1, 1, -1, -1), 1.5, 1.5);
-    painter->restore();
+    const QColor line = window.darker(111), inner = window.darker(103);
+    const int l = frame.left() + 1, t = frame.top() + 1, r = frame.right(), b = frame.bottom();
+    if (r - l < 4 || b - t < 4)
+        return;
+    painter->fillRect(QRect(QPoint(l + 2, t + 2), QPoint(r - 2, b - 2)), window.darker(101));
+    const auto run = [painter](int x0, int y0, int x1, int y1, const QColor& colour) {
+        painter->fillRect(QRect(QPoint(x0, y0), QPoint(x1, y1)), colour);
+    };
+    run(l + 2, t, r - 2, t, line); // the line, its corners cut by one pixel
+    run(l + 2, b, r - 2, b, line);
+    run(l, t + 2, l, b - 2, line);
+    run(r, t + 2, r, b - 2, line);
+    for (const QPoint corner :
+         {QPoint(l + 1, t + 1), QPoint(r - 1, t + 1), QPoint(l + 1, b - 1), QPoint(r - 1, b - 1)})
+        run(corner.x(), corner.y(), corner.x(), corner.y(), line);
+    run(l + 2, t + 1, r - 2, t + 1, inner); // the fainter line inside
+    run(l + 2, b - 1, r - 2, b - 1, inner);
+    run(l + 1, t + 2, l + 1, b - 2, inner);
+    run(r - 1, t + 2, r - 1, b - 2, inner);
 }
 
 /// Two chevrons pointing right (or down), the sign of menus that did not fit.
@@ -69,6 +78,15 @@ public:
     {
         if (m_renderer.isValid())
             m_renderer.render(painter, rect);
+    }
+    // QIconEngine's own pixmap() paints on a pixmap it never clears.
+    QPixmap pixmap(const QSize& size, QIcon::Mode mode, QIcon::State state) override
+    {
+        QPixmap pixmap(size);
+        pixmap.fill(Qt::transparent);
+        QPainter painter(&pixmap);
+        paint(&painter, QRect(QPoint(0, 0), size), mode, state);
+        return pixmap;
     }
     QIconEngine* clone() const override { return new SvgIconEngine(m_path); }
     bool isNull() override { return !m_renderer.isValid(); }
