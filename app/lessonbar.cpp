@@ -396,6 +396,9 @@ void LessonBar::updateNarration()
 void LessonBar::fitBody()
 {
     // As tall as the narration and prediction need, and never more than two fifths of the window.
+    // A hidden bar (no lesson playing) is fitted when start() shows it.
+    if (isHidden())
+        return;
     QWidget* content = m_body->widget();
     const int width = std::max(m_body->viewport()->width(), m_window->width() / 2);
     const int needed = content->hasHeightForWidth() ? content->heightForWidth(width)

@@ -411,11 +411,23 @@ void MainWindow::buildPresetsMenu()
 {
     QMenu* presets = menuBar()->addMenu(tr("&Presets"));
     QMenu* chapter = presets->addMenu(tr("The chapter's &exercises"));
+    QMenu* models = presets->addMenu(tr("Real &models"));
+    models->setToolTipsVisible(true);
+    models->setEnabled(!document::presetIds().isEmpty());
+    // Filled when the menu first opens: reading the exercises and every model's file is work
+    // the first window does not need (none of these entries has a shortcut).
+    connect(presets, &QMenu::aboutToShow, this, [this, chapter, models] {
+        if (chapter->isEmpty())
+            fillPresetsMenu(chapter, models);
+    });
+}
+
+void MainWindow::fillPresetsMenu(QMenu* chapter, QMenu* models)
+{
     const QList<Exercise> exercises = loadExercises();
     for (int i = 0; i < exercises.size(); ++i)
         chapter->addAction(tr("%1 %2").arg(exercises[i].id, exercises[i].title), this,
                            [this, i] { this->exercises()->setUp(i); });
-    QMenu* models = presets->addMenu(tr("Real &models"));
     for (const Preset& p : loadPresets()) {
         QAction* a = models->addAction(p.title, this, [this, id = p.id] {
             const QString error = loadPreset(id);
@@ -425,8 +437,6 @@ void MainWindow::buildPresetsMenu()
         a->setToolTip(p.source);
         a->setStatusTip(p.source);
     }
-    models->setToolTipsVisible(true);
-    models->setEnabled(!models->isEmpty());
 }
 
 QString MainWindow::loadPreset(const QString& id)

@@ -132,6 +132,7 @@ private:
     void buildFileMenu();
     void buildEditMenu();
     void buildPresetsMenu();
+    void fillPresetsMenu(QMenu* chapter, QMenu* models);
     void buildViewMenu();
     /// Next and previous tab (Ctrl+Tab, Ctrl+Page Down and back), into `view`.
     void addTabSwitching(QMenu* view);

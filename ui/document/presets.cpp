@@ -12,8 +12,7 @@ namespace scalelab::document {
 
 QStringList presetIds()
 {
-    // Filtered by hand: a name filter is a regular expression, compiled on the way to the
-    // first window (the presets menu is made before it shows).
+    // Filtered by hand: a name filter is a regular expression, compiled at each call.
     QStringList ids;
     for (const QString& name : QDir(":/presets").entryList(QDir::Files, QDir::Name))
         if (name.endsWith(QLatin1StringView(".json")))
