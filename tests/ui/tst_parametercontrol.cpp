@@ -4,6 +4,7 @@
 
 #include <QApplication>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTest>
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <random>
 #include <vector>
 
 using scalelab::ui::formatQuantity;
@@ -19,6 +21,8 @@ using scalelab::ui::ParameterControl;
 using scalelab::ui::ParameterSpec;
 using scalelab::ui::ParameterSpinBox;
 using scalelab::ui::parseQuantity;
+using scalelab::ui::QuantityReading;
+using scalelab::ui::readQuantity;
 
 namespace {
 
@@ -210,6 +214,74 @@ struct Shown {
     }
 };
 
+// The reading of typed text as a regular expression says it, with partial matches: the spin
+// boxes read their text this way until the reader was written by hand (a pattern cost more to
+// compile on the way to the first window than all the reading after it). Sign, mantissa
+// (digits in strict groups of three, or plain), then an exponent or, with suffixes, a K/M/B/G/T
+// multiplier that may follow a space.
+QuantityReading readByPattern(const QString& text, bool suffixes)
+{
+    static const QString mantissa =
+        QStringLiteral(R"(((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+))");
+    static const QRegularExpression plain(
+        QStringLiteral(R"(^\s*([+-]?)%1(?:[eE]([+-]?\d+))?\s*$)").arg(mantissa));
+    static const QRegularExpression withSuffix(
+        QStringLiteral(R"(^\s*([+-]?)%1(?:[eE]([+-]?\d+)|\s*([kKmMbBgGtT]))?\s*$)").arg(mantissa));
+    if (text.trimmed().isEmpty())
+        return {QValidator::Intermediate, 0};
+    const QRegularExpressionMatch match =
+        (suffixes ? withSuffix : plain)
+            .match(text, 0, QRegularExpression::PartialPreferCompleteMatch);
+    if (match.hasPartialMatch())
+        return {QValidator::Intermediate, 0};
+    if (!match.hasMatch())
+        return {QValidator::Invalid, 0};
+    QString digits = match.captured(2);
+    digits.remove(u',');
+    if (digits.endsWith(u'.'))
+        digits.chop(1);
+    if (digits.startsWith(u'.'))
+        digits.prepend(u'0');
+    QString number = match.captured(1) + digits;
+    if (match.capturedLength(3) > 0)
+        number += u'e' + match.captured(3);
+    else if (match.capturedLength(4) > 0) {
+        const QChar multiplier = match.captured(4).toUpper().at(0);
+        number += multiplier == u'K' ? "e3"
+            : multiplier == u'M'     ? "e6"
+            : multiplier == u'T'     ? "e12"
+                                     : "e9";
+    }
+    bool ok = false;
+    const double value = number.toLatin1().toDouble(&ok);
+    if (!ok || !std::isfinite(value))
+        return {QValidator::Intermediate, 0};
+    return {QValidator::Acceptable, value == 0 ? 0.0 : value};
+}
+
+// Whether the reader and the pattern agree on `text`, in both modes; the first disagreement
+// is written to `why`.
+bool readsAsThePattern(const QString& text, QString* why)
+{
+    for (const bool suffixes : {false, true}) {
+        const QuantityReading ours = readQuantity(text, suffixes);
+        const QuantityReading pattern = readByPattern(text, suffixes);
+        if (ours.state != pattern.state
+            || (ours.state == QValidator::Acceptable && ours.value != pattern.value)) {
+            *why = QStringLiteral("\"%1\" (suffixes %2): read as state %3 value %4, the pattern "
+                                  "says state %5 value %6")
+                       .arg(text)
+                       .arg(suffixes)
+                       .arg(int(ours.state))
+                       .arg(ours.value, 0, 'g', 17)
+                       .arg(int(pattern.state))
+                       .arg(pattern.value, 0, 'g', 17);
+            return false;
+        }
+    }
+    return true;
+}
+
 } // namespace
 
 class TestParameterControl : public QObject {
@@ -242,6 +314,7 @@ private slots:
     void formatting();
     void parsing_data();
     void parsing();
+    void readingAgreesWithThePattern();
     void accessibility();
     void mnemonicFocusesSpinBox();
     void followsApplicationFont();
@@ -1021,6 +1094,47 @@ void TestParameterControl::parsing()
     QCOMPARE(parsed.has_value(), valid);
     if (valid)
         EXACT_COMPARE(*parsed, value);
+}
+
+void TestParameterControl::readingAgreesWithThePattern()
+{
+    // Every text of up to four characters from the ones that matter (digits, separators, signs,
+    // exponent and multiplier letters, blanks, a letter that is none of those, a digit and a
+    // space that are not ASCII), then longer texts drawn at random from the number-making ones.
+    const QString alphabet = QStringLiteral("0159,.eE+-kB tx\u0663\u00a0");
+    QString why;
+    int read = 0;
+    std::vector<qsizetype> at;
+    for (qsizetype length = 0; length <= 4; ++length) {
+        at.assign(std::size_t(length), 0);
+        while (true) {
+            QString text;
+            for (qsizetype i : at)
+                text += alphabet[i];
+            ++read;
+            QVERIFY2(readsAsThePattern(text, &why), qPrintable(why));
+            qsizetype i = length - 1;
+            while (i >= 0 && ++at[std::size_t(i)] == alphabet.size())
+                at[std::size_t(i--)] = 0;
+            if (i < 0)
+                break;
+        }
+    }
+    const QString numbery = QStringLiteral("0123456789,,,...eE+- kMBT");
+    std::mt19937 random(20261206);
+    std::uniform_int_distribution<qsizetype> length(5, 16);
+    std::uniform_int_distribution<qsizetype> pick(0, numbery.size() - 1);
+    for (int n = 0; n < 50000; ++n) {
+        QString text;
+        for (qsizetype i = length(random); i > 0; --i)
+            text += numbery[pick(random)];
+        ++read;
+        QVERIFY2(readsAsThePattern(text, &why), qPrintable(why));
+    }
+    // Grouped numbers, with and without fractions and multipliers, are among them.
+    for (const char* text : {"1,234,567.5e-3", "12,345 B", "999,999,999,999", "1,234.", ".5k"})
+        QVERIFY2(readsAsThePattern(QString::fromLatin1(text), &why), qPrintable(why));
+    QCOMPARE(read, 1 + 17 + 17 * 17 + 17 * 17 * 17 + 17 * 17 * 17 * 17 + 50000);
 }
 
 void TestParameterControl::accessibility()

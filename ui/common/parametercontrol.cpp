@@ -8,7 +8,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
-#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QToolTip>
@@ -73,70 +72,180 @@ QString withoutMnemonic(const QString& text)
     return plain;
 }
 
-struct Reading {
-    QValidator::State state = QValidator::Invalid;
-    double value = 0;
-};
-
-// Reads typed text. Invalid: no continuation can make it a number (the keystroke is refused).
-// Intermediate: it could still become one. Acceptable: a finite number, whatever the range.
-Reading readQuantity(const QString& text, bool suffixes)
+bool isDigit(QChar c)
 {
-    // Sign, mantissa (digits in strict groups of three, or plain), then an exponent or, with
-    // suffixes, a K/M/B/G/T multiplier that may follow a space ("175 B").
-    static const QString mantissa =
-        QStringLiteral(R"(((?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+))");
-    static const QRegularExpression plainPattern(
-        QStringLiteral(R"(^\s*([+-]?)%1(?:[eE]([+-]?\d+))?\s*$)").arg(mantissa));
-    static const QRegularExpression suffixPattern(
-        QStringLiteral(R"(^\s*([+-]?)%1(?:[eE]([+-]?\d+)|\s*([kKmMbBgGtT]))?\s*$)").arg(mantissa));
-
-    if (text.trimmed().isEmpty())
-        return {QValidator::Intermediate, 0};
-    const QRegularExpressionMatch match =
-        (suffixes ? suffixPattern : plainPattern)
-            .match(text, 0, QRegularExpression::PartialPreferCompleteMatch);
-    if (match.hasPartialMatch())
-        return {QValidator::Intermediate, 0};
-    if (!match.hasMatch())
-        return {QValidator::Invalid, 0};
-
-    QString digits = match.captured(2);
-    digits.remove(u',');
-    if (digits.endsWith(u'.'))
-        digits.chop(1);
-    if (digits.startsWith(u'.'))
-        digits.prepend(u'0');
-    QString number = match.captured(1) + digits;
-    if (match.capturedLength(3) > 0) {
-        number += u'e' + match.captured(3);
-    } else if (suffixes && match.capturedLength(4) > 0) {
-        // Appending the power of ten lets the decimal conversion round once, so "8.03B" is
-        // exactly 8030000000 (8.03 * 1e9 in doubles would not be).
-        switch (match.captured(4).at(0).toUpper().unicode()) {
-        case u'K':
-            number += QStringLiteral("e3");
-            break;
-        case u'M':
-            number += QStringLiteral("e6");
-            break;
-        case u'B':
-        case u'G':
-            number += QStringLiteral("e9");
-            break;
-        default:
-            number += QStringLiteral("e12");
-            break;
-        }
-    }
-    bool ok = false;
-    const double value = number.toLatin1().toDouble(&ok);
-    if (!ok || !std::isfinite(value))
-        return {QValidator::Intermediate, 0};
-    return {QValidator::Acceptable, value == 0 ? 0.0 : value};
+    return c >= u'0' && c <= u'9'; // ASCII only: the C locale's digits, which toDouble() reads
 }
 
+bool isBlank(QChar c)
+{
+    return c == u' ' || (c >= u'\t' && c <= u'\r'); // ASCII white space
+}
+
+/// The power of ten of a K/M/B/G/T multiplier ("e3"), or nothing for any other character.
+const char* multiplierExponent(QChar c)
+{
+    switch (c.toUpper().unicode()) {
+    case u'K':
+        return "e3";
+    case u'M':
+        return "e6";
+    case u'B':
+    case u'G':
+        return "e9";
+    case u'T':
+        return "e12";
+    default:
+        return nullptr;
+    }
+}
+
+/// Reads typed text from left to right, one part after the other:
+///   blanks, a sign, the mantissa, an exponent ("e-3") or (with suffixes) a multiplier that may
+///   follow a blank ("175 B"), blanks.
+/// The mantissa is digits, either plain or in strict groups of three after the first ("1,234"),
+/// then a fraction (".", digits); or a fraction alone (".5"). Each part that stops at the end of
+/// the text before it is whole ("1,23", "2e", "-") leaves text that may still become a number.
+/// (A hand-written reader rather than a regular expression: every value field reads its text
+/// on the way to the first window, where compiling a pattern cost more than the reading.)
+class QuantityScanner {
+public:
+    QuantityScanner(const QString& text, bool suffixes)
+        : m_text(text)
+        , m_suffixes(suffixes)
+    {
+    }
+
+    QuantityReading read()
+    {
+        if (m_text.trimmed().isEmpty())
+            return unfinished();
+        skipBlanks();
+        if (!atEnd() && (here() == u'+' || here() == u'-'))
+            m_number += m_text[m_at++];
+        if (const auto stop = readMantissa())
+            return *stop;
+        if (const auto stop = readExponentOrMultiplier())
+            return *stop;
+        skipBlanks();
+        if (!atEnd())
+            return refused();
+        bool ok = false;
+        const double value = m_number.toLatin1().toDouble(&ok);
+        if (!ok || !std::isfinite(value)) // too large for a double: typing may shorten it
+            return unfinished();
+        return {QValidator::Acceptable, value == 0 ? 0.0 : value};
+    }
+
+private:
+    const QString& m_text;
+    bool m_suffixes;
+    qsizetype m_at = 0; ///< the next character to read
+    QString m_number; ///< what is read so far, as the C locale writes it: "-1234.5e3"
+
+    static QuantityReading unfinished() { return {QValidator::Intermediate, 0}; }
+    static QuantityReading refused() { return {QValidator::Invalid, 0}; }
+
+    bool atEnd() const { return m_at == m_text.size(); }
+    QChar here() const { return m_text[m_at]; }
+
+    void skipBlanks()
+    {
+        while (!atEnd() && isBlank(here()))
+            ++m_at;
+    }
+
+    /// The end of the run of digits that starts at `from`.
+    qsizetype digitsEnd(qsizetype from) const
+    {
+        while (from < m_text.size() && isDigit(m_text[from]))
+            ++from;
+        return from;
+    }
+
+    /// How a part still short of its digits ends the reading: the text may still become a
+    /// number when it stops right there, and cannot when something else follows.
+    QuantityReading missing() const { return atEnd() ? unfinished() : refused(); }
+
+    std::optional<QuantityReading> readMantissa()
+    {
+        if (atEnd())
+            return unfinished(); // a sign alone
+        if (here() == u'.') {
+            const qsizetype end = digitsEnd(m_at + 1);
+            if (end == m_at + 1) {
+                ++m_at;
+                return missing();
+            }
+            m_number += u'0' + m_text.mid(m_at, end - m_at);
+            m_at = end;
+            return std::nullopt;
+        }
+        if (!isDigit(here()))
+            return refused();
+        const qsizetype first = digitsEnd(m_at);
+        const bool grouped = first < m_text.size() && m_text[first] == u',';
+        if (grouped && first - m_at > 3)
+            return refused();
+        m_number += m_text.mid(m_at, first - m_at);
+        m_at = first;
+        while (grouped && !atEnd() && here() == u',') {
+            const qsizetype end = digitsEnd(m_at + 1);
+            if (end - (m_at + 1) > 3)
+                return refused();
+            if (end - (m_at + 1) < 3) {
+                m_at = end;
+                return missing();
+            }
+            m_number += m_text.mid(m_at + 1, 3);
+            m_at = end;
+        }
+        if (!atEnd() && here() == u'.') {
+            const qsizetype end = digitsEnd(m_at + 1);
+            m_number += m_text.mid(m_at, end - m_at);
+            m_at = end;
+        }
+        return std::nullopt;
+    }
+
+    std::optional<QuantityReading> readExponentOrMultiplier()
+    {
+        if (!atEnd() && (here() == u'e' || here() == u'E')) {
+            qsizetype digits = m_at + 1;
+            if (digits < m_text.size() && (m_text[digits] == u'+' || m_text[digits] == u'-'))
+                ++digits;
+            const qsizetype end = digitsEnd(digits);
+            if (end == digits) {
+                m_at = end;
+                return missing();
+            }
+            m_number += u'e' + m_text.mid(m_at + 1, end - m_at - 1);
+            m_at = end;
+            return std::nullopt;
+        }
+        if (!m_suffixes)
+            return std::nullopt;
+        qsizetype at = m_at;
+        while (at < m_text.size() && isBlank(m_text[at]))
+            ++at;
+        // Appending the power of ten lets the decimal conversion round once, so "8.03B" is
+        // exactly 8030000000 (8.03 * 1e9 in doubles would not be).
+        if (at < m_text.size()) {
+            if (const char* exponent = multiplierExponent(m_text[at])) {
+                m_number += QLatin1StringView(exponent);
+                m_at = at + 1;
+            }
+        }
+        return std::nullopt;
+    }
+};
+
 } // namespace
+
+QuantityReading readQuantity(const QString& text, bool suffixes)
+{
+    return QuantityScanner(text, suffixes).read();
+}
 
 QString formatQuantity(double value, int decimals, bool suffixes)
 {
@@ -177,7 +286,7 @@ QString formatQuantity(double value, int decimals, bool suffixes)
 
 std::optional<double> parseQuantity(const QString& text, bool suffixes)
 {
-    const Reading reading = readQuantity(text, suffixes);
+    const QuantityReading reading = readQuantity(text, suffixes);
     if (reading.state != QValidator::Acceptable)
         return std::nullopt;
     return reading.value;
@@ -234,7 +343,7 @@ QAbstractSpinBox::StepEnabled ParameterSpinBox::stepEnabled() const
 QValidator::State ParameterSpinBox::validate(QString& text, int& position) const
 {
     Q_UNUSED(position);
-    const Reading reading = readQuantity(text, m_suffixes);
+    const QuantityReading reading = readQuantity(text, m_suffixes);
     if (reading.state != QValidator::Acceptable)
         return reading.state;
     // A number outside the range or finer than the decimals may be on its way to a good one,
@@ -317,7 +426,7 @@ void ParameterSpinBox::fixup(QString& text) const
 
 double ParameterSpinBox::valueFromText(const QString& text) const
 {
-    const Reading reading = readQuantity(text, m_suffixes);
+    const QuantityReading reading = readQuantity(text, m_suffixes);
     return reading.state == QValidator::Acceptable ? reading.value : value();
 }
 
@@ -352,7 +461,11 @@ std::pair<int, int> ParameterSpinBox::widthsFor(double low, double high) const
     // characters (and a space: this field has no prefix, suffix or special text). A value typed
     // exactly can be as long as the maximum written out in full ("8,030,261,248" in a field
     // whose maximum shows as "10T"), so the field wants room for that too.
-    const QFontMetrics metrics = fontMetrics();
+    const QFont& font = this->font();
+    for (const Widths& w : m_widths)
+        if (w.decimals == decimals() && w.low == low && w.high == high && w.font == font)
+            return w.widths;
+    const QFontMetrics metrics(font);
     const auto width = [&metrics](const QString& text) {
         return metrics.horizontalAdvance(text + u' ');
     };
@@ -363,6 +476,8 @@ std::pair<int, int> ParameterSpinBox::widthsFor(double low, double high) const
         measured = std::max(measured, width(shown.left(18)));
         wanted = std::max({wanted, width(shown), width(formatQuantity(bound, decimals(), false))});
     }
+    m_widths[m_nextWidths] = {low, high, decimals(), font, {measured, wanted}};
+    m_nextWidths = (m_nextWidths + 1) % m_widths.size();
     return {measured, wanted};
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <QDoubleSpinBox>
+#include <QFont>
 #include <QList>
 #include <QString>
 #include <QWidget>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -39,6 +41,16 @@ QString formatQuantity(double value, int decimals, bool suffixes);
 /// T=1e12). The result is the double nearest the decimal typed, so whole values up to 2^53 are
 /// exact. nullopt for anything else, including half-typed text.
 std::optional<double> parseQuantity(const QString& text, bool suffixes);
+
+/// What typed text reads as, keystroke by keystroke: Invalid when no continuation can make it a
+/// number (the keystroke is refused), Intermediate when one still could ("1,23", "7e", "-",
+/// blank text, or a number too large for a double), Acceptable for a finite number (whatever
+/// a field's range), with its value as parseQuantity() gives it.
+struct QuantityReading {
+    QValidator::State state = QValidator::Invalid;
+    double value = 0;
+};
+QuantityReading readQuantity(const QString& text, bool suffixes);
 
 /// The spin box of a ParameterControl: reads and writes numbers through parseQuantity and
 /// formatQuantity (C locale, independent of the user's locale, so scenario values and tests
@@ -101,6 +113,16 @@ private:
     double m_lowest = 0;
     double m_highest = 99.99; // QDoubleSpinBox's own starting range
     bool m_bounded = false; ///< setBounds() was called
+    /// The last few widthsFor() answers. Each one shapes six texts, and Qt asks for the size
+    /// hints many times while a tab is laid out (83 times before the first paint).
+    struct Widths {
+        double low = 0, high = 0;
+        int decimals = -1; ///< -1: an empty entry
+        QFont font;
+        std::pair<int, int> widths;
+    };
+    mutable std::array<Widths, 4> m_widths;
+    mutable std::size_t m_nextWidths = 0; ///< the entry the next new answer replaces
 };
 
 /// One labelled input row: label, slider, spin box and unit, kept in step. The control owns the
