@@ -2,6 +2,7 @@
 
 #include "chartpanel.h"
 #include "chartstyle.h"
+#include "exercises.h"
 #include "exercisesdialog.h"
 #include "explanationpanel.h"
 #include "fields.h"
@@ -10,6 +11,7 @@
 #include "mainwindow.h"
 #include "memorytab.h"
 #include "parametercontrol.h"
+#include "presets.h"
 #include "report.h"
 #include "scenariojson.h"
 #include "tabs.h"
@@ -31,6 +33,7 @@
 #include <QLabel>
 #include <QLayout>
 #include <QMap>
+#include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
 #include <QScreen>
@@ -319,6 +322,38 @@ private slots:
         QCOMPARE(w.currentTab()->control("plan.model.hidden")->value(), 8192.0);
         QVERIFY(w.loadPreset("no-such-model").contains("no-such-model"));
         QCOMPARE(w.scenario().plan.model.layers, std::int64_t(80)); // the last good state is kept
+    }
+
+    void thePresetsMenuListsEveryExerciseAndModelWhenItOpens()
+    {
+        // Filled as it first opens (not before the first paint), and once: opening it again
+        // adds nothing. Every model preset file and every exercise has its entry.
+        app::MainWindow w{core::Scenario{}};
+        QMenu* presets = nullptr;
+        for (QAction* menu : w.menuBar()->actions())
+            if (menu->text().remove('&') == u"Presets")
+                presets = menu->menu();
+        QVERIFY(presets);
+        const QList<QAction*> submenus = presets->actions();
+        QCOMPARE(submenus.size(), 2);
+        for (int open = 0; open < 2; ++open) {
+            presets->popup(QPoint(0, 0));
+            QTRY_VERIFY(presets->isVisible());
+            presets->close();
+            QCOMPARE(submenus[0]->menu()->actions().size(), app::loadExercises().size());
+            QStringList models;
+            for (QAction* a : submenus[1]->menu()->actions())
+                models << a->text();
+            QCOMPARE(models.size(), document::presetIds().size());
+            QVERIFY2(models.contains("Llama 3 70B"), qPrintable(models.join(", ")));
+        }
+        QVERIFY(submenus[1]->isEnabled());
+        // An entry does what the menu says: the model opens on the plan tab.
+        for (QAction* a : submenus[1]->menu()->actions())
+            if (a->text() == u"Llama 3 70B")
+                a->trigger();
+        QCOMPARE(w.currentTab()->name(), QString("plan"));
+        QCOMPARE(w.scenario().plan.model.layers, std::int64_t(80));
     }
 
     void sliderEditsReachTheWindowsScenario()
