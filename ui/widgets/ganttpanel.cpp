@@ -79,13 +79,18 @@ constexpr double kEdgeWidth = 1.2; // device pixels
 constexpr double kPooledBelowPixels = 2.0; // boxes narrower (device pixels) are pooled
 constexpr double kUprightTitle = 1.5; // a text band this much taller than wide is drawn turned
 
-// Hatches `r` with "/" lines `gap` apart on a grid anchored at x = `origin`, so neighbouring
-// rows line up. On pixels a tile of the pattern, made at device resolution, is repeated by a
-// texture brush (hundreds of separate lines cost milliseconds); SVG and PDF get real lines.
-void hatch(QPainter& painter, const QRectF& r, double gap, double origin)
+constexpr int kHatchTileWidth = 128; // device pixels, about: a whole number of hatch periods
+
+// Fills `r` with `background` hatched by "/" lines `gap` apart on a grid anchored at
+// x = `origin`, so neighbouring rows line up. On pixels a tile of the pattern, made at device
+// resolution with its background in it, is repeated by a texture brush: hundreds of separate
+// lines cost milliseconds, and an opaque tile is copied where a transparent one would be blended
+// pixel by pixel over a fill (a millisecond a Gantt paint). SVG and PDF get real lines.
+void hatch(QPainter& painter, const QRectF& r, double gap, double origin, const QColor& background)
 {
     const QPaintEngine* engine = painter.paintEngine();
     if (engine && (engine->type() == QPaintEngine::SVG || engine->type() == QPaintEngine::Pdf)) {
+        painter.fillRect(r, background);
         const double h = r.height();
         std::vector<QLineF> lines;
         // A line leaves the bottom edge at x = c and rises at 45 degrees to the top edge.
@@ -109,19 +114,25 @@ void hatch(QPainter& painter, const QRectF& r, double gap, double origin)
     }
     const double scale = std::max(1e-9, painter.deviceTransform().m11());
     const int n = std::max(3, static_cast<int>(std::lround(gap * scale)));
-    // Painting happens on the GUI thread only, so a plain cache of tiles by size will do.
-    static QHash<int, QImage> tiles;
-    auto tile = tiles.find(n);
+    // Painting happens on the GUI thread only, so a plain cache of tiles will do.
+    static QHash<std::pair<int, QRgb>, QImage> tiles;
+    const std::pair<int, QRgb> key(n, background.rgba());
+    auto tile = tiles.find(key);
     if (tile == tiles.end()) {
-        QImage image(n, n, QImage::Format_ARGB32_Premultiplied);
-        image.fill(Qt::transparent);
+        // Several periods wide: a row is filled a tile width at a time, and a narrow tile
+        // makes that dozens of short copies a scanline.
+        const int periods = std::max(1, kHatchTileWidth / n);
+        QImage image(n * periods, n,
+                     background.alpha() == 255 ? QImage::Format_RGB32
+                                               : QImage::Format_ARGB32_Premultiplied);
+        image.fill(background);
         QPainter p(&image);
         p.setRenderHint(QPainter::Antialiasing);
         p.setPen(QPen(kIdleHatch, std::max(1.0, scale)));
-        for (int k = -1; k <= 1; ++k) // the neighbours' ends too, so tiles join seamlessly
+        for (int k = -1; k <= periods; ++k) // the neighbours' ends too, so tiles join seamlessly
             p.drawLine(QPointF(k * n, n), QPointF(k * n + n, 0));
         p.end();
-        tile = tiles.insert(n, image);
+        tile = tiles.insert(key, image);
     }
     QBrush brush(*tile);
     brush.setTransform(QTransform::fromScale(1 / scale, 1 / scale));
@@ -781,8 +792,7 @@ void GanttPanel::drawLegend(QPainter& painter, const Layout& l, const std::vecto
             break;
         }
         case LegendEntry::Idle:
-            painter.fillRect(swatch, kIdleFill);
-            hatch(painter, swatch, kSwatchHatchGap, swatch.left());
+            hatch(painter, swatch, kSwatchHatchGap, swatch.left(), kIdleFill);
             break;
         case LegendEntry::Chunk: {
             // Both shades of the chunk's hue, forward on the left.
@@ -843,8 +853,7 @@ void GanttPanel::drawRows(QPainter& painter, const Layout& l, const QRectF& targ
     for (int s = 0; s < m_stages; ++s) {
         QRectF row = rowRect(l, s);
         row.setRight(end);
-        painter.fillRect(row, kIdleFill);
-        hatch(painter, row, kIdleHatchGap, l.plot.left());
+        hatch(painter, row, kIdleHatchGap, l.plot.left(), kIdleFill);
     }
     if (drawsPooled(target, deviceScale(painter)))
         drawPooled(painter, l);
