@@ -173,6 +173,17 @@ QString valueAnchor(const QString& key)
     return QStringLiteral("scalelab-value:") + key;
 }
 
+/// Whether `document` holds `text` from `position` on. Read a character at a time: a cursor
+/// moved there outside an edit block works out its place on the line, shaping the line's text
+/// (a third of an update's time, 0.8 M instructions on the pipeline tab).
+bool holdsAt(const QTextDocument& document, int position, const QString& text)
+{
+    for (qsizetype i = 0; i < text.size(); ++i)
+        if (document.characterAt(position + static_cast<int>(i)) != text.at(i))
+            return false;
+    return true;
+}
+
 /// A value that is plain text, as the text shows it: set in place as it is.
 bool isPlain(const QString& value)
 {
@@ -214,9 +225,7 @@ bool ExplanationPanel::setChangedValuesInPlace(const QHash<QString, QString>& be
                     continue;
                 const QString old = shownValue(before, key);
                 const auto length = static_cast<int>(old.size());
-                cursor.setPosition(fragment.position());
-                cursor.setPosition(fragment.position() + length, QTextCursor::KeepAnchor);
-                if (cursor.selectedText() != old)
+                if (!holdsAt(*document, fragment.position(), old))
                     return false;
                 runs.append({fragment.position(), length, key, format});
                 --changed[key];
