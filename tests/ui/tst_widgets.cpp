@@ -531,6 +531,53 @@ private slots:
         QVERIFY(longLabels > shortLabels + 50);
     }
 
+    void aSmallMatrixFillsEachCellWholeInItsColour()
+    {
+        // A few cells are filled one by one rather than stretched from an image: each must
+        // cover its own quarter of the plot, row 0 on top and column 1 on the right.
+        HeatmapPanel heat("test-heatmap");
+        Eigen::MatrixXd m(2, 2);
+        m << 0, 4, 0, 0; // only row 0, column 1 at the top colour
+        heat.setMatrix(m);
+        QImage image(600, 400, QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        heat.render(painter, QRectF(0, 0, 600, 400));
+        painter.end();
+        const QColor bottom = heat.colorFor(0), top = heat.colorFor(4);
+        // The plot: inside its grey frame, the first one met from the left and from the top.
+        const QColor frame(90, 90, 90);
+        const auto edges = [&](auto at, int from, int to) {
+            std::vector<int> found;
+            for (int i = from; i < to && found.size() < 2; ++i)
+                if (at(i) == frame && (found.empty() || i > found.back() + 1))
+                    found.push_back(i);
+            return found;
+        };
+        const std::vector<int> xs =
+            edges([&](int x) { return image.pixelColor(x, image.height() / 2); }, 0, image.width());
+        QCOMPARE(xs.size(), std::size_t(2));
+        const std::vector<int> ys =
+            edges([&](int y) { return image.pixelColor(xs[0] + 5, y); }, 0, image.height());
+        QCOMPARE(ys.size(), std::size_t(2));
+        const QRect plot(QPoint(xs[0] + 1, ys[0] + 1), QPoint(xs[1] - 1, ys[1] - 1));
+        QVERIFY2(plot.width() > 200 && plot.height() > 150,
+                 qPrintable(QString("%1 x %2").arg(plot.width()).arg(plot.height())));
+        const int midX = plot.left() + plot.width() / 2, midY = plot.top() + plot.height() / 2;
+        for (int r = 0; r < 2; ++r)
+            for (int c = 0; c < 2; ++c) {
+                const QRect cell(c == 0 ? plot.left() : midX, r == 0 ? plot.top() : midY,
+                                 plot.width() / 2, plot.height() / 2);
+                const QRect inside = cell.adjusted(3, 3, -3, -3);
+                for (const QPoint& p : {inside.topLeft(), inside.topRight(), inside.bottomLeft(),
+                                        inside.bottomRight()})
+                    QVERIFY2(
+                        image.pixelColor(p) == (r == 0 && c == 1 ? top : bottom),
+                        qPrintable(
+                            QString("cell %1,%2 at %3,%4").arg(r).arg(c).arg(p.x()).arg(p.y())));
+            }
+    }
+
     void aLoneOutlierSurvivesPooling()
     {
         // 3000 x 3000 is pooled to at most 1024 a side; one large value must still colour its
