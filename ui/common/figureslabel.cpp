@@ -29,12 +29,14 @@ int FiguresLabel::textWidth(int width) const
 int FiguresLabel::layOut(int width) const
 {
     if (text() != m_laidText || font() != m_laidFont) {
+        // Font and width before the new text: setHtml lays the text out at once, with what it
+        // finds. A new font or width lays out again what the document holds, even when equal to
+        // the last, and that is the old text: emptied first, there is nothing to lay out (a
+        // font set on every new text cost a third of the line's time on every slider step).
+        m_document.clear();
+        m_document.setDefaultFont(font());
         m_laidText = text();
         m_laidFont = font();
-        m_document.setDefaultFont(font());
-        // The width first: setHtml lays the new text out at once, at the width it finds. Only
-        // when it is new: setTextWidth lays out what the document holds, even at the same width,
-        // and that is the old text (a quarter of the line's time on every slider step).
         if (m_document.textWidth() != width)
             m_document.setTextWidth(width);
         m_laidWidth = width;
