@@ -412,6 +412,50 @@ private slots:
         QVERIFY(!shownText(panel).contains("{{"));
     }
 
+    void anExplanationValueRepaintsOnlyItsParagraph()
+    {
+        // Two values far apart, the first and last of the text, change at a slider step: what
+        // is painted again is their paragraphs, not the text between them.
+        struct Paints : QObject {
+            QRegion region;
+            bool eventFilter(QObject*, QEvent* e) override
+            {
+                if (e->type() == QEvent::Paint)
+                    region += static_cast<QPaintEvent*>(e)->region();
+                return false;
+            }
+        };
+        ExplanationPanel panel("memory");
+        QStringList keys;
+        static const QRegularExpression name("\\{\\{([A-Za-z0-9_.]+)\\}\\}");
+        for (auto it = name.globalMatch(panel.html()); it.hasNext();)
+            keys << it.next().captured(1);
+        QVERIFY(keys.size() >= 3);
+        QHash<QString, QString> values;
+        for (const QString& key : keys)
+            values.insert(key, "1");
+        panel.setValues(values);
+        panel.resize(400, 2000); // the whole text in view
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QWidget* viewport = panel.findChild<QTextBrowser*>()->viewport();
+        Paints paints;
+        viewport->installEventFilter(&paints);
+        values[keys.first()] = "2";
+        values[keys.last()] = "3";
+        panel.setValues(values);
+        QTRY_VERIFY(!paints.region.isEmpty());
+        QTest::qWait(20);
+        const QRect bounds = paints.region.boundingRect();
+        int painted = 0;
+        for (const QRect& r : paints.region)
+            painted += r.width() * r.height();
+        QVERIFY2(
+            painted < bounds.width() * bounds.height() / 2,
+            qPrintable(
+                QString("%1 of %2 x %3").arg(painted).arg(bounds.width()).arg(bounds.height())));
+    }
+
     void explanationFollowsTheLocale_data()
     {
         QTest::addColumn<QString>("locale");

@@ -234,14 +234,17 @@ bool ExplanationPanel::setChangedValuesInPlace(const QHash<QString, QString>& be
     for (const int missing : std::as_const(changed))
         if (missing != 0)
             return false;
-    // From the end, so the positions of the runs before stay true; one edit, one layout.
-    cursor.beginEditBlock();
+    // From the end, so the positions of the runs before stay true. Each run an edit of its
+    // own: the layout then redoes the paragraph the run is in, where one edit of them all redid
+    // every paragraph from the first run to the last (half an update's time). Inside the edit,
+    // moving the cursor does not work out its place on the line.
     for (auto run = runs.crbegin(); run != runs.crend(); ++run) {
+        cursor.beginEditBlock();
         cursor.setPosition(run->position);
         cursor.setPosition(run->position + run->length, QTextCursor::KeepAnchor);
         cursor.insertText(shownValue(m_values, run->key), run->format);
+        cursor.endEditBlock();
     }
-    cursor.endEditBlock();
     return true;
 }
 
