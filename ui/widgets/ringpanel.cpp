@@ -5,7 +5,9 @@
 
 #include <QFontMetricsF>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QLabel>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QPainterPath>
 #include <QPushButton>
@@ -18,6 +20,7 @@
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 namespace scalelab::ui {
 
@@ -132,6 +135,72 @@ QFont fitted(QFont font, const QString& text, double width)
 QPointF onCircle(const QPointF& centre, double radius, double angle)
 {
     return centre + radius * QPointF(std::cos(angle), std::sin(angle));
+}
+
+/// Whether `painter` draws on pixels, unturned, at one scale across and down: where a shape
+/// drawn once and copied looks the same as the shape drawn again (SVG and PDF get real shapes).
+bool copiesPixels(QPainter& painter)
+{
+    const QPaintEngine* engine = painter.paintEngine();
+    const QTransform device = painter.deviceTransform();
+    return !(engine && (engine->type() == QPaintEngine::SVG || engine->type() == QPaintEngine::Pdf))
+        && device.type() <= QTransform::TxScale && device.m11() == device.m22();
+}
+
+/// A circle of `radius` device pixels stroked with `pen` and filled with `brush`, drawn
+/// smoothed once and kept. Painting happens on the GUI thread only, so a plain cache will do:
+/// a few sizes a panel, each made again only when the panel's size changes.
+const QImage& circleSprite(double radius, const QPen& pen, const QBrush& brush)
+{
+    static QHash<QString, QImage> sprites;
+    const bool stroked = pen.style() != Qt::NoPen, filled = brush.style() != Qt::NoBrush;
+    const QString key = QString("%1 %2 %3 %4")
+                            .arg(std::lround(radius * 64))
+                            .arg(stroked ? pen.color().rgba() : 0)
+                            .arg(stroked ? pen.widthF() : 0)
+                            .arg(filled ? brush.color().rgba() : 0);
+    auto sprite = sprites.find(key);
+    if (sprite == sprites.end()) {
+        const double reach = radius + (stroked ? pen.widthF() / 2 : 0);
+        const int side = static_cast<int>(std::ceil(2 * reach)) + 2;
+        QImage image(side, side, QImage::Format_ARGB32_Premultiplied);
+        image.fill(Qt::transparent);
+        QPainter p(&image);
+        p.setRenderHint(QPainter::Antialiasing);
+        p.setPen(pen);
+        p.setBrush(brush);
+        p.drawEllipse(QPointF(side / 2.0, side / 2.0), radius, radius);
+        p.end();
+        if (sprites.size() > 64)
+            sprites.clear(); // sizes of windows long gone
+        sprite = sprites.insert(key, image);
+    }
+    return *sprite;
+}
+
+/// Circles of `radius` around `centres`, with the painter's pen and a plain brush. On pixels
+/// one circle is drawn at the device's resolution and copied to each place, to the nearest
+/// pixel: the ring of 64 ranks drew 65 ellipses a frame, each outlined and filled as a path
+/// (3 M instructions).
+void drawCircles(QPainter& painter, const std::vector<QPointF>& centres, double radius)
+{
+    if (!copiesPixels(painter) || painter.brush().style() > Qt::SolidPattern) {
+        for (const QPointF& c : centres)
+            painter.drawEllipse(c, radius, radius);
+        return;
+    }
+    const QTransform device = painter.deviceTransform();
+    QPen pen = painter.pen();
+    pen.setWidthF(pen.widthF() * device.m11());
+    const QImage& sprite = circleSprite(radius * device.m11(), pen, painter.brush());
+    const double half = sprite.width() / 2.0;
+    painter.save();
+    painter.resetTransform();
+    for (const QPointF& c : centres) {
+        const QPointF at = device.map(c);
+        painter.drawImage(QPointF(std::round(at.x() - half), std::round(at.y() - half)), sprite);
+    }
+    painter.restore();
 }
 
 /// Rank r sits at angle -90 degrees + r/n of a turn: rank 0 at the top, the ring clockwise.
@@ -825,16 +894,18 @@ void RingPanel::renderNote(QPainter& painter, const QRectF& area)
     const double radius = side / 2 - 8;
     painter.setPen(QPen(QColor(170, 170, 170), 2));
     painter.setBrush(Qt::NoBrush);
-    painter.drawEllipse(centre, radius, radius);
+    drawCircles(painter, {centre}, radius);
     if (n > 0 && n <= 256) {
         const double dot =
             std::clamp(std::numbers::pi * radius / static_cast<double>(n) * 0.5, 2.0, 7.0);
         painter.setPen(Qt::NoPen);
         painter.setBrush(chartTextColor());
+        std::vector<QPointF> centres;
+        centres.reserve(static_cast<std::size_t>(n));
         for (std::int64_t r = 0; r < n; ++r)
-            painter.drawEllipse(
-                onCircle(centre, radius, rankAngle(static_cast<int>(r), static_cast<int>(n))), dot,
-                dot);
+            centres.push_back(
+                onCircle(centre, radius, rankAngle(static_cast<int>(r), static_cast<int>(n))));
+        drawCircles(painter, centres, dot);
     }
     painter.setPen(chartTextColor());
     painter.setFont(f.axisTitle);
