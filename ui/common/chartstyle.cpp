@@ -16,6 +16,8 @@
 #include <QLegendMarker>
 #include <QLineF>
 #include <QLogValueAxis>
+#include <QPaintEngine>
+#include <QPainter>
 #include <QPointF>
 #include <QScatterSeries>
 #include <QThread>
@@ -81,6 +83,12 @@ double lineScale()
 void setLineScale(double scale)
 {
     g_lineScale = scale;
+}
+
+bool paintsVectors(const QPainter& painter)
+{
+    const QPaintEngine* engine = painter.paintEngine();
+    return engine && (engine->type() == QPaintEngine::SVG || engine->type() == QPaintEngine::Pdf);
 }
 
 void restyleChart(QChart* chart)

@@ -241,23 +241,20 @@ bool ExplanationPanel::setChangedValuesInPlace(const QHash<QString, QString>& be
     // instructions, 0.4 M so). Except in a table, which Qt lays out whole for an edit in any
     // cell: the runs of one table are one edit (an edit a run made the plan tab's updates up to
     // 5 ms). Inside an edit, moving the cursor does not work out its place on the line.
-    const QTextFrame* editing = nullptr; // the table of the open edit
-    bool open = false;
+    const QTextTable* editing = nullptr; // the table of the open edit, if any
+    cursor.beginEditBlock();
     for (auto run = runs.crbegin(); run != runs.crend(); ++run) {
         const auto* table = qobject_cast<const QTextTable*>(document->frameAt(run->position));
-        if (!open || !table || table != editing) {
-            if (open)
-                cursor.endEditBlock();
+        if (run != runs.crbegin() && (!table || table != editing)) {
+            cursor.endEditBlock();
             cursor.beginEditBlock();
-            open = true;
-            editing = table;
         }
+        editing = table;
         cursor.setPosition(run->position);
         cursor.setPosition(run->position + run->length, QTextCursor::KeepAnchor);
         cursor.insertText(shownValue(m_values, run->key), run->format);
     }
-    if (open)
-        cursor.endEditBlock();
+    cursor.endEditBlock();
     return true;
 }
 

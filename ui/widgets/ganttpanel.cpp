@@ -7,7 +7,6 @@
 #include <QEvent>
 #include <QFontMetricsF>
 #include <QHelpEvent>
-#include <QPaintEngine>
 #include <QPainter>
 #include <QStaticText>
 #include <QToolTip>
@@ -88,8 +87,7 @@ constexpr int kHatchTileWidth = 128; // device pixels, about: a whole number of 
 // pixel by pixel over a fill (a millisecond a Gantt paint). SVG and PDF get real lines.
 void hatch(QPainter& painter, const QRectF& r, double gap, double origin, const QColor& background)
 {
-    const QPaintEngine* engine = painter.paintEngine();
-    if (engine && (engine->type() == QPaintEngine::SVG || engine->type() == QPaintEngine::Pdf)) {
+    if (paintsVectors(painter)) {
         painter.fillRect(r, background);
         const double h = r.height();
         std::vector<QLineF> lines;
@@ -147,8 +145,7 @@ void hatch(QPainter& painter, const QRectF& r, double gap, double origin, const 
 double deviceScale(QPainter& painter)
 {
     double scale = std::max(1e-9, painter.deviceTransform().m11());
-    if (const QPaintEngine* engine = painter.paintEngine();
-        engine && (engine->type() == QPaintEngine::SVG || engine->type() == QPaintEngine::Pdf))
+    if (paintsVectors(painter))
         scale = std::max(scale, 2.0);
     return scale;
 }

@@ -397,6 +397,8 @@ void drawTitle(QPainter& painter, const QRectF& box, const QString& text)
 constexpr double kLabelGap = 4;
 /// Grey of the frames around the plot and the colour bar.
 const QColor kFrameGrey(90, 90, 90);
+/// Up to this many cells, each is filled in its colour rather than drawn as a stretched image.
+constexpr Eigen::Index kMaxFilledCells = 256;
 
 /// A thin grey frame around `box`, drawn without blending its edges: a stroked, antialiased
 /// rectangle is outlined and filled as a path, half a million instructions a frame.
@@ -430,11 +432,6 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target)
     renderColorBar(painter, l, target);
     painter.restore();
 }
-
-namespace {
-/// Up to this many cells, each is filled in its colour rather than drawn as a stretched image.
-constexpr Eigen::Index kMaxFilledCells = 256;
-} // namespace
 
 void HeatmapPanel::renderCells(QPainter& painter, const Layout& l, const QSizeF& size)
 {

@@ -7,7 +7,6 @@
 #include <QHBoxLayout>
 #include <QHash>
 #include <QLabel>
-#include <QPaintEngine>
 #include <QPainter>
 #include <QPainterPath>
 #include <QPushButton>
@@ -139,12 +138,11 @@ QPointF onCircle(const QPointF& centre, double radius, double angle)
 
 /// Whether `painter` draws on pixels, unturned, at one scale across and down: where a shape
 /// drawn once and copied looks the same as the shape drawn again (SVG and PDF get real shapes).
-bool copiesPixels(QPainter& painter)
+bool copiesPixels(const QPainter& painter)
 {
-    const QPaintEngine* engine = painter.paintEngine();
     const QTransform device = painter.deviceTransform();
-    return !(engine && (engine->type() == QPaintEngine::SVG || engine->type() == QPaintEngine::Pdf))
-        && device.type() <= QTransform::TxScale && device.m11() == device.m22();
+    return !paintsVectors(painter) && device.type() <= QTransform::TxScale
+        && device.m11() == device.m22();
 }
 
 /// A circle of `radius` device pixels stroked with `pen` and filled with `brush`, drawn
