@@ -456,6 +456,41 @@ private slots:
                 QString("%1 of %2 x %3").arg(painted).arg(bounds.width()).arg(bounds.height())));
     }
 
+    void theValuesOfOneTableChangeInOneEdit()
+    {
+        // Qt lays out a whole table again for an edit in any of its cells: values that change
+        // together inside one table must reach the document as one change, not one each.
+        ExplanationPanel panel("plan");
+        static const QRegularExpression name("\\{\\{([A-Za-z0-9_.]+)\\}\\}");
+        static const QRegularExpression table("<table.*?</table>",
+                                              QRegularExpression::DotMatchesEverythingOption);
+        const QString html = panel.html();
+        QHash<QString, QString> values;
+        for (auto it = name.globalMatch(html); it.hasNext();)
+            values.insert(it.next().captured(1), "1");
+        QStringList inTable; // the values of the first table with several, each there only once
+        for (auto t = table.globalMatch(html); t.hasNext() && inTable.size() < 2;) {
+            inTable.clear();
+            for (auto it = name.globalMatch(t.next().captured()); it.hasNext();) {
+                const QString key = it.next().captured(1);
+                if (html.count("{{" + key + "}}") == 1)
+                    inTable << key;
+            }
+        }
+        QVERIFY(inTable.size() >= 2);
+        panel.setValues(values);
+        int changes = 0;
+        QTextDocument* document = panel.findChild<QTextBrowser*>()->document();
+        connect(document, &QTextDocument::contentsChange, &panel, [&changes] { ++changes; });
+        for (int i = 0; i < inTable.size(); ++i)
+            values[inTable[i]] = QString::number(20 + i);
+        panel.setValues(values);
+        QCOMPARE(changes, 1);
+        const QString text = document->toPlainText();
+        for (int i = 0; i < inTable.size(); ++i)
+            QVERIFY2(text.contains(QString::number(20 + i)), qPrintable(inTable[i]));
+    }
+
     void explanationFollowsTheLocale_data()
     {
         QTest::addColumn<QString>("locale");
