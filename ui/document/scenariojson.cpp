@@ -4,6 +4,7 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonParseError>
@@ -159,7 +160,7 @@ QStringList extraKeys(const QString& object)
 
 /// Every key the JSON object at `object` ("memory", "plan.model") may hold, in table order:
 /// its fields' keys, the objects nested in it, then its lists.
-QStringList knownKeys(core::Section section, const QString& object)
+QStringList listKnownKeys(core::Section section, const QString& object)
 {
     QStringList keys;
     for (const Field* f : sectionFields(section)) {
@@ -175,6 +176,28 @@ QStringList knownKeys(core::Section section, const QString& object)
         }
     }
     return keys + extraKeys(object);
+}
+
+/// listKnownKeys for each object that holds fields, worked out once (the table is fixed):
+/// reading the plan presets and published figures asked for them some 25,000 times, each
+/// going through the whole table (0.8 G instructions when the plan tab was first opened).
+QStringList knownKeys(core::Section section, const QString& object)
+{
+    static const auto known = [] {
+        QHash<QString, QStringList> all;
+        for (const Field& f : fields()) {
+            const QString tag = QString::number(static_cast<int>(f.section)) + ':';
+            QString path;
+            for (const QString& part : f.jsonObject().split('.')) {
+                path += (path.isEmpty() ? "" : ".") + part;
+                if (!all.contains(tag + path))
+                    all.insert(tag + path, listKnownKeys(f.section, path));
+            }
+        }
+        return all;
+    }();
+    const auto it = known.constFind(QString::number(static_cast<int>(section)) + ':' + object);
+    return it != known.cend() ? *it : listKnownKeys(section, object);
 }
 
 /// The reader of one JSON object of a section; refuses keys the table does not know.
@@ -193,13 +216,19 @@ SectionReader objectReader(const QJsonObject& root, core::Section section, const
 /// Lays the keys of one section of `root` over `s`, field by field from the table.
 void readSection(const QJsonObject& root, core::Section section, core::Scenario& s)
 {
-    const QString name = QString::fromLatin1(core::sectionName(section).data(),
-                                             static_cast<qsizetype>(core::sectionName(section).size()));
+    const QString name =
+        QString::fromLatin1(core::sectionName(section).data(),
+                            static_cast<qsizetype>(core::sectionName(section).size()));
     objectReader(root, section, name); // refuses unknown keys, even in an object with no fields
+    QHash<QString, SectionReader> readers; // one an object, not one a field
     for (const Field* f : sectionFields(section)) {
         if (!f->saved)
             continue;
-        const SectionReader reader = objectReader(root, section, f->jsonObject());
+        const QString object = f->jsonObject();
+        auto it = readers.find(object);
+        if (it == readers.end())
+            it = readers.insert(object, objectReader(root, section, object));
+        const SectionReader& reader = *it;
         if (reader.has(f->jsonKey()))
             (f->load ? f->load : f->set)(s, readFieldValue(*f, reader.value(f->jsonKey())));
     }
