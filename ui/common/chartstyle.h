@@ -4,9 +4,8 @@
 #include <QFont>
 #include <array>
 
-class QPainter;
-
 QT_BEGIN_NAMESPACE
+class QPainter;
 class QChart;
 class QAbstractAxis;
 class QGraphicsSimpleTextItem;
@@ -106,10 +105,10 @@ inline constexpr int kLineWidth = 3;
 
 /// How much thicker lines are drawn (projector mode: 1.7).
 double lineScale();
+void setLineScale(double scale);
 /// Whether `painter` writes a vector file (SVG or PDF) rather than pixels: shapes drawn once
 /// and copied, or patterns of pixels, are then drawn as real shapes.
 bool paintsVectors(const QPainter& painter);
-void setLineScale(double scale);
 
 /// Re-applies fonts (from the current application font) and line widths (times lineScale())
 /// to a chart made earlier: its title, legend, every axis and every line series.
