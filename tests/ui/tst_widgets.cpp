@@ -572,6 +572,69 @@ private slots:
         QCOMPARE(heat.colorFor(2), viridis(0.5)); // halfway in log10
     }
 
+    void colourStepsAreWhereTheirBeginningsSayForEveryValue()
+    {
+        // The step estimated from the value (or its rough log2) must be the step a binary search
+        // of the beginnings gives: at each beginning, a hair either side of it, across the range
+        // and far outside it, on ranges narrow enough to make the estimate miss by many steps.
+        struct Case {
+            double lo, hi;
+            bool log;
+        };
+        const Case cases[] = {{0, 4, false},          {-3, 1e6, false}, {1, 1 + 1e-12, false},
+                              {1e-7, 30, true},       {1, 2, true},     {1, 1 + 1e-9, true},
+                              {1e-310, 1e-300, true}, {0, 5, true},     {2.5, 2.5, false}};
+        constexpr int n = ColourSteps::kCount;
+        for (const Case& k : cases) {
+            const ColourSteps steps({k.lo, k.hi}, k.log);
+            const auto& starts = steps.starts();
+            const bool logUsable = k.log && k.lo > 0;
+            // The beginnings as the drawing has always placed them.
+            for (int i = 1; i < n; ++i) {
+                const double t = i / double(n);
+                const double expected = logUsable
+                    ? std::pow(10.0, std::log10(k.lo) + t * (std::log10(k.hi) - std::log10(k.lo)))
+                    : k.lo + t * (k.hi - k.lo);
+                QCOMPARE(starts[static_cast<std::size_t>(i - 1)], expected);
+            }
+            std::vector<double> values = {0.0,
+                                          -1.0,
+                                          5e-324,
+                                          std::numeric_limits<double>::max(),
+                                          std::numeric_limits<double>::infinity(),
+                                          -std::numeric_limits<double>::infinity(),
+                                          k.lo,
+                                          k.hi};
+            for (double s : starts) {
+                values.push_back(s);
+                values.push_back(std::nextafter(s, -std::numeric_limits<double>::infinity()));
+                values.push_back(std::nextafter(s, std::numeric_limits<double>::infinity()));
+            }
+            for (int i = -100; i <= 1100; ++i)
+                values.push_back(
+                    logUsable ? std::pow(
+                        10.0, std::log10(k.lo) + i / 1000.0 * (std::log10(k.hi) - std::log10(k.lo)))
+                              : k.lo + i / 1000.0 * (k.hi - k.lo));
+            for (double v : values) {
+                const int bisected = static_cast<int>(
+                    std::upper_bound(starts.begin(), starts.end(), v) - starts.begin());
+                const int expected = k.log && !(logUsable && v > 0) ? 0 : bisected;
+                QVERIFY2(steps.stepOf(v) == expected,
+                         qPrintable(QString("range %1 .. %2%3, value %4: step %5, not %6")
+                                        .arg(k.lo, 0, 'g', 17)
+                                        .arg(k.hi, 0, 'g', 17)
+                                        .arg(k.log ? " (log)" : "")
+                                        .arg(v, 0, 'g', 17)
+                                        .arg(steps.stepOf(v))
+                                        .arg(expected)));
+            }
+            QCOMPARE(steps.stepOf(std::nan("")), 0);
+            QCOMPARE(steps.colour(0), viridis(0).rgb());
+            QCOMPARE(steps.colour(n - 1), viridis(1).rgb());
+            QCOMPARE(steps.colour(n / 2), viridis((n / 2) / double(n - 1)).rgb());
+        }
+    }
+
     void smallMatricesWriteTheirValues()
     {
         HeatmapPanel heat("test-heatmap");

@@ -10,7 +10,9 @@
 #include <QToolTip>
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -180,6 +182,41 @@ void HeatmapPanel::rebuildImage()
     update();
 }
 
+ColourSteps::ColourSteps(std::pair<double, double> range, bool log)
+    : m_colours(&colours())
+    , m_log(log)
+    , m_logUsable(log && range.first > 0)
+{
+    // A log scale needs a positive bottom; without one every value takes the bottom colour.
+    const auto [lo, hi] = range;
+    const double logLo = m_logUsable ? std::log10(lo) : 0.0;
+    const double logHi = m_logUsable ? std::log10(hi) : 0.0;
+    for (int k = 1; k < kCount; ++k) {
+        const double t = k / double(kCount);
+        m_starts[static_cast<std::size_t>(k - 1)] =
+            m_logUsable ? std::pow(10.0, logLo + t * (logHi - logLo)) : lo + t * (hi - lo);
+    }
+    m_origin = m_logUsable ? std::log2(lo) : lo;
+    m_perStep = kCount / (m_logUsable ? std::log2(hi) - std::log2(lo) : hi - lo);
+}
+
+const std::array<QRgb, ColourSteps::kCount>& ColourSteps::colours()
+{
+    static const std::array<QRgb, kCount> table = [] {
+        std::array<QRgb, kCount> made;
+        for (int k = 0; k < kCount; ++k)
+            made[static_cast<std::size_t>(k)] = viridis(k / double(kCount - 1)).rgb();
+        return made;
+    }();
+    return table;
+}
+
+int ColourSteps::bisect(double value) const
+{
+    return static_cast<int>(std::upper_bound(m_starts.begin(), m_starts.end(), value)
+                            - m_starts.begin());
+}
+
 const QImage& HeatmapPanel::imageFor(const QSize& pixels)
 {
     // Pool the matrix down to the pixels it is drawn on, by the largest value of each pool:
@@ -195,37 +232,20 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
     if (m_image.size() == QSize(w, h))
         return m_image;
     m_image = QImage(w, h, QImage::Format_RGB32);
-    // A colour table of kLevels steps along viridis, finer than the eye tells apart, and the
-    // value where each step begins: a cell then costs a binary search, not a logarithm (a
-    // million-cell map redraws within a frame).
-    constexpr int kLevels = 512;
-    const auto range = colorRange();
-    std::array<QRgb, kLevels> colours;
-    std::array<double, kLevels - 1> starts;
-    for (int k = 0; k < kLevels; ++k)
-        colours[static_cast<std::size_t>(k)] = viridis(k / double(kLevels - 1)).rgb();
-    const auto [lo, hi] = range;
-    for (int k = 1; k < kLevels; ++k) {
-        const double t = k / double(kLevels);
-        starts[static_cast<std::size_t>(k - 1)] = m_log && lo > 0
-            ? std::pow(10.0, std::log10(lo) + t * (std::log10(hi) - std::log10(lo)))
-            : lo + t * (hi - lo);
-    }
-    const auto colourOf = [&](double v) {
-        if (std::isnan(v) || (m_log && !(v > 0 && lo > 0)))
-            return colours.front(); // as scaled(): no place on the scale
-        // std::upper_bound's answer (how many steps begin at or below v) without its branches,
-        // which a map's values make unpredictable: the pointer moves by a conditional move.
-        const double* first = starts.data();
-        std::size_t count = starts.size();
-        while (count > 1) {
-            const std::size_t half = count / 2;
-            first = first[half] <= v ? first + half : first;
-            count -= half;
+    const ColourSteps steps(colorRange(), m_log);
+    if (poolR == 1 && poolC == 1) {
+        // A pixel or more a cell: each cell coloured straight from the matrix, read down its
+        // columns as it is stored.
+        std::vector<QRgb*> lines(static_cast<std::size_t>(h));
+        for (int y = 0; y < h; ++y)
+            lines[static_cast<std::size_t>(y)] = reinterpret_cast<QRgb*>(m_image.scanLine(y));
+        for (Eigen::Index c = 0; c < cols; ++c) {
+            const double* column = m_values->data() + c * rows;
+            for (Eigen::Index r = 0; r < rows; ++r)
+                lines[static_cast<std::size_t>(r)][c] = steps.colour(steps.stepOf(column[r]));
         }
-        const auto level = static_cast<std::size_t>(first - starts.data()) + (*first <= v ? 1 : 0);
-        return colours[level];
-    };
+        return m_image;
+    }
     // Each pool's largest value, the matrix read once down its columns (it is stored by column);
     // a NaN never wins a pool, and a pool of NaNs alone gets the bottom colour, as a NaN does.
     std::vector<double> pooled(static_cast<std::size_t>(w) * static_cast<std::size_t>(h),
@@ -243,7 +263,7 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
     for (int y = 0; y < h; ++y) {
         auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(y));
         for (int x = 0; x < w; ++x)
-            line[x] = colourOf(pooled[static_cast<std::size_t>(x) * h + y]);
+            line[x] = steps.colour(steps.stepOf(pooled[static_cast<std::size_t>(x) * h + y]));
     }
     return m_image;
 }

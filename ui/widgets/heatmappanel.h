@@ -5,6 +5,10 @@
 #include <Eigen/Core>
 #include <QImage>
 #include <QStringList>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -108,5 +112,82 @@ private:
 /// The viridis colour map at t in [0, 1]: perceptually even and readable for the common kinds
 /// of colour blindness.
 QColor viridis(double t);
+
+/// The steps a heatmap's colour range is cut into for drawing: kCount colours along viridis,
+/// finer than the eye tells apart, and the value where each step after the first begins (even
+/// in the value, or in its log10 on a log scale). A value's step is the number of beginnings
+/// at or below it, found from an estimate checked against the beginnings themselves: the same
+/// answer as a binary search, in a few instructions for the common case (a map redraws on every
+/// slider step, one value per pixel).
+class ColourSteps {
+public:
+    static constexpr int kCount = 512;
+
+    ColourSteps(std::pair<double, double> range, bool log);
+
+    /// The step of `value`: 0 for NaN and, on a log scale, for values not above zero (as
+    /// HeatmapPanel::colorFor gives them the bottom colour).
+    int stepOf(double value) const;
+    QRgb colour(int step) const { return (*m_colours)[static_cast<std::size_t>(step)]; }
+    /// Where steps 1 .. kCount - 1 begin, rising.
+    const std::array<double, kCount - 1>& starts() const { return m_starts; }
+
+private:
+    static const std::array<QRgb, kCount>& colours();
+    /// The step found by bisecting m_starts (what stepOf falls back to).
+    int bisect(double value) const;
+    /// log2 of a positive `value` to within 2e-4.
+    static double roughLog2(double value);
+
+    const std::array<QRgb, kCount>* m_colours;
+    std::array<double, kCount - 1> m_starts;
+    bool m_log;
+    bool m_logUsable; ///< a log scale with a positive bottom
+    double m_origin = 0; ///< lo, or log2(lo) on a log scale
+    double m_perStep = 0; ///< steps per unit of value, or per unit of log2(value)
+};
+
+// Defined here rather than with the rest: a heatmap asks once for each pixel, and a call for each
+// cost more than the work.
+
+inline double ColourSteps::roughLog2(double value)
+{
+    // The binary exponent, and a polynomial fitted to log2 over the mantissa's [1, 2). A step's
+    // estimate needs no more (the steps' beginnings settle it), and it costs a few instructions
+    // where std::log2 costs tens.
+    const auto bits = std::bit_cast<std::uint64_t>(value);
+    const auto exponent = static_cast<int>((bits >> 52) & 0x7ff);
+    if (exponent == 0 || exponent == 0x7ff)
+        return std::log2(value); // subnormal or infinite: rare enough to ask libm
+    constexpr std::uint64_t kMantissa = (std::uint64_t(1) << 52) - 1;
+    constexpr std::uint64_t kOne = std::uint64_t(0x3ff) << 52;
+    const double x = std::bit_cast<double>((bits & kMantissa) | kOne) - 1.0; // in [0, 1)
+    const double log2OnePlusX = x
+        * (1.4385467915023176
+           + x * (-0.6780814857708316 + x * (0.32363036819981095 + x * -0.08428509262187511)));
+    return (exponent - 1023) + log2OnePlusX;
+}
+
+inline int ColourSteps::stepOf(double value) const
+{
+    if (std::isnan(value) || (m_log && !(m_logUsable && value > 0)))
+        return 0; // no place on the scale
+    const double estimate = ((m_logUsable ? roughLog2(value) : value) - m_origin) * m_perStep;
+    // Compared before any conversion: an estimate may be infinite or NaN (a range of one value).
+    const int step = !(estimate >= 0)                 ? 0
+        : estimate >= static_cast<double>(kCount - 1) ? kCount - 1
+                                                      : static_cast<int>(estimate);
+    const auto holds = [&](int s) {
+        return (s == 0 || m_starts[static_cast<std::size_t>(s - 1)] <= value)
+            && (s == kCount - 1 || value < m_starts[static_cast<std::size_t>(s)]);
+    };
+    if (holds(step))
+        return step;
+    if (step + 1 < kCount && holds(step + 1))
+        return step + 1;
+    if (step > 0 && holds(step - 1))
+        return step - 1;
+    return bisect(value);
+}
 
 } // namespace scalelab::ui
