@@ -10,6 +10,7 @@
 #include "heatmappanel.h"
 #include "legendrows.h"
 #include "notelabel.h"
+#include "plaincelldelegate.h"
 #include "pointcloud.h"
 #include "scalelab/core/error.h"
 #include "tab.h"
@@ -32,9 +33,11 @@
 #include <QLineSeries>
 #include <QPainter>
 #include <QPixmap>
+#include <QProxyStyle>
 #include <QRegularExpression>
 #include <QScatterSeries>
 #include <QSignalSpy>
+#include <QStyleFactory>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -720,6 +723,64 @@ private slots:
             }
     }
 
+    void aPlainCellLooksAsTheStyleDrawsIt()
+    {
+        // The quick delegate must draw exactly what the style draws, and draw it itself for the
+        // plain cells: the style is asked for a cell only where the delegate leaves it one (an
+        // icon, two lines, a text cut short).
+        struct CountingStyle : QProxyStyle {
+            using QProxyStyle::QProxyStyle;
+            mutable int cells = 0;
+            void drawControl(ControlElement element, const QStyleOption* option, QPainter* painter,
+                             const QWidget* widget) const override
+            {
+                cells += element == CE_ItemViewItem;
+                QProxyStyle::drawControl(element, option, painter, widget);
+            }
+        };
+        CountingStyle style(QStyleFactory::create("Fusion"));
+        QTableWidget table(4, 3);
+        table.setStyle(&style);
+        table.setFocusPolicy(Qt::NoFocus); // no cell wears the focus frame (left to the style)
+        table.setAlternatingRowColors(true);
+        table.setWordWrap(false);
+        const QStringList texts = {
+            "Per tensor", "1",    "0.000123",   "Per 1 x 16 block",
+            "4,096",      "12.5", "two\nlines", "",
+            "-3.1e-05",   "Rows", "1,048,576",  "a text far too long for its narrow column"};
+        for (int i = 0; i < texts.size(); ++i) {
+            auto* item = new QTableWidgetItem(texts[i]);
+            item->setTextAlignment(i % 3 == 0 ? (Qt::AlignLeft | Qt::AlignVCenter)
+                                              : (Qt::AlignRight | Qt::AlignVCenter));
+            table.setItem(i / 3, i % 3, item);
+        }
+        QPixmap swatch(12, 12);
+        swatch.fill(Qt::red);
+        table.item(1, 0)->setIcon(QIcon(swatch));
+        QFont bold = table.font();
+        bold.setBold(true);
+        table.item(1, 2)->setFont(bold);
+        table.item(3, 1)->setFlags(Qt::NoItemFlags); // drawn disabled
+        table.setColumnWidth(0, 150);
+        table.setColumnWidth(1, 90);
+        table.setColumnWidth(2, 80);
+        table.setRowHeight(2, 44);
+        table.resize(380, 200);
+        table.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&table));
+        const auto draw = [&] {
+            style.cells = 0;
+            return table.viewport()->grab().toImage();
+        };
+        const QImage byStyle = draw();
+        QCOMPARE(style.cells, 12);
+        table.setItemDelegate(new PlainCellDelegate(&table));
+        const QImage byDelegate = draw();
+        // Left to the style: the icon, the two lines, the text too long for its column.
+        QCOMPARE(style.cells, 3);
+        QCOMPARE(byDelegate, byStyle);
+    }
+
     void aLoneOutlierSurvivesPooling()
     {
         // 3000 x 3000 is pooled to at most 1024 a side; one large value must still colour its
@@ -881,6 +942,52 @@ private slots:
         // A title that needs more lines at this width moves the maps down.
         pair->setTitle(QString("A title long enough to wrap ").repeated(12));
         QTRY_VERIFY(pair->left()->geometry().top() > mapBefore.top());
+    }
+
+    void cellsEditedInPlaceRepaintThemselvesAlone()
+    {
+        // A table of fixed sizes repaints the changed cells only; one that sizes its columns to
+        // their contents is told about every cell, and repaints them all.
+        for (const bool fitted : {false, true}) {
+            QTableWidget table(7, 7);
+            table.setFocusPolicy(Qt::NoFocus);
+            for (int r = 0; r < 7; ++r)
+                for (int c = 0; c < 7; ++c)
+                    table.setItem(r, c, new QTableWidgetItem(QString::number(r * 7 + c)));
+            if (fitted)
+                table.horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+            table.resize(700, 400);
+            table.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&table));
+            QTest::qWait(20);
+            struct PaintedRegion : QObject {
+                QRegion painted;
+                bool eventFilter(QObject*, QEvent* event) override
+                {
+                    if (event->type() == QEvent::Paint)
+                        painted += static_cast<QPaintEvent*>(event)->region();
+                    return false;
+                }
+            } spy;
+            table.viewport()->installEventFilter(&spy);
+            QRegion& painted = spy.painted;
+            const bool changed = editCellsInPlace(&table, [&] {
+                table.item(2, 3)->setText("23 changed");
+                table.item(5, 1)->setText("51 changed");
+                return QList<QTableWidgetItem*>{table.item(2, 3), table.item(5, 1)};
+            });
+            QVERIFY(changed);
+            QTRY_VERIFY(!painted.isEmpty());
+            QTest::qWait(20);
+            const QRegion cells = QRegion(table.visualItemRect(table.item(2, 3)))
+                + QRegion(table.visualItemRect(table.item(5, 1)));
+            if (fitted)
+                QCOMPARE(painted, QRegion(table.viewport()->rect()));
+            else
+                QCOMPARE(painted, cells);
+            QCOMPARE(table.item(2, 3)->text(), QString("23 changed"));
+            QVERIFY(!editCellsInPlace(&table, [] { return QList<QTableWidgetItem*>{}; }));
+        }
     }
 
     void aCellFitsItsColumnExactlyWhenTheTablesOwnFitIsNoWider()

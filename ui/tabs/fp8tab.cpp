@@ -12,6 +12,7 @@
 #include "legendrows.h"
 #include "notelabel.h"
 #include "parametercontrol.h"
+#include "plaincelldelegate.h"
 #include "pointcloud.h"
 #include "tablepanel.h"
 
@@ -658,6 +659,7 @@ void Fp8Tab::buildTable()
     // One Tab stop: arrows move between cells, Tab goes on to the next control.
     m_table->setTabKeyNavigation(false);
     m_table->setWordWrap(false);
+    m_table->setItemDelegate(new PlainCellDelegate(m_table));
     // Every column as wide as its text (fitTableColumns: the header would fit them to every new
     // figure by itself); the last one takes what is left.
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
@@ -1086,7 +1088,9 @@ void Fp8Tab::showTable(const core::Fp8View& v)
     const std::int64_t rows = v.inputs.values ? v.inputs.values->rows() : v.inputs.rows;
     const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
     QList<QTableWidgetItem*> edited;
-    const bool changed = editCellsQuietly(m_table, [&] {
+    // Only the changed cells are repainted: a step of the outlier scale leaves the names and
+    // scale counts as they were.
+    const bool changed = editCellsInPlace(m_table, [&] {
         for (int r = 0; r < static_cast<int>(v.table.size()); ++r) {
             const core::Fp8Granularity& g = v.table[static_cast<std::size_t>(r)];
             const QString plainName = granularityName(r, v.inputs.blockSize);
@@ -1113,7 +1117,7 @@ void Fp8Tab::showTable(const core::Fp8View& v)
             if (m_table->item(r, 0)->toolTip() != tip)
                 m_table->item(r, 0)->setToolTip(tip);
         }
-        return !edited.isEmpty();
+        return edited;
     });
     // The header says so too, where the eye is (it has two lines already: no layout moves).
     const QString scaling = v.preview ? tr("Scaling\n(preview)") : tr("Scaling");

@@ -91,6 +91,42 @@ bool editCellsQuietly(QTableWidget* table, const std::function<bool()>& edit)
     return changed;
 }
 
+namespace {
+
+/// Whether some row or column of `table` takes the size of its contents.
+bool sizesToContents(const QTableWidget* table)
+{
+    for (const QHeaderView* header : {table->horizontalHeader(), table->verticalHeader()})
+        for (int i = 0; i < header->count(); ++i)
+            if (header->sectionResizeMode(i) == QHeaderView::ResizeToContents)
+                return true;
+    return false;
+}
+
+} // namespace
+
+bool editCellsInPlace(QTableWidget* table, const std::function<QList<QTableWidgetItem*>()>& edit)
+{
+    QAbstractItemModel* model = table->model();
+    QList<QTableWidgetItem*> edited;
+    {
+        const QSignalBlocker quiet(model);
+        edited = edit();
+    }
+    if (edited.isEmpty())
+        return false;
+    if (sizesToContents(table)) {
+        emit model->dataChanged(model->index(0, 0),
+                                model->index(model->rowCount() - 1, model->columnCount() - 1));
+        return true;
+    }
+    for (const QTableWidgetItem* item : edited) {
+        const QModelIndex index = model->index(table->row(item), table->column(item));
+        emit model->dataChanged(index, index);
+    }
+    return true;
+}
+
 bool cellsFitTheirColumns(const QTableWidget* table, const QList<QTableWidgetItem*>& cells)
 {
     // What the style makes a cell's width: its text's width rounded up, with the focus frame's

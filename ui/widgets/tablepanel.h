@@ -52,6 +52,14 @@ private:
 /// again for each cell.
 bool editCellsQuietly(QTableWidget* table, const std::function<bool()>& edit);
 
+/// Runs `edit`, which changes cells of `table` and returns the cells it changed, with the table
+/// not told during the edit; then tells it about each changed cell on its own, so that it
+/// repaints those cells and no others (told about every cell at once, it repaints them all).
+/// For a table that sizes rows or columns to their contents, which would measure every cell
+/// again for each cell it is told about, it tells once about every cell, as editCellsQuietly.
+/// Whether any cell changed.
+bool editCellsInPlace(QTableWidget* table, const std::function<QList<QTableWidgetItem*>()>& edit);
+
 /// Whether the text of every one of `cells` (items of `table`) fits its column as wide as it is
 /// now, without being cut short: its width in the cell's font, with the room the style leaves
 /// beside a cell's text and the grid line, no wider than the column. A cell with an icon or more
