@@ -1077,6 +1077,53 @@ private slots:
         QVERIFY(header->sectionSize(2) < lastFit);
     }
 
+    void aCountAxisStepLeavesTheRestOfTheChartAlone()
+    {
+        // Stages 0 to 3, then 0 to 4, and back, as a slider moves: Qt Charts must not lay the
+        // whole chart out again each time (it did while one-digit labels were narrower than
+        // "..."), which would set every label of the other axis again.
+        QValueAxis *x = nullptr, *y = nullptr;
+        QChartView view(twoAxisChart({"a"}, x, y));
+        view.resize(900, 400);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        setNiceRange(y, 0, 1);
+        setPaddedRange(x, 0, 3, 0.5);
+        QTest::qWait(50);
+        const QRectF plot = view.chart()->plotArea();
+        int sideLabelEdits = 0;
+        QStringList bottomLabels;
+        for (QGraphicsItem* item : view.scene()->items()) {
+            auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+            // (Qt Charts keeps an empty item of its own at the scene's corner.)
+            if (!text || !text->isVisible() || text->toPlainText().isEmpty())
+                continue;
+            const QPointF at = text->mapToScene(text->boundingRect().center());
+            if (at.x() < plot.left() && at.y() < plot.bottom())
+                connect(text->document(), &QTextDocument::contentsChanged, this,
+                        [&] { ++sideLabelEdits; });
+            else if (at.y() > plot.bottom() && at.y() < plot.bottom() + 40)
+                bottomLabels << text->toPlainText();
+        }
+        QVERIFY(sideLabelEdits == 0);
+        // The labels read as plain digits, the spaces around them invisible (as plain text a
+        // no-break space reads as a space; the literal "&nbsp;" must not show).
+        std::sort(bottomLabels.begin(), bottomLabels.end());
+        QCOMPARE(bottomLabels, QStringList({" 0 ", " 1 ", " 2 ", " 3 "}));
+        for (int i = 0; i < 6; ++i) {
+            setPaddedRange(x, 0, i % 2 ? 3 : 4, 0.5);
+            QCoreApplication::processEvents();
+        }
+        QTest::qWait(50);
+        QCOMPARE(sideLabelEdits, 0);
+        QCOMPARE(x->max(), 3.5);
+        // Labels of two digits need no spaces.
+        setPaddedRange(x, 0, 12, 0.5);
+        QCOMPARE(x->labelFormat(), QString("%.0f"));
+        setNiceRange(y, 0, 7, true);
+        QCOMPARE(y->labelFormat(), QString("%.0f")); // up the side, never
+    }
+
     void ticksThinOutOnANarrowChart()
     {
         QChartView view(lineChart(140));

@@ -577,11 +577,38 @@ int intervalsThatFit(const QValueAxis* axis, double min, double max, bool whole)
 
 namespace {
 
-/// Sets ticks from `anchor` every `step` on an axis from `low` to `high`, touching only what
-/// changed.
-void applyTicks(QValueAxis* axis, double anchor, double step, double low, double high)
+/// The label format for ticks every `step` from `anchor` on an axis from `low` to `high`. On a
+/// horizontal axis whose first and last labels are one character each ("0" to "7" stages), each
+/// label has a no-break space on either side. Qt Charts lays the whole chart out again after a
+/// range change when the axis' preferred size differs from what it was; it compares its new
+/// preferred width (half the widest end label) with the old one as the layout has it, raised to
+/// the least width (half of "..."). Labels narrower than "..." never compare equal, and every
+/// step of a count slider cost a layout of the chart, a quarter of the pipeline tab's step. The
+/// spaces are invisible and keep each label centred on its tick.
+QString tickFormat(const QValueAxis* axis, double anchor, double step, double low, double high)
 {
-    const QString format = QString("%.%1f").arg(decimalsFor(step));
+    const int decimals = decimalsFor(step);
+    const QString plain = QString("%.%1f").arg(decimals);
+    if (axis->orientation() != Qt::Horizontal || !(step > 0))
+        return plain;
+    const double first = anchor + std::ceil((low - anchor) / step - 1e-9) * step;
+    const double last = anchor + std::floor((high - anchor) / step + 1e-9) * step;
+    // As Qt Charts writes them; -0 prints as "-0", two characters, which needs no padding.
+    const auto characters = [&](double v) {
+        return QString::asprintf(qPrintable(plain), v).size();
+    };
+    if (characters(first) > 1 || characters(last) > 1)
+        return plain;
+    // As entities: Qt Charts reads the format as Latin-1 and prints it as UTF-8, and draws the
+    // label as rich text.
+    return QStringLiteral("&nbsp;") + plain + QStringLiteral("&nbsp;");
+}
+
+} // namespace
+
+void setTicks(QValueAxis* axis, double anchor, double step, double low, double high)
+{
+    const QString format = tickFormat(axis, anchor, step, low, high);
     // An axis that does not change must not be touched: Qt Charts lays the whole chart out
     // again (every label measured as rich text) on a new label format, even an equal one.
     if (axis->tickType() == QValueAxis::TicksDynamic && axis->tickAnchor() == anchor
@@ -603,8 +630,6 @@ void applyTicks(QValueAxis* axis, double anchor, double step, double low, double
         axis->setLabelFormat(format);
 }
 
-} // namespace
-
 void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
 {
     if (!(max > min))
@@ -617,7 +642,7 @@ void setNiceRange(QValueAxis* axis, double min, double max, bool whole)
     const double span = max - min;
     const double step = roundStep(span, intervalsThatFit(axis, min, max, whole), whole);
     const double top = min + std::ceil(span / step - 1e-9) * step;
-    applyTicks(axis, min, step, min, top);
+    setTicks(axis, min, step, min, top);
 }
 
 void setStickyRange(QValueAxis* axis, double min, double max, bool whole, double keep)
@@ -644,7 +669,7 @@ void setPaddedRange(QValueAxis* axis, double min, double max, double pad, bool w
     axis->setProperty("scalelab_rangeMadeFor", max);
     const double span = std::max(max - min, whole ? 1.0 : 1e-9);
     const double step = roundStep(span, intervalsThatFit(axis, min, min + span, whole), whole);
-    applyTicks(axis, min, step, min - pad, max + pad);
+    setTicks(axis, min, step, min - pad, max + pad);
 }
 
 namespace {

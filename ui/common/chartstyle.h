@@ -69,6 +69,10 @@ void setAxisTitle(QAbstractAxis* axis, const QString& title);
 /// lays the chart out again).
 void styleNote(QGraphicsSimpleTextItem* note, QFont font);
 
+/// Ticks from `anchor` every `step` on a value axis from `low` to `high`, labelled with the
+/// decimals the step needs. What is already so is left alone: Qt Charts lays the whole chart out
+/// again on a new range, interval or label format, even one equal to the last.
+void setTicks(QValueAxis* axis, double anchor, double step, double low, double high);
 /// Gives a value axis a range from `min` to a rounded-up `max` with ticks at round steps (1, 2,
 /// 2.5 or 5 times a power of ten, about five to eight of them) labelled with just enough
 /// decimals. `whole` keeps steps whole (for counts such as segments).

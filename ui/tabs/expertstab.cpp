@@ -715,12 +715,14 @@ void ExpertsTab::showRanks(const core::ExpertsResult& r)
     m_rankMean->replace(QList<QPointF>{{-0.5, rankMean}, {ranks - 0.5, rankMean}});
     m_rankMean->setName(tr("Mean"));
     m_busiest->replace(QList<QPointF>{{busiestRank, busiest}});
-    m_busiest->setName(tr("Busiest: rank %1").arg(busiestAt - r.receivedPerRank.begin()));
+    // Named once, without the rank: a legend entry that changes lays the whole chart out again
+    // (a third of a step of the ranks slider). The caption says which rank it is.
+    if (m_busiest->name().isEmpty())
+        m_busiest->setName(tr("Busiest rank"));
     int step = 1;
     while (ranks / step > kMaxRankTicks)
         step *= 2;
-    m_rankAxis->setTickInterval(step);
-    m_rankAxis->setRange(-0.5, ranks - 0.5);
+    setTicks(m_rankAxis, 0, step, -0.5, ranks - 0.5);
     setNiceRangeSafely(m_ranksY, 0, std::max(busiest, 1.0) * kRanksHeadroom);
 }
 
@@ -736,12 +738,15 @@ void ExpertsTab::showRanksCaption(const core::ExpertsResult& r)
               .arg(formatNumber(*loss));
     // Two lines: what is drawn, then the figures a slide needs beside it (the explanation
     // says what f_i and P_i are).
+    const auto busiest = std::max_element(r.receivedPerRank.begin(), r.receivedPerRank.end())
+        - r.receivedPerRank.begin();
     const QString caption =
         tr("<span style=\"font-size:%1pt; font-weight:600\">Slots each rank receives: max / "
-           "mean = %2</span><br>%3 sent off-rank, %4 kept local &middot; %5")
+           "mean = %2 (busiest: rank %6)</span><br>%3 sent off-rank, %4 kept local &middot; %5")
             .arg(chartFonts().title.pointSizeF())
             .arg(imbalance, bytesText(static_cast<double>(t.offRankBytes)),
-                 bytesText(static_cast<double>(t.localBytes)), lossText);
+                 bytesText(static_cast<double>(t.localBytes)), lossText)
+            .arg(busiest);
     // Laid out again only when it changes (the text, or the font of projector mode).
     if (m_ranksCaption->property("html").toString() != caption) {
         m_ranksCaption->setHtml(caption);
