@@ -670,10 +670,12 @@ void TensorParallelTab::showErrorSeries(double zeroAt)
     const auto ranks = static_cast<double>(inputs().ranks);
     const double size = m_errors.outputMagnitude;
     rankAxis(m_errorRanks, ranks);
+    // The line keeps its legend entry, "Largest |Y|", without the value (the figures line gives
+    // it): a legend entry that changes lays the whole chart out again, a third of a step of the
+    // tokens slider.
     const QList<QPointF> outputLine = {{0, size}, {m_errorRanks->max(), size}};
     if (m_outputLine->points() != outputLine)
         m_outputLine->replace(outputLine);
-    setName(m_outputLine, tr("Largest |Y| %1").arg(formatNumber(size)));
     if (m_current)
         m_yours->replace(QList<QPointF>{{ranks, *m_current > 0 ? *m_current : zeroAt}});
     else
