@@ -150,6 +150,10 @@ private:
         // The figures the rank chart and the figures line state come from core too.
         const QString title = tab.ranksCaption()->toPlainText();
         QVERIFY2(title.contains(formatNumber(*r.imbalance)), qPrintable(title));
+        // The caption names the busiest rank (the legend entry does not: it would relayout).
+        QVERIFY2(title.contains(QString("busiest: rank %1").arg(top - r.receivedPerRank.begin())),
+                 qPrintable(title));
+        QCOMPARE(busiest->name(), QString("Busiest rank"));
         const QString figures = tab.figuresLabel()->text();
         QVERIFY2(figures.contains(formatWhole(t.offRankSlots) + " of " + formatWhole(r.totalSlots)),
                  qPrintable(figures));
