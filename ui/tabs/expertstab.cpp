@@ -683,7 +683,9 @@ void ExpertsTab::showLoad(const core::ExpertsResult& r, const core::ExpertsInput
     m_loadMean->setName(tr("Mean"));
     const auto capacity = static_cast<double>(r.capacity);
     m_capacityLine->replace(QList<QPointF>{{left, capacity}, {right, capacity}});
-    m_capacityLine->setName(tr("Capacity (%1 x mean)").arg(formatNumber(in.capacityFactor)));
+    // Named without the factor (the figures line has it): a legend entry that changes with
+    // every step of the capacity slider laid the whole chart out again each time.
+    m_capacityLine->setName(tr("Capacity per expert"));
     showWithLegendEntry(m_load->chart(), m_capacityLine, limited);
     for (QLegendMarker* marker : m_load->chart()->legend()->markers(m_loadBars))
         if (marker->label() == m_loadDroppedSet->label())
