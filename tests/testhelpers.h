@@ -22,6 +22,8 @@
 #include <QChart>
 #include <QImage>
 #include <QList>
+#include <QPaintEvent>
+#include <QRegion>
 #include <QSizeF>
 #include <algorithm>
 #endif
@@ -108,6 +110,22 @@ protected:
 private:
     QEvent::Type m_type;
     std::function<void()> m_seen;
+};
+
+/// Gathers the region of every paint event `watched` receives from now on.
+class PaintedRegion : public QObject {
+public:
+    explicit PaintedRegion(QObject* watched) { watched->installEventFilter(this); }
+
+    QRegion region;
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override
+    {
+        if (event->type() == QEvent::Paint)
+            region += static_cast<QPaintEvent*>(event)->region();
+        return QObject::eventFilter(watched, event);
+    }
 };
 
 /// Waits until `tab` shows its current inputs (no recompute scheduled or running on a worker).

@@ -419,15 +419,6 @@ private slots:
     {
         // Two values far apart, the first and last of the text, change at a slider step: what
         // is painted again is their paragraphs, not the text between them.
-        struct Paints : QObject {
-            QRegion region;
-            bool eventFilter(QObject*, QEvent* e) override
-            {
-                if (e->type() == QEvent::Paint)
-                    region += static_cast<QPaintEvent*>(e)->region();
-                return false;
-            }
-        };
         ExplanationPanel panel("memory");
         QStringList keys;
         static const QRegularExpression name("\\{\\{([A-Za-z0-9_.]+)\\}\\}");
@@ -442,8 +433,7 @@ private slots:
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
         QWidget* viewport = panel.findChild<QTextBrowser*>()->viewport();
-        Paints paints;
-        viewport->installEventFilter(&paints);
+        scalelab::test::PaintedRegion paints(viewport);
         values[keys.first()] = "2";
         values[keys.last()] = "3";
         panel.setValues(values);
@@ -960,17 +950,8 @@ private slots:
             table.show();
             QVERIFY(QTest::qWaitForWindowExposed(&table));
             QTest::qWait(20);
-            struct PaintedRegion : QObject {
-                QRegion painted;
-                bool eventFilter(QObject*, QEvent* event) override
-                {
-                    if (event->type() == QEvent::Paint)
-                        painted += static_cast<QPaintEvent*>(event)->region();
-                    return false;
-                }
-            } spy;
-            table.viewport()->installEventFilter(&spy);
-            QRegion& painted = spy.painted;
+            scalelab::test::PaintedRegion spy(table.viewport());
+            QRegion& painted = spy.region;
             const bool changed = editCellsInPlace(&table, [&] {
                 table.item(2, 3)->setText("23 changed");
                 table.item(5, 1)->setText("51 changed");
