@@ -583,8 +583,8 @@ namespace {
 /// range change when the axis' preferred size differs from what it was; it compares its new
 /// preferred width (half the widest end label) with the old one as the layout has it, raised to
 /// the least width (half of "..."). Labels narrower than "..." never compare equal, and every
-/// step of a count slider cost a layout of the chart, a quarter of the pipeline tab's step. The
-/// spaces are invisible and keep each label centred on its tick.
+/// step of a count slider cost a layout of the chart (3 M instructions, a tenth of a step of the
+/// pipeline tab's stages). The spaces are invisible and keep each label centred on its tick.
 QString tickFormat(const QValueAxis* axis, double anchor, double step, double low, double high)
 {
     const int decimals = decimalsFor(step);

@@ -718,7 +718,7 @@ void ExpertsTab::showRanks(const core::ExpertsResult& r)
     m_rankMean->setName(tr("Mean"));
     m_busiest->replace(QList<QPointF>{{busiestRank, busiest}});
     // Named once, without the rank: a legend entry that changes lays the whole chart out again
-    // (a third of a step of the ranks slider). The caption says which rank it is.
+    // (two fifths of a step of the ranks slider). The caption says which rank it is.
     if (m_busiest->name().isEmpty())
         m_busiest->setName(tr("Busiest rank"));
     int step = 1;

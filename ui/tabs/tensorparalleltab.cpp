@@ -671,7 +671,7 @@ void TensorParallelTab::showErrorSeries(double zeroAt)
     const double size = m_errors.outputMagnitude;
     rankAxis(m_errorRanks, ranks);
     // The line keeps its legend entry, "Largest |Y|", without the value (the figures line gives
-    // it): a legend entry that changes lays the whole chart out again, a third of a step of the
+    // it): a legend entry that changes lays the whole chart out again, two fifths of a step of the
     // tokens slider.
     const QList<QPointF> outputLine = {{0, size}, {m_errorRanks->max(), size}};
     if (m_outputLine->points() != outputLine)
