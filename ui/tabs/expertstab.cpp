@@ -297,6 +297,9 @@ void ExpertsTab::buildLoadChart()
     m_loadMean->setPen(QPen(chartTextColor(), kLineWidth, Qt::DotLine));
     m_capacityLine = new QLineSeries;
     m_capacityLine->setPen(QPen(palette::kOrange, kLineWidth, Qt::DashLine));
+    // Named without the factor (the figures line has it): a legend entry that changes with
+    // every step of the capacity slider laid the whole chart out again each time.
+    m_capacityLine->setName(tr("Capacity per expert"));
     for (QLineSeries* line : {m_loadMean, m_capacityLine}) {
         chart->addSeries(line);
         line->attachAxis(m_expertAxis);
@@ -344,6 +347,9 @@ void ExpertsTab::buildRanksChart()
     m_busiest->setMarkerSize(kBusiestMarkerSize);
     m_busiest->setColor(palette::kYellow);
     m_busiest->setBorderColor(palette::kBlack);
+    // Without the rank: a legend entry that changes lays the whole chart out again (two fifths
+    // of a step of the ranks slider). The caption says which rank it is.
+    m_busiest->setName(tr("Busiest rank"));
     for (QXYSeries* s : std::initializer_list<QXYSeries*>{m_rankMean, m_busiest}) {
         chart->addSeries(s);
         s->attachAxis(m_rankAxis);
@@ -683,9 +689,6 @@ void ExpertsTab::showLoad(const core::ExpertsResult& r, const core::ExpertsInput
     m_loadMean->setName(tr("Mean"));
     const auto capacity = static_cast<double>(r.capacity);
     m_capacityLine->replace(QList<QPointF>{{left, capacity}, {right, capacity}});
-    // Named without the factor (the figures line has it): a legend entry that changes with
-    // every step of the capacity slider laid the whole chart out again each time.
-    m_capacityLine->setName(tr("Capacity per expert"));
     showWithLegendEntry(m_load->chart(), m_capacityLine, limited);
     for (QLegendMarker* marker : m_load->chart()->legend()->markers(m_loadBars))
         if (marker->label() == m_loadDroppedSet->label())
@@ -717,10 +720,6 @@ void ExpertsTab::showRanks(const core::ExpertsResult& r)
     m_rankMean->replace(QList<QPointF>{{-0.5, rankMean}, {ranks - 0.5, rankMean}});
     m_rankMean->setName(tr("Mean"));
     m_busiest->replace(QList<QPointF>{{busiestRank, busiest}});
-    // Named once, without the rank: a legend entry that changes lays the whole chart out again
-    // (two fifths of a step of the ranks slider). The caption says which rank it is.
-    if (m_busiest->name().isEmpty())
-        m_busiest->setName(tr("Busiest rank"));
     int step = 1;
     while (ranks / step > kMaxRankTicks)
         step *= 2;
