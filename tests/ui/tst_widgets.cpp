@@ -373,7 +373,12 @@ private slots:
         ExplanationPanel panel("memory");
         QHash<QString, QString> values = valuesFor(panel.html(), "a-");
         QVERIFY(values.size() >= 3);
-        panel.setValues(values);
+        // Each panel's values all in its text, however many passes they took.
+        const auto set = [](ExplanationPanel& p, const QHash<QString, QString>& v) {
+            p.setValues(v);
+            p.finishUpdate();
+        };
+        set(panel, values);
         QTextDocument* document = panel.findChild<QTextBrowser*>()->document();
         document->firstBlock().setUserState(42); // gone if the text is built anew
         // New plain values: set where their placeholders are, the text not built again, and
@@ -381,27 +386,27 @@ private slots:
         for (auto it = values.begin(); it != values.end(); ++it)
             if (it.key().size() % 2 == 0)
                 it.value() = "1,234.5 GB";
-        panel.setValues(values);
+        set(panel, values);
         QCOMPARE(document->firstBlock().userState(), 42);
         ExplanationPanel fresh("memory");
-        fresh.setValues(values);
+        set(fresh, values);
         QCOMPARE(shownText(panel), shownText(fresh));
         QVERIFY(shownText(panel).contains("1,234.5 GB"));
         // A value that goes shows its placeholder, and one that comes back its value: in place.
         const QString gone = values.keys().first();
         QHash<QString, QString> fewer = values;
         fewer.remove(gone);
-        panel.setValues(fewer);
+        set(panel, fewer);
         QCOMPARE(document->firstBlock().userState(), 42);
         QVERIFY(shownText(panel).contains("{{" + gone + "}}"));
-        panel.setValues(values);
+        set(panel, values);
         QCOMPARE(document->firstBlock().userState(), 42);
         QCOMPARE(shownText(panel), shownText(fresh));
         // A value with markup: the text is built anew, and still the same as a fresh one's.
         values[values.keys().first()] = "<b>bold</b>";
-        panel.setValues(values);
+        set(panel, values);
         QCOMPARE(document->firstBlock().userState(), -1);
-        fresh.setValues(values);
+        set(fresh, values);
         QCOMPARE(shownText(panel), shownText(fresh));
         // Revealing the answer shows its values too.
         panel.setAnswerRevealed(true);
@@ -409,8 +414,8 @@ private slots:
         ExplanationPanel blank("memory"); // every placeholder, the answer's too
         blank.setAnswerRevealed(true);
         const QHash<QString, QString> revealed = valuesFor(blank.html(), "b-");
-        panel.setValues(revealed);
-        fresh.setValues(revealed);
+        set(panel, revealed);
+        set(fresh, revealed);
         QCOMPARE(shownText(panel), shownText(fresh));
         QVERIFY(!shownText(panel).contains("{{"));
     }
@@ -437,6 +442,7 @@ private slots:
         values[keys.first()] = "2";
         values[keys.last()] = "3";
         panel.setValues(values);
+        QTRY_VERIFY(!panel.updatePending());
         QTRY_VERIFY(!paints.region.isEmpty());
         QTest::qWait(20);
         const QRect bounds = paints.region.boundingRect();
@@ -478,10 +484,60 @@ private slots:
         for (int i = 0; i < inTable.size(); ++i)
             values[inTable[i]] = QString::number(20 + i);
         panel.setValues(values);
+        panel.finishUpdate();
         QCOMPARE(changes, 1);
         const QString text = document->toPlainText();
         for (int i = 0; i < inTable.size(); ++i)
             QVERIFY2(text.contains(QString::number(20 + i)), qPrintable(inTable[i]));
+    }
+
+    void aDragsValuesReachEveryParagraphInTurn()
+    {
+        // The values of a slider step go into the text an edit (a paragraph, or a table) a
+        // pass, a frame apart. While a drag keeps changing them, each pass sets the newest
+        // values into the next edit after the last one's: every paragraph has its turn, none
+        // is rebuilt, and once the slider rests the text is what a panel showing the last
+        // values from the start shows.
+        ExplanationPanel panel("plan");
+        static const QRegularExpression name("\\{\\{([A-Za-z0-9_.]+)\\}\\}");
+        QHash<QString, QString> values;
+        for (auto it = name.globalMatch(panel.html()); it.hasNext();)
+            values.insert(it.next().captured(1), "x0x");
+        QVERIFY(values.size() >= 20);
+        panel.setValues(values);
+        panel.finishUpdate();
+        QTextDocument* document = panel.findChild<QTextBrowser*>()->document();
+        document->firstBlock().setUserState(42); // gone if the text is built anew
+        panel.setSliceBudget(0);
+        const auto step = [&values](int k) {
+            for (QString& value : values)
+                value = QString("x%1x").arg(k);
+            return values;
+        };
+        int changes = 0;
+        connect(document, &QTextDocument::contentsChange, &panel, [&changes] { ++changes; });
+        panel.setValues(step(1));
+        QCOMPARE(changes, 1); // the first edit at once, the rest to come
+        QVERIFY(panel.updatePending());
+        // The drag: new values after every edit, until the first values are all gone.
+        bool dragging = true;
+        connect(
+            document, &QTextDocument::contentsChange, &panel,
+            [&] {
+                if (dragging)
+                    panel.setValues(step(changes + 1));
+            },
+            Qt::QueuedConnection);
+        QTRY_VERIFY(!document->toPlainText().contains("x0x") || changes >= 40);
+        dragging = false;
+        QVERIFY2(!document->toPlainText().contains("x0x"),
+                 qPrintable(QString("after %1 edits").arg(changes)));
+        QTRY_VERIFY(!panel.updatePending());
+        QCOMPARE(document->firstBlock().userState(), 42);
+        ExplanationPanel fresh("plan");
+        fresh.setValues(values);
+        fresh.finishUpdate();
+        QCOMPARE(document->toPlainText(), fresh.findChild<QTextBrowser*>()->toPlainText());
     }
 
     void explanationFollowsTheLocale_data()

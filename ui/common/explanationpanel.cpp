@@ -1,5 +1,6 @@
 #include "explanationpanel.h"
 
+#include <QElapsedTimer>
 #include <QFile>
 #include <QPushButton>
 #include <QScrollBar>
@@ -9,8 +10,9 @@
 #include <QTextCursor>
 #include <QTextDocument>
 #include <QTextTable>
+#include <QTimer>
 #include <QVBoxLayout>
-#include <utility>
+#include <optional>
 
 namespace scalelab::ui {
 
@@ -99,7 +101,11 @@ ExplanationPanel::ExplanationPanel(const QString& tab, QWidget* parent)
     : QWidget(parent)
     , m_text(new QTextBrowser(this))
     , m_reveal(new QPushButton(tr("&Reveal answer"), this))
+    , m_slices(new QTimer(this))
 {
+    m_slices->setSingleShot(true);
+    m_slices->setInterval(kFrameMs);
+    connect(m_slices, &QTimer::timeout, this, [this] { applyValues(m_sliceNs); });
     setObjectName(tab + ".explanation");
     QFile file(explanationFile(":/explanations", tab));
     if (file.open(QIODevice::ReadOnly))
@@ -146,9 +152,10 @@ void ExplanationPanel::setValues(const QHash<QString, QString>& values)
 {
     if (values == m_values)
         return;
-    const QHash<QString, QString> before = std::exchange(m_values, values);
-    if (!setChangedValuesInPlace(before))
-        refresh();
+    m_values = values;
+    // A pass still to come sets the newest values: a slider step costs the text no more.
+    if (!m_slices->isActive())
+        applyValues(m_sliceNs);
 }
 
 namespace {
@@ -191,71 +198,127 @@ bool isPlain(const QString& value)
     return !value.isEmpty() && !value.contains('<') && !value.contains('&');
 }
 
-} // namespace
+/// Where a value that changed sits in the text, and what it becomes.
+struct ValueRun {
+    int position, length;
+    QString key;
+    qsizetype place; ///< which of the key's places in the text, in text order
+    QTextCharFormat format;
+    qintptr edit; ///< runs with the same are set in one edit: a paragraph, or a table
+};
 
-bool ExplanationPanel::setChangedValuesInPlace(const QHash<QString, QString>& before)
+/// The places of `document` where the value shown (`shown`, per key and place) differs from
+/// `values`, in text order; none where one of them cannot be set in place (a value with
+/// markup, or a placeholder not found as often as the text has it). Qt puts an anchor's name
+/// on its first character only: the value runs from there for as many characters as the value
+/// shown (plain text shows as it is; where the text there is not that value, it cannot be set
+/// in place). A name with no value shows as its placeholder: a value that comes or goes is a
+/// change like another.
+std::optional<QList<ValueRun>> changedRuns(const QTextDocument& document,
+                                           const QHash<QString, QStringList>& shown,
+                                           const QHash<QString, QString>& values)
 {
-    // A name with no value shows as its placeholder: a value that comes or goes is a change
-    // like another.
-    const QString shown = fillExplanation(m_template, {}, m_revealed); // the placeholders
-    QHash<QString, int> changed; // key: how often the shown text has it
-    for (const QString& key : placeholderNames(shown))
-        if (shownValue(before, key) != shownValue(m_values, key)) {
-            if (!isPlain(shownValue(m_values, key)) || !isPlain(shownValue(before, key)))
-                return false;
-            changed.insert(key, static_cast<int>(shown.count("{{" + key + "}}")));
-        }
-    // Where each changed value sits. Qt puts an anchor's name on its first character only: the
-    // value runs from there for as many characters as the value shown (plain text shows as it
-    // is; where the text there is not that value, the whole text is built again).
-    struct Run {
-        int position, length;
-        QString key;
-        QTextCharFormat format;
-    };
-    QList<Run> runs;
-    QTextDocument* document = m_text->document();
-    QTextCursor cursor(document);
-    for (QTextBlock block = document->begin(); block.isValid(); block = block.next())
+    QList<ValueRun> runs;
+    QHash<QString, qsizetype> places; // key: its places seen so far
+    for (QTextBlock block = document.begin(); block.isValid(); block = block.next())
         for (auto it = block.begin(); !it.atEnd(); ++it) {
             const QTextFragment fragment = it.fragment();
             const QTextCharFormat format = fragment.charFormat();
             for (const QString& name : format.anchorNames()) {
-                const QString key = name.mid(valueAnchor({}).size());
-                if (!name.startsWith(valueAnchor({})) || !changed.contains(key))
+                if (!name.startsWith(valueAnchor({})))
                     continue;
-                const QString old = shownValue(before, key);
-                const auto length = static_cast<int>(old.size());
-                if (!holdsAt(*document, fragment.position(), old))
-                    return false;
-                runs.append({fragment.position(), length, key, format});
-                --changed[key];
+                const QString key = name.mid(valueAnchor({}).size());
+                const qsizetype place = places[key]++;
+                const auto was = shown.constFind(key);
+                if (was == shown.constEnd() || place >= was->size())
+                    return std::nullopt;
+                const QString& old = was->at(place);
+                const QString now = shownValue(values, key);
+                if (old == now)
+                    continue;
+                if (!isPlain(old) || !isPlain(now) || !holdsAt(document, fragment.position(), old))
+                    return std::nullopt;
+                // Qt lays out a whole table again for an edit in any of its cells: the runs of
+                // one table are one edit (an edit a run made the plan tab's updates up to 5 ms).
+                const auto* table =
+                    qobject_cast<const QTextTable*>(document.frameAt(fragment.position()));
+                runs.append({fragment.position(), static_cast<int>(old.size()), key, place, format,
+                             table ? reinterpret_cast<qintptr>(table) : -1 - block.blockNumber()});
             }
         }
-    for (const int missing : std::as_const(changed))
-        if (missing != 0)
-            return false;
-    // From the end, so the positions of the runs before stay true. Each run an edit of its
-    // own: the layout then redoes the paragraph the run is in, where one edit of them all redid
-    // every paragraph from the first run to the last (the pipeline tab's update took 1.8 M
-    // instructions, 0.4 M so). Except in a table, which Qt lays out whole for an edit in any
-    // cell: the runs of one table are one edit (an edit a run made the plan tab's updates up to
-    // 5 ms). Inside an edit, moving the cursor does not work out its place on the line.
-    const QTextTable* editing = nullptr; // the table of the open edit, if any
-    cursor.beginEditBlock();
-    for (auto run = runs.crbegin(); run != runs.crend(); ++run) {
-        const auto* table = qobject_cast<const QTextTable*>(document->frameAt(run->position));
-        if (run != runs.crbegin() && (!table || table != editing)) {
-            cursor.endEditBlock();
-            cursor.beginEditBlock();
+    for (auto was = shown.cbegin(); was != shown.cend(); ++was)
+        if (places.value(was.key()) != was->size())
+            return std::nullopt;
+    return runs;
+}
+
+} // namespace
+
+bool ExplanationPanel::updatePending() const
+{
+    return m_slices->isActive();
+}
+
+void ExplanationPanel::finishUpdate()
+{
+    if (m_slices->isActive())
+        applyValues(-1);
+}
+
+void ExplanationPanel::applyValues(qint64 budgetNs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    m_slices->stop();
+    const std::optional<QList<ValueRun>> changed =
+        changedRuns(*m_text->document(), m_shown, m_values);
+    if (!changed)
+        return refresh();
+    QList<ValueRun> runs = *changed;
+    if (runs.isEmpty())
+        return;
+    // The edits in text order from the first at or after where the last pass stopped, round to
+    // the start. Each edit sets its runs from the last, so the positions of those before stay
+    // true, and moves the runs after it by what it added. An edit of its own for each
+    // paragraph (and table): the layout then redoes that paragraph, where one edit of them all
+    // redid every paragraph from the first run to the last (the pipeline tab's update took
+    // 1.8 M instructions, 0.4 M so).
+    qsizetype first = 0;
+    while (first < runs.size() && runs[first].position < m_resumeAt)
+        ++first;
+    if (first == runs.size())
+        first = 0;
+    while (first > 0 && runs[first - 1].edit == runs[first].edit)
+        --first; // a table's runs stay one edit
+    QTextCursor cursor(m_text->document());
+    qsizetype done = 0; // runs set so far
+    for (qsizetype begin = first; done < runs.size();) {
+        qsizetype end = begin + 1;
+        while (end < runs.size() && runs[end].edit == runs[begin].edit)
+            ++end;
+        int added = 0;
+        // Inside an edit, moving the cursor does not work out its place on the line.
+        cursor.beginEditBlock();
+        for (qsizetype r = end; r-- > begin;) {
+            const ValueRun& run = runs[r];
+            const QString now = shownValue(m_values, run.key);
+            cursor.setPosition(run.position);
+            cursor.setPosition(run.position + run.length, QTextCursor::KeepAnchor);
+            cursor.insertText(now, run.format);
+            m_shown[run.key][run.place] = now;
+            added += static_cast<int>(now.size()) - run.length;
         }
-        editing = table;
-        cursor.setPosition(run->position);
-        cursor.setPosition(run->position + run->length, QTextCursor::KeepAnchor);
-        cursor.insertText(shownValue(m_values, run->key), run->format);
+        cursor.endEditBlock();
+        for (qsizetype r = end; r < runs.size(); ++r)
+            runs[r].position += added;
+        m_resumeAt = runs[end - 1].position + static_cast<int>(runs[end - 1].length) + added;
+        done += end - begin;
+        begin = end == runs.size() ? 0 : end;
+        if (done < runs.size() && budgetNs >= 0 && clock.nsecsElapsed() >= budgetNs) {
+            m_slices->start();
+            return;
+        }
     }
-    cursor.endEditBlock();
-    return true;
 }
 
 void ExplanationPanel::setAnswerRevealed(bool revealed)
@@ -271,13 +334,19 @@ void ExplanationPanel::refresh()
 {
     // Keep the reader's place: a slider step must not scroll the text back to the top.
     const int scroll = m_text->verticalScrollBar() ? m_text->verticalScrollBar()->value() : 0;
-    // Each value (or placeholder without one) under an anchor of its own, where
-    // setChangedValuesInPlace finds it again.
+    // Each value (or placeholder without one) under an anchor of its own, where applyValues()
+    // finds it again.
     QHash<QString, QString> anchored;
     for (const QString& key : placeholderNames(m_template))
         anchored.insert(
             key, QString("<a name=\"%1\">%2</a>").arg(valueAnchor(key), shownValue(m_values, key)));
     m_text->setHtml(fillExplanation(m_template, anchored, m_revealed));
+    m_slices->stop();
+    m_resumeAt = 0;
+    m_shown.clear();
+    const QString shown = fillExplanation(m_template, {}, m_revealed); // the placeholders
+    for (const QString& key : placeholderNames(shown))
+        m_shown.insert(key, QStringList(shown.count("{{" + key + "}}"), shownValue(m_values, key)));
     if (m_text->verticalScrollBar())
         m_text->verticalScrollBar()->setValue(scroll);
 }

@@ -8,6 +8,7 @@
 QT_BEGIN_NAMESPACE
 class QPushButton;
 class QTextBrowser;
+class QTimer;
 QT_END_NAMESPACE
 
 namespace scalelab::ui {
@@ -29,6 +30,14 @@ public:
     QString html() const;
     bool hasText() const { return !m_template.isEmpty(); }
     bool answerRevealed() const { return m_revealed; }
+    /// Whether values set are still on their way into the text shown: they go in a paragraph
+    /// or a table at a time, a few each frame (applyValues()).
+    bool updatePending() const;
+    /// Puts every value still on its way into the text now.
+    void finishUpdate();
+    /// The text work one pass takes at most, in nanoseconds: kSliceNs unless set (a test sets
+    /// 0, one paragraph or table a pass).
+    void setSliceBudget(qint64 ns) { m_sliceNs = ns; }
 
 public slots:
     void setValues(const QHash<QString, QString>& values);
@@ -41,18 +50,35 @@ private:
     /// Builds the whole text again: for new text, the answer shown or hidden, or new values
     /// that cannot be set in place.
     void refresh();
-    /// Sets the values that changed since `before` into the text shown, each where its
+    /// Sets the values that differ from what the text shows into it, each where its
     /// placeholder is, without building the text again (a slider step changes a few numbers;
-    /// laying out the whole text anew cost a millisecond or two). False where it cannot: a
-    /// value with markup, or a placeholder not found as often as the text has it.
-    bool setChangedValuesInPlace(const QHash<QString, QString>& before);
+    /// laying out the whole text anew cost a millisecond or two). One paragraph or one table
+    /// at a time, until `budgetNs` nanoseconds have passed (at least one; all of them if
+    /// negative); the rest a frame later, from where this pass stopped, with the values newest
+    /// then. Builds the whole text again where a value cannot be set in place: a value with
+    /// markup, or a placeholder not found as often as the text has it.
+    void applyValues(qint64 budgetNs);
+
+    /// The text work one frame takes at most, and the time between two such passes. A slider
+    /// step of the plan tab changes some thirty values in a dozen paragraphs and tables, a
+    /// tenth to half a millisecond each: in one pass they held up the charts' next frame by 3
+    /// to 6 ms.
+    static constexpr qint64 kSliceNs = 1'000'000;
+    static constexpr int kFrameMs = 16;
 
     QString m_template;
-    QHash<QString, QString> m_values;
+    QHash<QString, QString> m_values; ///< the values to show
+    /// What the text shows for each placeholder, one string per place it has, in text order.
+    QHash<QString, QStringList> m_shown;
+    /// Where the next pass of applyValues() starts: every paragraph gets its turn, even while
+    /// a slider drag keeps changing the values.
+    int m_resumeAt = 0;
+    qint64 m_sliceNs = kSliceNs;
     bool m_revealed = false;
     bool m_shownOnce = false;
     QTextBrowser* m_text;
     QPushButton* m_reveal;
+    QTimer* m_slices; ///< the next pass of applyValues()
 };
 
 /// `text` with every `{{name}}` replaced by values[name] (unknown names stay visible as

@@ -711,6 +711,8 @@ void Tab::waitForIdle()
     catchUp();
     if (m_explanationTimer->isActive())
         updateExplanation();
+    if (m_explanation)
+        m_explanation->finishUpdate();
 }
 
 QString Tab::failureMessage() const

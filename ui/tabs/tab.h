@@ -95,7 +95,8 @@ public:
     /// by refreshPending(), which a slider step waits for. waitForIdle() brings the exact ones.
     virtual bool refinementPending() const { return false; }
     /// Runs a scheduled recompute now and waits for any background result (exports, tests),
-    /// calling catchUp() before the wait and after it.
+    /// calling catchUp() before the wait and after it; then sets the explanation's values, all
+    /// of them.
     void waitForIdle();
 
     /// Why the last refresh drew nothing new: the charts still show the last good inputs.
