@@ -36,6 +36,7 @@
 #include <QProxyStyle>
 #include <QRegularExpression>
 #include <QScatterSeries>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QStyleFactory>
 #include <QTableWidget>
@@ -988,6 +989,64 @@ private slots:
         // A title that needs more lines at this width moves the maps down.
         pair->setTitle(QString("A title long enough to wrap ").repeated(12));
         QTRY_VERIFY(pair->left()->geometry().top() > mapBefore.top());
+    }
+
+    void newValuesRepaintAMapsCellsAndBarLabelsAlone()
+    {
+        // A slider step gives the FP8 tab's maps new values of the same shape: what is painted
+        // again is the cells and the colour bar's labels, not the titles or the row and column
+        // labels, and the maps then look as they do painted whole.
+        QWidget window;
+        auto* layout = new QVBoxLayout(&window);
+        auto* pair = new HeatmapPairPanel("pair");
+        layout->addWidget(pair);
+        pair->setTitle("|error| per value");
+        for (HeatmapPanel* map : {pair->left(), pair->right()}) {
+            map->setTitle("A map");
+            map->setAxisTitles("Column", "Row");
+            map->setColorBarTitle("|error|");
+        }
+        const auto ramp = [](double top) {
+            Eigen::MatrixXd m(16, 64);
+            for (Eigen::Index r = 0; r < m.rows(); ++r)
+                for (Eigen::Index c = 0; c < m.cols(); ++c)
+                    m(r, c) = top * static_cast<double>(r * m.cols() + c + 1) / double(m.size());
+            return m;
+        };
+        pair->setMatrices(ramp(1.0), ramp(2.0));
+        window.resize(900, 700);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(50);
+        const QRect mapBefore = pair->left()->geometry();
+        HeatmapPanel* map = pair->left();
+        // The map as it shows now, painted whole (QWidget::render sends it paint events).
+        QImage shown(map->size(), QImage::Format_ARGB32);
+        map->QWidget::render(&shown);
+        scalelab::test::PaintedRegion painted(map);
+        scalelab::test::PaintedRegion pairPainted(pair);
+        pair->setMatrices(ramp(3.0), ramp(7.0)); // a new range: the bar's labels change
+        QTRY_VERIFY(!painted.region.isEmpty());
+        QTest::qWait(20);
+        QCOMPARE(map->geometry(), mapBefore);
+        QVERIFY(pairPainted.region.isEmpty());
+        const QRect whole = map->rect();
+        // The title band above the plot and the row labels' band left of it stay as they were.
+        QVERIFY(!painted.region.intersects(QRect(0, 0, whole.width(), 20)));
+        QVERIFY(!painted.region.intersects(QRect(0, 0, 30, whole.height())));
+        QVERIFY(painted.region.boundingRect().width() > whole.width() / 2);
+        // What the screen shows after painting that region over the old picture is what a
+        // whole paint draws.
+        const QRegion region = painted.region; // (rendering paints too)
+        map->QWidget::render(&shown, region.boundingRect().topLeft(), region);
+        QImage repainted(map->size(), QImage::Format_ARGB32);
+        map->QWidget::render(&repainted);
+        QCOMPARE(shown, repainted);
+        // Values of another shape lay the map out again: it is painted whole.
+        QTest::qWait(20);
+        painted.region = QRegion();
+        pair->setMatrices(ramp(1.0).topRows(8), ramp(2.0).topRows(8));
+        QTRY_VERIFY(painted.region.contains(whole));
     }
 
     void cellsEditedInPlaceRepaintThemselvesAlone()

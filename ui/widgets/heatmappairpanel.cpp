@@ -108,12 +108,15 @@ void HeatmapPairPanel::setMatrices(std::shared_ptr<const Eigen::MatrixXd> left,
                                    std::pair<double, double> range)
 {
     m_range = range;
+    const Eigen::MatrixXd& before = m_left->matrix();
+    const bool reshaped = !left || before.rows() != left->rows() || before.cols() != left->cols();
     m_left->setRange(m_range);
     m_right->setRange(m_range);
     m_left->setMatrix(std::move(left));
     m_right->setMatrix(std::move(right));
-    updateDirection();
-    update();
+    // The maps paint their own changes; the arrangement follows the matrix's shape alone.
+    if (reshaped)
+        updateDirection();
 }
 
 bool HeatmapPairPanel::sideBySide(const QSizeF& size) const

@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QFontMetricsF>
 #include <QHelpEvent>
+#include <QPaintEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <algorithm>
@@ -115,7 +116,7 @@ void HeatmapPanel::setValueFormat(const std::function<QString(double)>& format)
 void HeatmapPanel::setRange(std::optional<std::pair<double, double>> range)
 {
     m_fixedRange = range;
-    rebuildImage();
+    rebuildImage(true);
 }
 
 void HeatmapPanel::setMatrix(const Eigen::MatrixXd& values)
@@ -125,8 +126,9 @@ void HeatmapPanel::setMatrix(const Eigen::MatrixXd& values)
 
 void HeatmapPanel::setMatrix(std::shared_ptr<const Eigen::MatrixXd> values)
 {
+    const Eigen::Index rows = m_values->rows(), cols = m_values->cols();
     m_values = values ? std::move(values) : std::make_shared<const Eigen::MatrixXd>();
-    rebuildImage();
+    rebuildImage(m_values->rows() == rows && m_values->cols() == cols);
 }
 
 std::pair<double, double> HeatmapPanel::colorRange() const
@@ -175,11 +177,18 @@ QColor HeatmapPanel::colorFor(double value) const
     return viridis(scaled(value, colorRange()));
 }
 
-void HeatmapPanel::rebuildImage()
+void HeatmapPanel::rebuildImage(bool sameShape)
 {
     m_image = QImage();
     m_foundRange.reset();
-    update();
+    // Cells written with their values change their labels' colours and fit with them.
+    if (!sameShape || m_values->size() == 0 || writesValues(size())) {
+        update();
+        return;
+    }
+    const Layout l = layoutFor(rect());
+    update(l.plot.adjusted(-2, -2, 2, 2).toAlignedRect()); // with the frame around it
+    update(colorBarLabels(l, rect()).toAlignedRect());
 }
 
 ColourSteps::ColourSteps(std::pair<double, double> range, bool log)
@@ -270,9 +279,9 @@ const QImage& HeatmapPanel::imageFor(const QSize& pixels)
 
 bool HeatmapPanel::writesValues(const QSizeF& size) const
 {
-    const Layout l = layoutFor(QRectF(QPointF(0, 0), size));
     if (m_values->size() == 0 || m_values->rows() > 24 || m_values->cols() > 24)
         return false;
+    const Layout l = layoutFor(QRectF(QPointF(0, 0), size));
     const QFontMetricsF fm(chartFonts().annotation);
     const double cellW = l.plot.width() / static_cast<double>(m_values->cols());
     const double cellH = l.plot.height() / static_cast<double>(m_values->rows());
@@ -436,20 +445,31 @@ void drawFrame(QPainter& painter, const QRectF& box)
 
 void HeatmapPanel::render(QPainter& painter, const QRectF& target)
 {
+    render(painter, target, nullptr);
+}
+
+void HeatmapPanel::render(QPainter& painter, const QRectF& target, const QRegion* dirty)
+{
     const ChartFonts f = chartFonts();
     const Layout l = layoutFor(target);
+    // A few pixels around each part's bounds: strokes and text spill a little past them.
+    const Needed needed = [dirty](const QRectF& bounds) {
+        return !dirty || dirty->intersects(bounds.adjusted(-3, -3, 3, 3).toAlignedRect());
+    };
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
     painter.fillRect(target, chartBackgroundColor());
     painter.setPen(chartTextColor());
     painter.setFont(f.title);
-    drawTitle(painter, l.title.adjusted(4, 0, -4, 0), m_title);
+    if (needed(l.title))
+        drawTitle(painter, l.title.adjusted(4, 0, -4, 0), m_title);
     if (m_values->size() > 0) {
-        renderCells(painter, l, target.size());
-        renderCellLabels(painter, l);
+        if (needed(l.plot))
+            renderCells(painter, l, target.size());
+        renderCellLabels(painter, l, needed);
     }
-    renderAxisTitles(painter, l);
-    renderColorBar(painter, l, target);
+    renderAxisTitles(painter, l, needed);
+    renderColorBar(painter, l, target, needed);
     painter.restore();
 }
 
@@ -507,7 +527,7 @@ void HeatmapPanel::renderCells(QPainter& painter, const Layout& l, const QSizeF&
     painter.setRenderHint(QPainter::Antialiasing, smooth);
 }
 
-void HeatmapPanel::renderCellLabels(QPainter& painter, const Layout& l) const
+void HeatmapPanel::renderCellLabels(QPainter& painter, const Layout& l, const Needed& needed) const
 {
     const Eigen::Index rows = m_values->rows(), cols = m_values->cols();
     const double cw = l.plot.width() / static_cast<double>(cols);
@@ -524,7 +544,10 @@ void HeatmapPanel::renderCellLabels(QPainter& painter, const Layout& l) const
         std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((fm.height() + 2) / ch)));
     // Each label a line tall, centred on its row: a row thinner than a line would cut it.
     const double line = std::max(ch, fm.height());
-    for (Eigen::Index r = 0; r < rows; r += rowStep)
+    const bool rowLabels =
+        needed(QRectF(l.yTitle.right(), l.plot.top() - line, l.plot.left() - l.yTitle.right(),
+                      l.plot.height() + 2 * line));
+    for (Eigen::Index r = 0; rowLabels && r < rows; r += rowStep)
         painter.drawText(QRectF(l.yTitle.right() + kLabelGap,
                                 l.plot.top() + (r + 0.5) * ch - line / 2,
                                 l.plot.left() - l.yTitle.right() - 10, line),
@@ -534,19 +557,25 @@ void HeatmapPanel::renderCellLabels(QPainter& painter, const Layout& l) const
         std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest + 8) / cw)));
     // Each column label gets room well beyond its column, centred on it.
     constexpr double kOverhang = 40;
-    for (Eigen::Index c = 0; c < cols; c += colStep)
+    const bool columnLabels = needed(QRectF(l.plot.left() - kOverhang, l.plot.bottom(),
+                                            l.plot.width() + 2 * kOverhang, fm.height() + 2));
+    for (Eigen::Index c = 0; columnLabels && c < cols; c += colStep)
         painter.drawText(QRectF(l.plot.left() + c * cw - kOverhang, l.plot.bottom() + 2,
                                 cw + 2 * kOverhang, fm.height()),
                          Qt::AlignHCenter | Qt::AlignTop, label(m_columnLabels, c));
-    drawFrame(painter, l.plot);
+    if (needed(l.plot))
+        drawFrame(painter, l.plot);
 }
 
-void HeatmapPanel::renderAxisTitles(QPainter& painter, const Layout& l) const
+void HeatmapPanel::renderAxisTitles(QPainter& painter, const Layout& l, const Needed& needed) const
 {
     const QFont font = chartFonts().axisTitle;
     painter.setPen(chartTextColor());
     painter.setFont(font);
-    drawTitle(painter, l.xTitle, m_xTitle);
+    if (needed(l.xTitle))
+        drawTitle(painter, l.xTitle, m_xTitle);
+    if (!needed(l.yTitle))
+        return;
     painter.save();
     painter.translate(l.yTitle.center());
     painter.rotate(-90);
@@ -557,22 +586,40 @@ void HeatmapPanel::renderAxisTitles(QPainter& painter, const Layout& l) const
     painter.restore();
 }
 
-void HeatmapPanel::renderColorBar(QPainter& painter, const Layout& l, const QRectF& target) const
+namespace {
+
+constexpr double kTickLength = 4;
+constexpr double kTickLabelWidth = 200;
+
+} // namespace
+
+QRectF HeatmapPanel::colorBarLabels(const Layout& l, const QRectF& target) const
+{
+    // The ticks and their labels, half a line beyond the bar's ends, to the panel's edge.
+    const double half = QFontMetricsF(chartFonts().axisLabels).height() / 2 + 1;
+    return QRectF(QPointF(l.bar.right() + 1, l.bar.top() - half),
+                  QPointF(target.right(), l.bar.bottom() + half));
+}
+
+void HeatmapPanel::renderColorBar(QPainter& painter, const Layout& l, const QRectF& target,
+                                  const Needed& needed) const
 {
     const ChartFonts f = chartFonts();
-    QLinearGradient gradient(l.bar.bottomLeft(), l.bar.topLeft());
-    for (int i = 0; i <= 16; ++i)
-        gradient.setColorAt(i / 16.0, viridis(i / 16.0));
-    painter.fillRect(l.bar, gradient);
-    drawFrame(painter, l.bar);
+    if (needed(l.bar)) {
+        QLinearGradient gradient(l.bar.bottomLeft(), l.bar.topLeft());
+        for (int i = 0; i <= 16; ++i)
+            gradient.setColorAt(i / 16.0, viridis(i / 16.0));
+        painter.fillRect(l.bar, gradient);
+        drawFrame(painter, l.bar);
+    }
+    if (!needed(colorBarLabels(l, target)))
+        return; // the labels and the bar's title, at its right
     const auto [lo, hi] = colorRange();
     painter.setFont(f.axisLabels);
     painter.setPen(chartTextColor());
     const QFontMetricsF fm(f.axisLabels);
     // Five labels where they fit, fewer on a short bar (never overlapping), at least the ends.
     const int ticks = std::clamp(static_cast<int>(l.bar.height() / (fm.height() * 1.5)) + 1, 2, 5);
-    constexpr double kTickLength = 4;
-    constexpr double kTickLabelWidth = 200;
     for (int i = 0; i < ticks; ++i) {
         const double t = i / double(ticks - 1);
         const double v = m_log
@@ -594,10 +641,10 @@ void HeatmapPanel::renderColorBar(QPainter& painter, const Layout& l, const QRec
     painter.restore();
 }
 
-void HeatmapPanel::paintEvent(QPaintEvent*)
+void HeatmapPanel::paintEvent(QPaintEvent* event)
 {
     QPainter painter(this);
-    render(painter, rect());
+    render(painter, rect(), &event->region());
 }
 
 bool HeatmapPanel::event(QEvent* event)

@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 #include <QImage>
+#include <QRegion>
 #include <QStringList>
 #include <array>
 #include <bit>
@@ -81,13 +82,25 @@ private:
     std::pair<double, double> findRange() const;
     /// The widest row label (at least "0000") in `font`, measured once per labels and font.
     double rowLabelWidth(const QFont& font) const;
+    /// Draws the panel into `target`; with `dirty`, only the parts that reach into it (a paint
+    /// event's region: the rest of the panel shows what it showed).
+    void render(QPainter& painter, const QRectF& target, const QRegion* dirty);
     // The steps of render(): the cells (with their values and the diagonal when asked), the row
-    // and column labels, the axis titles, and the colour bar with its ticks and title.
+    // and column labels, the axis titles, and the colour bar with its ticks and title. Each
+    // part is drawn where `needed` says its bounds reach into what is painted.
+    using Needed = std::function<bool(const QRectF&)>;
     void renderCells(QPainter& painter, const Layout& l, const QSizeF& size);
-    void renderCellLabels(QPainter& painter, const Layout& l) const;
-    void renderAxisTitles(QPainter& painter, const Layout& l) const;
-    void renderColorBar(QPainter& painter, const Layout& l, const QRectF& target) const;
-    void rebuildImage();
+    void renderCellLabels(QPainter& painter, const Layout& l, const Needed& needed) const;
+    void renderAxisTitles(QPainter& painter, const Layout& l, const Needed& needed) const;
+    void renderColorBar(QPainter& painter, const Layout& l, const QRectF& target,
+                        const Needed& needed) const;
+    /// Where the colour bar's tick labels are drawn, in `target`.
+    QRectF colorBarLabels(const Layout& l, const QRectF& target) const;
+    /// After new values, a new range or scale: the image is made again, and what shows them
+    /// painted again. With `sameShape`, that is the cells and the colour bar's labels alone
+    /// (each slider step of the FP8 tab drew the titles and tick labels of both maps again, a
+    /// million instructions); otherwise the whole panel, whose labels follow the shape.
+    void rebuildImage(bool sameShape = false);
     /// After a text changed: repaint, and ask for another layout if the least size moved.
     void textsChanged();
     const QImage& imageFor(const QSize& pixels);
