@@ -30,6 +30,19 @@
 namespace scalelab::ui {
 
 namespace {
+
+/// An axis property: its labels hold room but are not drawn (hideAxisLabels).
+constexpr const char* kHiddenLabels = "scalelab_hiddenLabels";
+
+/// The colour of `axis`'s labels: the text's, or none (hideAxisLabels).
+QColor labelsColor(const QAbstractAxis* axis)
+{
+    return axis->property(kHiddenLabels).toBool() ? QColor(Qt::transparent) : chartTextColor();
+}
+
+} // namespace
+
+namespace {
 double g_lineScale = 1.0;
 ChartBackground g_background = ChartBackground::White;
 } // namespace
@@ -106,7 +119,7 @@ void restyleChart(QChart* chart)
         axis->setTitleFont(f.axisTitle);
         axis->setLabelsFont(f.axisLabels);
         axis->setTitleBrush(chartTextColor());
-        axis->setLabelsColor(chartTextColor());
+        axis->setLabelsColor(labelsColor(axis));
         axis->setGridLineColor(chartGridColor());
     }
     for (QAbstractSeries* series : chart->series()) {
@@ -486,9 +499,15 @@ void styleAxis(QAbstractAxis* axis, const QString& title, const QString& shortTi
     axis->setTitleFont(f.axisTitle);
     axis->setTitleBrush(chartTextColor());
     axis->setLabelsFont(f.axisLabels);
-    axis->setLabelsColor(chartTextColor());
+    axis->setLabelsColor(labelsColor(axis));
     axis->setGridLineColor(chartGridColor());
     axis->setLinePenColor(QColor(90, 90, 90));
+}
+
+void hideAxisLabels(QAbstractAxis* axis)
+{
+    axis->setProperty(kHiddenLabels, true);
+    axis->setLabelsColor(labelsColor(axis));
 }
 
 QString axisTitle(const QAbstractAxis* axis)

@@ -59,6 +59,10 @@ void styleChart(QChart* chart);
 /// `shortTitle`, whole words with the unit, is what an axis up the side shows where the whole
 /// title does not fit in its room (fitChartTexts); empty: the whole title wraps.
 void styleAxis(QAbstractAxis* axis, const QString& title, const QString& shortTitle = {});
+/// Draws `axis`'s labels in no colour, now and at every restyle, so that they only hold their
+/// room: a tab that draws its own names there (the FP8 grid chart's rows, whose scales change
+/// at every step: a new label lays the whole chart out again, a scene item of its own does not).
+void hideAxisLabels(QAbstractAxis* axis);
 /// An axis's whole title: what the tab set, though fitChartTexts may show it wrapped.
 QString axisTitle(const QAbstractAxis* axis);
 /// Sets an axis's title, only when it is not already the whole title (a change lays the chart

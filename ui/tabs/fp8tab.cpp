@@ -21,6 +21,7 @@
 #include <QChart>
 #include <QComboBox>
 #include <QFormLayout>
+#include <QGraphicsSimpleTextItem>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -117,6 +118,8 @@ constexpr double kRingPen = 2.5;
 /// The grid chart's rows (per tensor 0, values 1, own scale 2) and the room around them.
 constexpr double kRowAxisMin = -0.6;
 constexpr double kRowAxisMax = 2.6;
+/// Between the grid chart's row names and its plot, in pixels.
+constexpr double kRowNameGap = 6;
 constexpr double kZoneHalfHeight = 0.4; ///< the subnormal zone around the per-tensor row
 /// Grid points beyond the block's values are shown up to this share of its span away.
 constexpr double kGridReach = 0.35;
@@ -597,6 +600,18 @@ void Fp8Tab::buildGridChart()
     m_rowAxis->append(tr("Per block"), kOwnLine);
     m_rowAxis->setRange(kRowAxisMin, kRowAxisMax);
     m_rowAxis->setGridLineVisible(false);
+    hideAxisLabels(m_rowAxis); // they hold the room of m_rowNames
+    m_rowNames = {RowName{nullptr, nullptr, kTensorLine}, RowName{nullptr, nullptr, kValuesLine},
+                  RowName{nullptr, nullptr, kOwnLine}};
+    for (RowName& r : m_rowNames) {
+        r.name = new QGraphicsSimpleTextItem(chart);
+        if (r.row != kValuesLine)
+            r.scale = new QGraphicsSimpleTextItem(chart);
+    }
+    m_rowNames[0].name->setText(tr("Per tensor"));
+    m_rowNames[1].name->setText(tr("Values"));
+    m_rowNames[2].name->setText(tr("Own scale"));
+    connect(chart, &QChart::plotAreaChanged, this, &Fp8Tab::layOutRowNames);
 
     m_subnormalZone = new QLineSeries;
     // Grey, not the per-tensor colour, so its legend entry stands apart from the grid's.
@@ -992,22 +1007,69 @@ void Fp8Tab::showGridChart(const core::Fp8View& v)
     replaceIfChanged(m_landTensor, row(v.shownTensorDeq, kTensorLine));
     replaceIfChanged(m_landBlock, row(v.shownBlockDeq, kOwnLine));
     // The scales sit on the rows they belong to, so the legend stays short.
-    const QStringList rows = {tr("Per tensor<br>(scale %1)").arg(figure(v.tensorScale)),
-                              tr("%1 values").arg(v.shownValues.size()),
-                              tr("Own scale<br>(%1)").arg(figure(v.shownScale))};
-    const QStringList old = m_rowAxis->categoriesLabels();
-    for (int i = 0; i < rows.size() && i < old.size(); ++i)
-        if (old[i] != rows[i])
-            m_rowAxis->replaceLabel(old[i], rows[i]);
+    const std::array<std::pair<QGraphicsSimpleTextItem*, QString>, 3> texts = {
+        std::pair{m_rowNames[0].scale, tr("(scale %1)").arg(figure(v.tensorScale))},
+        std::pair{m_rowNames[1].name, tr("%1 values").arg(v.shownValues.size())},
+        std::pair{m_rowNames[2].scale, tr("(%1)").arg(figure(v.shownScale))}};
+    for (const auto& [item, text] : texts)
+        if (item->text() != text)
+            item->setText(text);
+    layOutRowNames();
     showGridRange(v);
 
     const std::int64_t cols = v.inputs.values ? v.inputs.values->cols() : v.inputs.cols;
     const std::int64_t perRow = cols / v.inputs.blockSize;
     const std::int64_t c0 = (v.shownBlock % perRow) * v.inputs.blockSize;
-    m_gridChart->chart()->setTitle(tr("One block on each grid (row %1, columns %2-%3)")
-                                       .arg(v.shownBlock / perRow)
-                                       .arg(c0)
-                                       .arg(c0 + v.inputs.blockSize - 1));
+    const QString title = tr("One block on each grid (row %1, columns %2-%3)")
+                              .arg(v.shownBlock / perRow)
+                              .arg(c0)
+                              .arg(c0 + v.inputs.blockSize - 1);
+    // The title shown may be wrapped: set again, it would lay the chart out twice (set, then
+    // wrapped again) at every step.
+    if (m_gridChart->title() != title)
+        m_gridChart->chart()->setTitle(title);
+}
+
+void Fp8Tab::layOutRowNames()
+{
+    QChart* chart = m_gridChart->chart();
+    const QFont font = chartFonts().axisLabels;
+    const QFontMetricsF fm(font);
+    for (const RowName& r : m_rowNames)
+        for (QGraphicsSimpleTextItem* item : {r.name, r.scale})
+            if (item) {
+                if (item->font() != font)
+                    item->setFont(font);
+                if (item->brush().color() != chartTextColor())
+                    item->setBrush(chartTextColor());
+            }
+    // The row axis's labels, drawn in no colour (styleAxis, kHiddenLabels), hold the names'
+    // room: Qt Charts lays the chart out around them. Each is changed only when its name
+    // outgrows it or needs far less (a new label lays the whole chart out again).
+    const QStringList held = m_rowAxis->categoriesLabels();
+    for (qsizetype i = 0; i < held.size() && i < qsizetype(m_rowNames.size()); ++i) {
+        const RowName& r = m_rowNames[static_cast<std::size_t>(i)];
+        double room = 0;
+        for (const QString& line : held[i].split("<br>"))
+            room = std::max(room, fm.horizontalAdvance(line));
+        double need = r.name->boundingRect().width();
+        if (r.scale)
+            need = std::max(need, r.scale->boundingRect().width());
+        if (need > room || need < 0.7 * room)
+            m_rowAxis->replaceLabel(
+                held[i], r.scale ? r.name->text() + "<br>" + r.scale->text() : r.name->text());
+    }
+    // Each name right-aligned beside its row: one line centred on it, two lines about it.
+    const QRectF plot = chart->plotArea();
+    const double right = plot.left() - kRowNameGap;
+    for (const RowName& r : m_rowNames) {
+        const double y =
+            plot.bottom() - (r.row - kRowAxisMin) / (kRowAxisMax - kRowAxisMin) * plot.height();
+        const double nameTop = r.scale ? y - fm.height() : y - fm.height() / 2;
+        r.name->setPos(right - r.name->boundingRect().width(), nameTop);
+        if (r.scale)
+            r.scale->setPos(right - r.scale->boundingRect().width(), y);
+    }
 }
 
 void Fp8Tab::showGridRange(const core::Fp8View& v)

@@ -24,6 +24,7 @@ class QBoxLayout;
 class QCategoryAxis;
 class QComboBox;
 class QFormLayout;
+class QGraphicsSimpleTextItem;
 class QGroupBox;
 class QLabel;
 class QLineSeries;
@@ -222,6 +223,9 @@ private:
     void showOutlierBand(const core::Fp8View& v);
     void showGridChart(const core::Fp8View& v);
     void showGridRange(const core::Fp8View& v);
+    /// Places the grid chart's row names beside their rows, and gives them room at the chart's
+    /// left when they need more than they have (or much less).
+    void layOutRowNames();
     void showHeatmap(const core::Fp8View& v, std::optional<std::pair<double, double>> mapRange);
     void showTable(const core::Fp8View& v);
     /// Fits the table's columns to their contents after `edited` cells (and, when `renamed`,
@@ -309,6 +313,16 @@ private:
     QLineSeries* m_subnormalZone = nullptr;
     QValueAxis* m_valueAxis = nullptr;
     QCategoryAxis* m_rowAxis = nullptr;
+    /// The grid chart's rows named beside the plot, each a name and (but the values' row) its
+    /// scale on a second line. Items of the chart's scene, not the row axis's labels: a new
+    /// label lays the whole chart out again, and the scales change at every step of the
+    /// outlier slider (a third of its steps' work).
+    struct RowName {
+        QGraphicsSimpleTextItem* name = nullptr;
+        QGraphicsSimpleTextItem* scale = nullptr; ///< null on the values' row
+        double row = 0; ///< the row's place on the row axis
+    };
+    std::array<RowName, 3> m_rowNames;
 
     HeatmapPairPanel* m_heatmap = nullptr;
     QTableWidget* m_table = nullptr;

@@ -91,6 +91,8 @@ void HeatmapPanel::textsChanged()
 
 void HeatmapPanel::setColumnLabels(const QStringList& labels)
 {
+    if (labels == m_columnLabels)
+        return; // a slider step that keeps them paints them not again
     m_columnLabels = labels;
     update();
 }
@@ -187,7 +189,7 @@ void HeatmapPanel::rebuildImage(bool sameShape)
         return;
     }
     const Layout l = layoutFor(rect());
-    update(l.plot.adjusted(-2, -2, 2, 2).toAlignedRect()); // with the frame around it
+    update(l.plot.adjusted(-1, -1, 1, 1).toAlignedRect()); // with the frame around it
     update(colorBarLabels(l, rect()).toAlignedRect());
 }
 
@@ -424,6 +426,8 @@ void drawTitle(QPainter& painter, const QRectF& box, const QString& text)
 
 /// Room between the tick labels and what they label, in pixels.
 constexpr double kLabelGap = 4;
+/// Where the row labels end, left of the plot, in pixels.
+constexpr double kRowLabelsEnd = 6;
 /// Grey of the frames around the plot and the colour bar.
 const QColor kFrameGrey(90, 90, 90);
 /// Up to this many cells, each is filled in its colour rather than drawn as a stretched image.
@@ -452,9 +456,9 @@ void HeatmapPanel::render(QPainter& painter, const QRectF& target, const QRegion
 {
     const ChartFonts f = chartFonts();
     const Layout l = layoutFor(target);
-    // A few pixels around each part's bounds: strokes and text spill a little past them.
+    // A pixel around each part's bounds: blended edges spill a little past them.
     const Needed needed = [dirty](const QRectF& bounds) {
-        return !dirty || dirty->intersects(bounds.adjusted(-3, -3, 3, 3).toAlignedRect());
+        return !dirty || dirty->intersects(bounds.adjusted(-1, -1, 1, 1).toAlignedRect());
     };
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
@@ -544,21 +548,23 @@ void HeatmapPanel::renderCellLabels(QPainter& painter, const Layout& l, const Ne
         std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((fm.height() + 2) / ch)));
     // Each label a line tall, centred on its row: a row thinner than a line would cut it.
     const double line = std::max(ch, fm.height());
-    const bool rowLabels =
-        needed(QRectF(l.yTitle.right(), l.plot.top() - line, l.plot.left() - l.yTitle.right(),
-                      l.plot.height() + 2 * line));
+    const bool rowLabels = needed(QRectF(l.yTitle.right(), l.plot.top() - line,
+                                         l.plot.left() - kRowLabelsEnd - l.yTitle.right(),
+                                         l.plot.height() + 2 * line));
     for (Eigen::Index r = 0; rowLabels && r < rows; r += rowStep)
         painter.drawText(QRectF(l.yTitle.right() + kLabelGap,
                                 l.plot.top() + (r + 0.5) * ch - line / 2,
-                                l.plot.left() - l.yTitle.right() - 10, line),
+                                l.plot.left() - kRowLabelsEnd - kLabelGap - l.yTitle.right(), line),
                          Qt::AlignRight | Qt::AlignVCenter, label(m_rowLabels, r));
     const double widest = fm.horizontalAdvance(label(m_columnLabels, cols - 1));
     const Eigen::Index colStep =
         std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((widest + 8) / cw)));
     // Each column label gets room well beyond its column, centred on it.
     constexpr double kOverhang = 40;
-    const bool columnLabels = needed(QRectF(l.plot.left() - kOverhang, l.plot.bottom(),
-                                            l.plot.width() + 2 * kOverhang, fm.height() + 2));
+    // (Their text starts below the top of their line: the frame's pixel row below the plot,
+    // painted again with the cells, is not theirs.)
+    const bool columnLabels = needed(QRectF(l.plot.left() - kOverhang, l.plot.bottom() + 2.5,
+                                            l.plot.width() + 2 * kOverhang, fm.height()));
     for (Eigen::Index c = 0; columnLabels && c < cols; c += colStep)
         painter.drawText(QRectF(l.plot.left() + c * cw - kOverhang, l.plot.bottom() + 2,
                                 cw + 2 * kOverhang, fm.height()),
