@@ -62,7 +62,8 @@ public:
     void drawTextItem(const QPointF& baseline, const QTextItem& item) override
     {
         const QString text = item.text();
-        if (text.trimmed().isEmpty())
+        // A text drawn in no colour holds room for another drawn there (hideAxisLabels).
+        if (text.trimmed().isEmpty() || painter()->pen().color().alpha() == 0)
             return;
         const QFontMetricsF metrics(item.font(), paintDevice());
         // The line's box from the baseline, in the painter's coordinates, then on the device.

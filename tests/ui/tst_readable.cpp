@@ -68,6 +68,8 @@ QList<SceneText> textsOf(const QChart* chart)
         QRectF box;
         QRectF ink;
         if (auto* rich = dynamic_cast<QGraphicsTextItem*>(item)) {
+            if (rich->defaultTextColor().alpha() == 0)
+                continue; // drawn in no colour: it holds room for a text drawn there instead
             text = rich->toPlainText();
             // The text's own lines, not the document margin around them.
             const qreal margin = rich->document()->documentMargin();
