@@ -928,6 +928,55 @@ private slots:
         QCOMPARE(below, 0);
     }
 
+    void aNewFigureRepaintsOnlyTheLinesItChanged()
+    {
+        // A slider step changes a figure or two of the line: what is painted again is the
+        // rows of the lines whose text or format changed, and the label then looks as it does
+        // painted whole.
+        QWidget window;
+        auto* line = new FiguresLine(&window);
+        FiguresLabel* label = line->label();
+        label->setText("<b>Error</b> 2.66 %<br>Scale = 311 / 448 = <b>0.694</b><br>Why so little?");
+        window.resize(500, 200);
+        line->setGeometry(0, 0, 500, 200);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTest::qWait(20);
+        const int rows = label->fontMetrics().lineSpacing();
+        const auto paintedAfter = [&](const QString& text) {
+            QImage shown(label->size(), QImage::Format_ARGB32);
+            label->QWidget::render(&shown);
+            scalelab::test::PaintedRegion painted(label);
+            label->setText(text);
+            QTest::qWaitFor([&painted] { return !painted.region.isEmpty(); });
+            QTest::qWait(20);
+            const QRegion region = painted.region; // (rendering paints too)
+            // What the screen shows after painting that region over the old picture.
+            label->QWidget::render(&shown, region.boundingRect().topLeft(), region);
+            QImage whole(label->size(), QImage::Format_ARGB32);
+            label->QWidget::render(&whole);
+            // (An empty region would render the whole label: nothing painted is no pass.)
+            return std::pair{region, !region.isEmpty() && shown == whole};
+        };
+        // A new figure on the second line: that row alone.
+        auto [region, same] = paintedAfter(
+            "<b>Error</b> 2.66 %<br>Scale = 361 / 448 = <b>0.805</b><br>Why so little?");
+        QVERIFY(same);
+        QVERIFY(region.intersects(QRect(0, rows + rows / 2, label->width(), 1)));
+        QVERIFY(!region.intersects(QRect(0, rows / 2, label->width(), 1)));
+        QVERIFY(!region.intersects(QRect(0, 2 * rows + rows / 2, label->width(), 1)));
+        // The same words in another format: that line too.
+        std::tie(region, same) = paintedAfter(
+            "<b>Error</b> 2.66 %<br>Scale = 361 / 448 = <b>0.805</b><br><b>Why</b> so little?");
+        QVERIFY(same);
+        QVERIFY(region.intersects(QRect(0, 2 * rows + rows / 2, label->width(), 1)));
+        QVERIFY(!region.intersects(QRect(0, rows / 2, label->width(), 1)));
+        // A text of another height: all of it.
+        std::tie(region, same) = paintedAfter("<b>Error</b> 2.66 %");
+        QVERIFY(same);
+        QVERIFY(region.contains(QRect(0, 0, label->width(), label->height())));
+    }
+
     void theFiguresLineAsksForRoomOnlyForAnotherHeight()
     {
         // A window laid out as a tab: the figures line above a widget that takes the rest.

@@ -2,7 +2,10 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QEvent>
+#include <QPaintEvent>
 #include <QPainter>
+#include <QTextBlock>
+#include <QTextLayout>
 #include <algorithm>
 #include <cmath>
 
@@ -82,23 +85,99 @@ QSize FiguresLabel::minimumSizeHint() const
     return {0, fontMetrics().lineSpacing() + 2 * margin()};
 }
 
-void FiguresLabel::paintEvent(QPaintEvent*)
+QPoint FiguresLabel::textOrigin(int height) const
 {
-    const QRect area = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
-    const int height = layOut(area.width());
-    QPainter painter(this);
     // Placed in the label as QLabel places it, by the vertical alignment.
+    const QRect area = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
     int top = area.top();
     if (alignment() & Qt::AlignVCenter)
         top += std::max(0, (area.height() - height) / 2);
     else if (alignment() & Qt::AlignBottom)
         top += std::max(0, area.height() - height);
-    painter.translate(area.left(), top);
+    return {area.left(), top};
+}
+
+void FiguresLabel::paintEvent(QPaintEvent* event)
+{
+    const QRect area = contentsRect().adjusted(margin(), margin(), -margin(), -margin());
+    const int height = layOut(area.width());
+    QPainter painter(this);
+    const QPoint origin = textOrigin(height);
+    painter.translate(origin);
     QAbstractTextDocumentLayout::PaintContext context;
     context.palette = palette();
     context.palette.setColor(QPalette::Text, palette().color(foregroundRole()));
-    context.clip = QRectF(0, 0, area.width(), area.height());
+    // Only the lines in what is painted: those a new text left alone are not drawn again.
+    context.clip = QRectF(0, 0, area.width(), area.height())
+                       .intersected(QRectF(event->rect().translated(-origin)));
     m_document.documentLayout()->draw(&painter, context);
+}
+
+QList<FiguresLabel::DrawnLine> FiguresLabel::drawnLines() const
+{
+    QList<DrawnLine> lines;
+    const QAbstractTextDocumentLayout* layout = m_document.documentLayout();
+    for (QTextBlock block = m_document.begin(); block.isValid(); block = block.next()) {
+        const QTextLayout* text = block.layout();
+        if (!text)
+            continue;
+        const QPointF at = layout->blockBoundingRect(block).topLeft();
+        const QString plain = block.text();
+        for (int i = 0; i < text->lineCount(); ++i) {
+            const QTextLine line = text->lineAt(i);
+            DrawnLine drawn;
+            drawn.rect = QRectF(0, at.y() + line.y(), m_document.textWidth(), line.height());
+            drawn.text = plain.mid(line.textStart(), line.textLength());
+            // The formats of the line's characters, each where it starts in the line.
+            const int start = block.position() + line.textStart();
+            const int end = start + line.textLength();
+            for (auto it = block.begin(); !it.atEnd(); ++it) {
+                const QTextFragment fragment = it.fragment();
+                if (fragment.position() < end && fragment.position() + fragment.length() > start)
+                    drawn.formats.append(
+                        {std::max(fragment.position(), start) - start, fragment.charFormat()});
+            }
+            lines.append(drawn);
+        }
+    }
+    return lines;
+}
+
+void FiguresLabel::setText(const QString& text)
+{
+    if (text == QLabel::text())
+        return;
+    // Line by line only while the text shown is laid out as it is drawn, and the label paints.
+    const bool lineByLine = isVisible() && updatesEnabled() && m_laidWidth > 0
+        && m_laidText == QLabel::text() && m_laidFont == font();
+    if (!lineByLine) {
+        QLabel::setText(text);
+        return;
+    }
+    const int heightBefore = layOut(m_laidWidth);
+    const QList<DrawnLine> before = drawnLines();
+    // QLabel paints the whole label for a new text: held off while it is given (its layout
+    // request still goes out, for a text that needs another height).
+    setAttribute(Qt::WA_UpdatesDisabled, true);
+    QLabel::setText(text);
+    setAttribute(Qt::WA_UpdatesDisabled, false);
+    const int height = layOut(m_laidWidth);
+    if (height != heightBefore) {
+        update(); // the lines move (and the label may take another height)
+        return;
+    }
+    const QList<DrawnLine> after = drawnLines();
+    QRegion changed;
+    const QPoint origin = textOrigin(height);
+    for (qsizetype i = 0; i < std::max(before.size(), after.size()); ++i)
+        if (i >= before.size() || i >= after.size() || before[i] != after[i])
+            for (const QList<DrawnLine>* lines : {&before, &after})
+                if (i < lines->size()) {
+                    // The whole row, margins and all: a glyph may reach a little past the text.
+                    const QRect row = (*lines)[i].rect.adjusted(0, -1, 0, 1).toAlignedRect();
+                    changed += QRect(0, origin.y() + row.top(), width(), row.height());
+                }
+    update(changed);
 }
 
 FiguresLine::FiguresLine(QWidget* parent)

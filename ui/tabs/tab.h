@@ -1,6 +1,7 @@
 #pragma once
 
 #include "fields.h"
+#include "figureslabel.h"
 #include "parametercontrol.h"
 #include "scalelab/core/scenario.h"
 #include "scenariodocument.h"
@@ -110,7 +111,7 @@ public:
     /// Every parameter control, in the order they were added.
     QList<ParameterControl*> controls() const { return m_controls; }
     /// The line of live figures above the charts.
-    QLabel* figuresLabel() const { return m_figures; }
+    FiguresLabel* figuresLabel() const { return m_figures; }
     /// The line under the charts that names refused input; hidden when all is well.
     QLabel* messageLabel() const { return m_message; }
 
@@ -319,7 +320,7 @@ private:
     Lead m_lead = Lead::None; ///< where the first chart goes (setCharts)
     int m_leadStretch = 2; ///< the lead row's stretch; every other row's is 2
     FiguresLine* m_figuresLine; ///< holds m_figures
-    QLabel* m_figures;
+    FiguresLabel* m_figures;
     QLabel* m_message;
     QList<ParameterControl*> m_controls;
     bool m_compactControls = false;
