@@ -25,6 +25,7 @@
 #include <QAreaSeries>
 #include <QChart>
 #include <QComboBox>
+#include <QGraphicsSimpleTextItem>
 #include <QHeaderView>
 #include <QImage>
 #include <QLabel>
@@ -747,6 +748,48 @@ private slots:
         QCOMPARE(rankRanges.count(), 0);
         QCOMPARE(errorRanges.count(), 0);
         checkAgainstCore(tab);
+    }
+
+    void aNewScaleLaysTheGridChartOutNoMore()
+    {
+        // The grid chart names its rows with their scales, which change at every outlier step:
+        // the names are the chart's own items, so a step lays the chart out no more (its axis
+        // labels only hold their room), and the names show the new scales.
+        Fp8Tab tab;
+        tab.resize(1600, 950);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        tab.control("fp8.outlier_scale")->setValue(101);
+        settle(tab, kWorkerTimeoutMs);
+        QTest::qWait(50);
+        QChart* gc = tab.gridChart()->chart();
+        const auto scaleNames = [gc] {
+            QStringList names;
+            for (QGraphicsItem* item : gc->childItems())
+                if (auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item);
+                    text && text->text().startsWith("("))
+                    names << text->text();
+            return names;
+        };
+        const QStringList before = scaleNames();
+        QCOMPARE(before.size(), 2);
+        int layouts = 0;
+        scalelab::test::EventSpy spy(gc, QEvent::LayoutRequest, [&layouts] { ++layouts; });
+        for (const int outliers : {104, 101, 104}) {
+            tab.control("fp8.outlier_scale")->setValue(outliers);
+            settle(tab, kWorkerTimeoutMs);
+            QTest::qWait(20);
+        }
+        QCOMPARE(layouts, 0);
+        const QStringList after = scaleNames();
+        QCOMPARE(after.size(), 2);
+        QVERIFY2(after[0] != before[0] || after[1] != before[1], qPrintable(after.join(", ")));
+        // The per-tensor name reads the view's scale, to the three figures it shows.
+        const QString tensor = after.filter("(scale ").value(0);
+        bool ok = false;
+        const double shown = tensor.mid(7).chopped(1).toDouble(&ok);
+        QVERIFY2(ok, qPrintable(tensor));
+        QVERIFY2(std::abs(shown / tab.view()->tensorScale - 1) < 5e-3, qPrintable(tensor));
     }
 
     void overflowModeShowsInThePlainCast()

@@ -1043,7 +1043,7 @@ void Fp8Tab::layOutRowNames()
                 if (item->brush().color() != chartTextColor())
                     item->setBrush(chartTextColor());
             }
-    // The row axis's labels, drawn in no colour (styleAxis, kHiddenLabels), hold the names'
+    // The row axis's labels, drawn in no colour (hideAxisLabels), hold the names'
     // room: Qt Charts lays the chart out around them. Each is changed only when its name
     // outgrows it or needs far less (a new label lays the whole chart out again).
     const QStringList held = m_rowAxis->categoriesLabels();
