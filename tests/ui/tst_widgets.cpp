@@ -948,7 +948,8 @@ private slots:
             label->QWidget::render(&shown);
             scalelab::test::PaintedRegion painted(label);
             label->setText(text);
-            QTest::qWaitFor([&painted] { return !painted.region.isEmpty(); });
+            if (!QTest::qWaitFor([&painted] { return !painted.region.isEmpty(); }))
+                return std::pair{QRegion(), false}; // nothing painted
             QTest::qWait(20);
             const QRegion region = painted.region; // (rendering paints too)
             // What the screen shows after painting that region over the old picture.
