@@ -435,6 +435,7 @@ private slots:
         for (const QString& key : keys)
             values.insert(key, "1");
         panel.setValues(values);
+        panel.finishUpdate();
         panel.resize(400, 2000); // the whole text in view
         panel.show();
         QVERIFY(QTest::qWaitForWindowExposed(&panel));
@@ -479,6 +480,7 @@ private slots:
         }
         QVERIFY(inTable.size() >= 2);
         panel.setValues(values);
+        panel.finishUpdate(); // a slow build (the sanitizers') may not set them all in one pass
         int changes = 0;
         QTextDocument* document = panel.findChild<QTextBrowser*>()->document();
         connect(document, &QTextDocument::contentsChange, &panel, [&changes] { ++changes; });
