@@ -80,6 +80,14 @@ QString ChartViewPanel::title() const
     return QTextDocumentFragment::fromHtml(title).toPlainText().simplified();
 }
 
+bool ChartViewPanel::setTitle(const QString& title)
+{
+    if (this->title() == title)
+        return false;
+    m_chart->setTitle(title);
+    return true;
+}
+
 void ChartPanel::renderWidgets(QPainter& painter, const QRectF& target)
 {
     painter.save();

@@ -54,6 +54,10 @@ public:
 
     void render(QPainter& painter, const QRectF& target) override;
     QString title() const override;
+    /// Sets the chart's title, only when its words differ from those shown (a wrapped title
+    /// read as one line): set again, it would lay the chart out twice, once as given and once
+    /// wrapped again. True when it was set.
+    bool setTitle(const QString& title);
 
     /// restyleChart() over the tab's own looks, then the emphasised series again: for a new
     /// font, line scale or background.

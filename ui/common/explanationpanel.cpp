@@ -13,6 +13,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <optional>
+#include <utility>
 
 namespace scalelab::ui {
 
@@ -270,11 +271,10 @@ void ExplanationPanel::applyValues(qint64 budgetNs)
     QElapsedTimer clock;
     clock.start();
     m_slices->stop();
-    const std::optional<QList<ValueRun>> changed =
-        changedRuns(*m_text->document(), m_shown, m_values);
+    std::optional<QList<ValueRun>> changed = changedRuns(*m_text->document(), m_shown, m_values);
     if (!changed)
         return refresh();
-    QList<ValueRun> runs = *changed;
+    QList<ValueRun> runs = std::move(*changed);
     if (runs.isEmpty())
         return;
     // The edits in text order from the first at or after where the last pass stopped, round to

@@ -1024,10 +1024,7 @@ void Fp8Tab::showGridChart(const core::Fp8View& v)
                               .arg(v.shownBlock / perRow)
                               .arg(c0)
                               .arg(c0 + v.inputs.blockSize - 1);
-    // The title shown may be wrapped: set again, it would lay the chart out twice (set, then
-    // wrapped again) at every step.
-    if (m_gridChart->title() != title)
-        m_gridChart->chart()->setTitle(title);
+    m_gridChart->setTitle(title);
 }
 
 void Fp8Tab::layOutRowNames()

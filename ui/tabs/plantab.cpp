@@ -682,8 +682,7 @@ void PlanTab::updateMemoryChart()
         ? tr("What one GPU of each pipeline stage holds (first %1 of %2 stages)")
               .arg(formatWhole(stages), formatWhole(static_cast<std::int64_t>(r.stages.size())))
         : tr("What one GPU of each pipeline stage holds");
-    if (m_memory->chart()->title() != title)
-        m_memory->chart()->setTitle(title);
+    m_memory->setTitle(title);
 }
 
 void PlanTab::updateRecomputeChart(const std::vector<core::VariantActivations>& variants)
@@ -713,8 +712,7 @@ void PlanTab::updateRecomputeChart(const std::vector<core::VariantActivations>& 
     if (m_variantAxis->categories().first() != yoursLabel)
         m_variantAxis->replace(m_variantAxis->categories().first(), yoursLabel);
     const QString title = tr("Busiest GPU at t = %1: activations by recipe").arg(in.tensorParallel);
-    if (m_recompute->title() != title)
-        m_recompute->chart()->setTitle(title);
+    m_recompute->setTitle(title);
 
     // What the busiest GPU has left for activations once its model state is in.
     const core::PlanStage& busiest = m_result.stages[static_cast<std::size_t>(m_result.peakStage)];

@@ -332,10 +332,8 @@ void PlanTab::showSearch(std::shared_ptr<const core::LayoutSearchResult> result,
     const QString title = kept.isEmpty()
         ? tr("Every layout: memory against step time")
         : tr("Every layout with %1: memory against step time").arg(kept);
-    if (m_searchChart->title() != title) { // title() reads a wrapped title as one line
-        m_searchChart->chart()->setTitle(title);
+    if (m_searchChart->setTitle(title))
         fitChartTexts(m_searchChart->chart());
-    }
     if (!result)
         m_search->setFailed(failure);
     else if (result->refused)
