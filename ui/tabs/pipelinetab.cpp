@@ -212,8 +212,10 @@ void PipelineTab::buildMemoryChart()
     for (Schedule s : memorySchedules()) {
         auto* set = new QBarSet(scheduleName(s));
         set->setColor(scheduleColor(s));
-        // No white outline: at 32 stages the bars are a few pixels wide and it would eat them.
-        set->setBorderColor(scheduleColor(s));
+        // No outline at all: at 32 stages the bars are a few pixels wide and a white one would
+        // eat them, and stroking an outline of the fill's own colour costs the raster engine
+        // several times what the fill does (a millisecond a step at 32 stages).
+        set->setPen(Qt::NoPen);
         m_sets << set;
         m_bars->append(set);
     }
