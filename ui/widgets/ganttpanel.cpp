@@ -720,10 +720,22 @@ void GanttPanel::drawPooled(QPainter& painter, const Layout& l)
         std::vector<float>& acc = m_coverage;
         acc.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h) * 4, 0.f);
         const double perTime = w / l.timeEnd;
+        // A pass's colour depends on its kind and its chunks' hues alone: a few dozen colours
+        // for tens of thousands of passes, each made once here rather than once a pass.
+        constexpr std::size_t hues = kPassColors.size();
+        std::array<std::array<float, 4>, 4 * hues * hues> palette{}; // r, g, b, made yet
         for (const core::PipelineEvent& e : m_events) {
-            const QColor c = fillOf(e);
-            const float rgb[3] = {static_cast<float>(c.red()), static_cast<float>(c.green()),
-                                  static_cast<float>(c.blue())};
+            const auto hue = [this](int chunk) {
+                return static_cast<std::size_t>(hueOf(chunk)) % hues;
+            };
+            std::array<float, 4>& rgb =
+                palette[(static_cast<std::size_t>(e.pass) * hues + hue(e.chunk)) * hues
+                        + (e.pass == Pass::ForwardBackward ? hue(e.pairChunk) : 0)];
+            if (rgb[3] == 0.f) {
+                const QColor c = fillOf(e);
+                rgb = {static_cast<float>(c.red()), static_cast<float>(c.green()),
+                       static_cast<float>(c.blue()), 1.f};
+            }
             const double x0 = std::clamp(e.start * perTime, 0.0, static_cast<double>(w));
             const double x1 = std::clamp(e.end * perTime, 0.0, static_cast<double>(w));
             float* row = acc.data() + static_cast<std::size_t>(e.stage) * w * 4;
