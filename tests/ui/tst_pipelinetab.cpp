@@ -22,6 +22,7 @@
 #include <QAbstractAxis>
 #include <QBarSet>
 #include <QChart>
+#include <QChartView>
 #include <QComboBox>
 #include <QDir>
 #include <QGraphicsRectItem>
@@ -1210,6 +1211,34 @@ private slots:
         QCOMPARE(bubblePercent(0.2), QString("20.0 %"));
         QCOMPARE(bubblePercent(0.005), QString("0.50 %"));
         QCOMPARE(bubblePercent(0.0), QString("0.0 %"));
+    }
+
+    void aStepOfPPaintsTheActivationChartOnce()
+    {
+        // A step of p gives the activation chart new bars and a new stage axis, which lays the
+        // chart out again: laid out before the window paints, it is painted once a step, not
+        // once with the new bars on the old axis and again after Qt Charts' own layout.
+        PipelineTab tab;
+        tab.resize(1600, 950);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        tab.setScenario(scenarioWith(Schedule::OneFOneB, 8, 32, 1));
+        settle(tab);
+        QTest::qWait(50); // the tick thinning runs a turn after the layout
+        int paints = 0;
+        scalelab::test::EventSpy spy(tab.memoryChart()->view()->viewport(), QEvent::Paint,
+                                     [&paints] { ++paints; });
+        QChart* chart = tab.memoryChart()->chart();
+        for (const int p : {16, 8, 16}) {
+            const QString before = chart->axes(Qt::Horizontal).first()->property("max").toString();
+            paints = 0;
+            tab.control("pipeline.stages")->setValue(p);
+            settle(tab);
+            QTest::qWait(50);
+            // The axis did change (the case in point), and the chart was painted once for it.
+            QVERIFY(chart->axes(Qt::Horizontal).first()->property("max").toString() != before);
+            QCOMPARE(paints, 1);
+        }
     }
 };
 

@@ -17,6 +17,7 @@
 #include <QEvent>
 #include <QFontMetrics>
 #include <QFormLayout>
+#include <QGraphicsLayout>
 #include <QGridLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -102,10 +103,17 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
     connect(this, &Tab::refreshed, this, &Tab::scheduleExplanation);
     // A refresh may rename a series (its legend entry shows the whole name again) or retitle
     // a chart: wrapped again to the chart's width.
+    // Then each chart is laid out at once, before the window paints: left to Qt Charts' own
+    // layout request, which comes after the scene's repaint of the new values, a chart whose
+    // axis range or legend changed was painted twice a step, once with the old layout.
     connect(this, &Tab::refreshed, this, [this] {
         for (ChartPanel* chart : charts())
-            if (auto* view = qobject_cast<ChartViewPanel*>(chart))
+            if (auto* view = qobject_cast<ChartViewPanel*>(chart)) {
                 fitChartTexts(view->chart());
+                QGraphicsLayout* chartLayout = view->chart()->layout();
+                if (view->isVisible() && chartLayout && !chartLayout->isActivated())
+                    chartLayout->activate();
+            }
     });
     connect(m_document, &document::ScenarioDocument::sectionChanged, this,
             [this](core::Section changed) {
