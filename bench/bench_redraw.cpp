@@ -81,13 +81,15 @@ double percentile(std::vector<double> v, double p)
     return v[std::min(i, v.size() - 1)];
 }
 
+QString ownerName(QObject* object);
+
 /// Counts the events Qt delivers, so a step can run the event loop until the cascade a slider
 /// move sets off (recompute, scene changes, layout, update requests, paint) has died down.
 class EventCounter : public QObject {
 public:
     long long count = 0;
     long long paints = 0; ///< widgets painted: a step that paints nothing measured nothing
-    QMap<QString, long long> painted; ///< with --spans: paints by widget class
+    QMap<QString, long long> painted; ///< with --spans: paints by widget class and owner
 
     bool byClass = false;
 
@@ -98,7 +100,8 @@ protected:
         if (event->type() == QEvent::Paint) {
             ++paints;
             if (byClass)
-                ++painted[QString::fromLatin1(watched->metaObject()->className())];
+                ++painted[QString::fromLatin1(watched->metaObject()->className()) + "/"
+                          + ownerName(watched)];
         }
         return false;
     }
