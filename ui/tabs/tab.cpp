@@ -198,7 +198,8 @@ void Tab::updateExplanation()
             return;
         }
         m_explanation->setMinimumWidth(240);
-        m_explanation->setMaximumWidth(fontMetrics().averageCharWidth() * 52);
+        m_explanationMaxWidth = fontMetrics().averageCharWidth() * 52;
+        m_explanation->setMaximumWidth(m_explanationMaxWidth);
         m_explanation->setValues(explanationValues());
         placeExplanation();
         return;
@@ -211,6 +212,12 @@ void Tab::placeExplanation()
     if (!m_explanationVisible || !isVisible()) {
         m_explanation->setVisible(m_explanationVisible);
         layout()->addWidget(m_explanation);
+        followExplanationPlace();
+        return;
+    }
+    if (explanationBelow()) {
+        followExplanationPlace();
+        m_explanation->show();
         return;
     }
     // Given its place before it is shown, so that its text is laid out once, at the width it
@@ -248,11 +255,53 @@ void Tab::restyleCharts()
     }
 }
 
+bool Tab::explanationBelow() const
+{
+    if (!m_explanation || !m_explanationVisible || m_charts.isEmpty())
+        return false;
+    if (!isVisible())
+        return m_explanationIsBelow; // judged when shown, at the size it is shown at
+    // The room the charts would have with the explanation beside them, against the width of
+    // one readable chart (as arrangeCharts reckons it) and the chart area's scroll bar.
+    const QMargins margins = layout()->contentsMargins();
+    const int beside = std::clamp(m_explanation->sizeHint().width(), m_explanation->minimumWidth(),
+                                  std::max(m_explanation->minimumWidth(), m_explanationMaxWidth));
+    const int room = width() - margins.left() - margins.right() - m_scroll->minimumWidth() - beside
+        - 2 * layout()->spacing();
+    const int readable = m_minChartChars * QFontMetrics(chartFonts().legend).averageCharWidth()
+        + m_chartScroll->verticalScrollBar()->sizeHint().width();
+    return room < readable;
+}
+
+void Tab::followExplanationPlace()
+{
+    const bool below = explanationBelow();
+    if (!m_explanation || below == m_explanationIsBelow)
+        return;
+    m_explanationIsBelow = below;
+    if (below) {
+        // Under the charts, across their width, with two fifths of the column's height: the
+        // charts keep their readable width and scroll down, as they do on a short screen.
+        layout()->removeWidget(m_explanation);
+        m_explanation->setMaximumWidth(QWIDGETSIZE_MAX);
+        m_right->insertWidget(m_right->indexOf(m_chartScroll) + 1, m_explanation, 2);
+        m_right->setStretchFactor(m_chartScroll, 3);
+    } else {
+        m_right->removeWidget(m_explanation);
+        m_right->setStretchFactor(m_chartScroll, 1);
+        m_explanation->setMaximumWidth(m_explanationMaxWidth);
+        layout()->addWidget(m_explanation);
+    }
+}
+
 void Tab::setExplanationVisible(bool visible)
 {
     m_explanationVisible = visible;
-    if (m_explanation)
+    if (m_explanation) {
+        if (visible)
+            followExplanationPlace();
         m_explanation->setVisible(visible);
+    }
     if (visible && m_explanationStale)
         updateExplanation();
 }
@@ -592,6 +641,7 @@ void Tab::fitControlsColumn(bool measure)
     // and the tab's layout would give it that width (a row's, after the controls went compact).
     if (m_scroll->minimumWidth() != columnWidth || m_scroll->maximumWidth() != columnWidth)
         m_scroll->setFixedWidth(columnWidth);
+    followExplanationPlace();
 }
 
 void Tab::resizeEvent(QResizeEvent* event)

@@ -258,6 +258,12 @@ private:
     void scheduleExplanation();
     void updateExplanation();
     void placeExplanation(); ///< adds the new explanation panel to the tab's layout
+    /// Whether the explanation goes under the charts rather than beside them: beside, it would
+    /// leave the charts less than one readable chart's width (a 1280 px projector in large
+    /// type), and they would scroll sideways, cut at the right.
+    bool explanationBelow() const;
+    /// Moves the explanation under the charts or back beside them, as explanationBelow says.
+    void followExplanationPlace();
 
     static constexpr int kExplanationDelayMs = 100;
     static constexpr int kMinChartLines = 20;
@@ -328,6 +334,8 @@ private:
     int m_alignedCompact = -1; ///< the arrangement the controls were last aligned for, or -1
     ExplanationPanel* m_explanation = nullptr;
     bool m_explanationVisible = true;
+    bool m_explanationIsBelow = false;
+    int m_explanationMaxWidth = 0; ///< beside the charts, in the type it was made in
     Failure m_failure = Failure::None;
 };
 
