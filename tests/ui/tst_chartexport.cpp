@@ -2,19 +2,25 @@
 
 #include "chartexport.h"
 #include "chartpanel.h"
+#include "chartstyle.h"
 #include "memorytab.h"
 #include "testhelpers.h"
 
+#include <QBarCategoryAxis>
 #include <QChart>
 #include <QDir>
 #include <QFile>
 #include <QFontMetricsF>
 #include <QGraphicsLayout>
+#include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QImage>
+#include <QLineSeries>
 #include <QPainter>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QValueAxis>
 
 using namespace scalelab::ui;
 using namespace scalelab::test;
@@ -166,6 +172,49 @@ private slots:
             QVERIFY(inkIn(image, text) > 0);
             QCOMPARE(inkIn(image, QRect(0, size.height() - 2, size.width(), 2)), 0);
         }
+    }
+
+    void aVectorExportLeavesOutTextsDrawnInNoColour()
+    {
+        // An axis whose labels only hold room (hideAxisLabels: the FP8 grid chart draws its row
+        // names beside the rows itself) is drawn without them: in an SVG they would be text,
+        // found twice by a search and copied twice. Drawn labels stay.
+        ChartViewPanel panel("test");
+        QChart* chart = panel.chart();
+        auto* series = new QLineSeries;
+        series->append(0, 0);
+        series->append(1, 1);
+        chart->addSeries(series);
+        auto* held = new QBarCategoryAxis;
+        held->append(QStringList{"Heldroomname"});
+        auto* shown = new QValueAxis;
+        chart->addAxis(held, Qt::AlignLeft);
+        chart->addAxis(shown, Qt::AlignBottom);
+        series->attachAxis(held);
+        series->attachAxis(shown);
+        styleAxis(held, "Rows");
+        styleAxis(shown, "Drawnaxistitle");
+        hideAxisLabels(held);
+        panel.resize(800, 500);
+        panel.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&panel));
+        QGraphicsTextItem* label = nullptr;
+        for (QGraphicsItem* item : chart->scene()->items())
+            if (auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+                text && text->toPlainText() == "Heldroomname" && text->isVisible())
+                label = text;
+        QVERIFY(label); // in the window's scene, holding room
+        QTemporaryDir dir;
+        const QString path = dir.filePath("held.svg");
+        QCOMPARE(exportCharts({ExportJob{&panel, path, ImageFormat::Svg, {800, 500}}}), QString());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString svg = QString::fromUtf8(file.readAll());
+        QVERIFY(svg.contains("Drawnaxistitle"));
+        QVERIFY(svg.contains("Rows"));
+        QVERIFY(!svg.contains("Heldroomname"));
+        // And back in the window's own scene after the export.
+        QVERIFY(label->isVisible());
     }
 
     void anUnwritableFolderLeavesNothing()

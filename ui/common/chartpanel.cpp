@@ -12,6 +12,7 @@
 #include <QEvent>
 #include <QGraphicsLayout>
 #include <QGraphicsScene>
+#include <QGraphicsTextItem>
 #include <QLayout>
 #include <QPainter>
 #include <QScatterSeries>
@@ -294,11 +295,23 @@ void ChartViewPanel::render(QPainter& painter, const QRectF& target)
     const QRectF onScreen = m_chart->geometry();
     m_chart->setGeometry(QRectF(QPointF(0, 0), target.size()));
     settleTexts();
+    // Texts drawn in no colour (an axis's labels holding the room of names drawn beside them,
+    // hideAxisLabels) are left out: a vector export would keep them as text, found and copied
+    // twice.
+    QList<QGraphicsTextItem*> unseen;
+    for (QGraphicsItem* item : m_chart->scene()->items())
+        if (auto* text = dynamic_cast<QGraphicsTextItem*>(item);
+            text && text->isVisible() && text->defaultTextColor().alpha() == 0) {
+            text->hide();
+            unseen << text;
+        }
     painter.save();
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
     m_chart->scene()->render(&painter, target, m_chart->sceneBoundingRect(), Qt::IgnoreAspectRatio);
     painter.restore();
+    for (QGraphicsTextItem* text : std::as_const(unseen))
+        text->show();
     m_chart->setGeometry(onScreen);
     settleTexts();
 }
