@@ -14,7 +14,6 @@
 #include "parametercontrol.h"
 #include "pipelinepresenter.h"
 #include "pipelinetab.h"
-#include "pointmarker.h"
 #include "scalelab/core/pipeline.h"
 #include "scenariodocument.h"
 #include "scenariojson.h"
@@ -165,7 +164,7 @@ private:
                 QCOMPARE(pt.y(), want);
             }
         }
-        QVERIFY(tab.currentPoint());
+        QCOMPARE(tab.currentPoint()->count(), 1);
         double measured = idle ? r.simulatedBubbleFraction : r.simulatedBubbleOverIdeal;
         if (core::splitsBackward(in.schedule)) {
             const double work = double(in.microbatches)
@@ -173,7 +172,7 @@ private:
                 * (in.forwardTime + in.backwardTime + in.weightTime);
             measured = idle ? r.bubbleTime / (r.bubbleTime + work) : r.bubbleRate;
         }
-        QCOMPARE(*tab.currentPoint(), QPointF(double(in.microbatches), 100.0 * measured));
+        QCOMPARE(tab.currentPoint()->at(0), QPointF(double(in.microbatches), 100.0 * measured));
         const QString yTitle =
             ui::axisTitle(tab.bubbleChart()->chart()->axes(Qt::Vertical).first());
         QVERIFY2(yTitle.contains(idle ? "Idle share" : "over ideal"), qPrintable(yTitle));
@@ -352,12 +351,12 @@ private slots:
         QCOMPARE(tab.bubbleDefinition(), PipelineTab::BubbleDefinition::OverIdeal);
         checkAgainstCore(tab);
         // Megatron's figure for p = 4, m = 12: 3/12 of the ideal time.
-        QCOMPARE(tab.currentPoint()->y(), 25.0);
+        QCOMPARE(tab.currentPoint()->at(0).y(), 25.0);
         QVERIFY(tab.ganttChart()->figures().at(1).contains("(p−1)/m = (4−1)/12 = 25.0 %"));
         QVERIFY(tab.figuresLabel()->text().contains("25.0 %"));
         box->setCurrentIndex(0);
         settle(tab);
-        QCOMPARE(tab.currentPoint()->y(), 20.0);
+        QCOMPARE(tab.currentPoint()->at(0).y(), 20.0);
         checkAgainstCore(tab);
     }
 
@@ -367,7 +366,7 @@ private slots:
         tab.findChild<QComboBox*>("pipeline.schedule")->setCurrentIndex(1);
         settle(tab);
         checkAgainstCore(tab);
-        QCOMPARE(tab.currentPoint()->y(), 20.0); // the same bubble as GPipe
+        QCOMPARE(tab.currentPoint()->at(0).y(), 20.0); // the same bubble as GPipe
         QBarSet* gpipe = tab.memoryBars(Schedule::GPipe);
         QBarSet* ofob = tab.memoryBars(Schedule::OneFOneB);
         for (int s = 0; s < 4; ++s) {
@@ -1239,60 +1238,6 @@ private slots:
             // The axis did change (the case in point), and the chart was painted once for it.
             QVERIFY(chart->axes(Qt::Horizontal).first()->property("max").toString() != before);
             QCOMPARE(paints, 1);
-        }
-    }
-    void aStepOfMMovesTheSimulatedPointAlone()
-    {
-        // The simulated point is an item of its own, placed where Qt Charts would put the
-        // series' point: a step of m, which leaves the curves as they are, repaints the old
-        // and the new place of the point, not the plot under them.
-        PipelineTab tab;
-        tab.resize(1600, 950);
-        tab.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&tab));
-        settle(tab);
-        QChart* chart = tab.bubbleChart()->chart();
-        QScatterSeries* yours = nullptr;
-        for (QAbstractSeries* series : chart->series())
-            if (series->name().startsWith("Yours"))
-                yours = qobject_cast<QScatterSeries*>(series);
-        QVERIFY(yours);
-        QVERIFY(yours->points().isEmpty()); // drawn by the marker, not as a series' point
-        PointMarker* marker = PointMarker::of(yours);
-        QVERIFY(marker);
-        for (const int m : {64, 5, 1, 256, 12}) {
-            tab.control("pipeline.microbatches")->setValue(m);
-            settle(tab);
-            QTest::qWait(50);
-            QVERIFY(marker->isVisible());
-            QCOMPARE(*marker->point(), *tab.currentPoint());
-            QCOMPARE(marker->point()->x(), double(m));
-            const QPointF want = chart->mapToPosition(*marker->point(), yours);
-            QVERIFY2(QLineF(marker->pos(), want).length() < 0.01,
-                     qPrintable(QString("m = %1: at %2, %3; Qt Charts: %4, %5")
-                                    .arg(m)
-                                    .arg(marker->pos().x())
-                                    .arg(marker->pos().y())
-                                    .arg(want.x())
-                                    .arg(want.y())));
-        }
-        const QRectF plot = chart->plotArea();
-        for (const int m : {13, 14, 13, 12}) {
-            scalelab::test::PaintedRegion painted(tab.bubbleChart()->view()->viewport());
-            tab.control("pipeline.microbatches")->setValue(m);
-            settle(tab);
-            QTest::qWait(50);
-            // The old and the new place of the marker, far less than a tenth of the plot.
-            qint64 area = 0;
-            for (const QRect& r : painted.region)
-                area += qint64(r.width()) * r.height();
-            QVERIFY(!painted.region.isEmpty());
-            QVERIFY2(area < plot.width() * plot.height() / 10,
-                     qPrintable(QString("m = %1: %2 px repainted of a %3 x %4 plot")
-                                    .arg(m)
-                                    .arg(area)
-                                    .arg(plot.width())
-                                    .arg(plot.height())));
         }
     }
 };

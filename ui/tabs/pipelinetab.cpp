@@ -8,7 +8,6 @@
 #include "ganttpanel.h"
 #include "legendrows.h"
 #include "parametercontrol.h"
-#include "pointmarker.h"
 
 #include <QAbstractAxis>
 #include <QAbstractSeries>
@@ -175,9 +174,6 @@ void PipelineTab::buildBubbleChart()
     chart->addSeries(m_current);
     m_current->attachAxis(m_microbatchAxis);
     m_current->attachAxis(m_bubbleAxis);
-    // Drawn by an item of its own: a step of m moves the point alone, and leaves the curves
-    // under it unpainted (as a series' point it repainted the whole plot).
-    m_currentMarker = new PointMarker(chart, m_current);
     m_shapeNote = new QGraphicsSimpleTextItem(chart);
     connect(chart, &QChart::plotAreaChanged, this, &PipelineTab::followBubblePlot);
     // The simulated point's legend entry is a dot like the point: as a square it would be
@@ -246,11 +242,6 @@ QList<ChartPanel*> PipelineTab::charts() const
 QLineSeries* PipelineTab::bubbleCurve(Schedule schedule) const
 {
     return m_curves.value(scheduleIndex(schedule));
-}
-
-std::optional<QPointF> PipelineTab::currentPoint() const
-{
-    return m_currentMarker->point();
 }
 
 QBarSet* PipelineTab::memoryBars(Schedule schedule) const
@@ -370,7 +361,7 @@ void PipelineTab::showBubbleCurves(const PipelineComparison& c, const PipelineFi
             m_shapeNote->setText(texts.shapeNote);
         followBubblePlot();
     }
-    m_currentMarker->setPoint(QPointF(static_cast<double>(m), 100.0 * figures.measured));
+    m_current->replace(QList<QPointF>{{static_cast<double>(m), 100.0 * figures.measured}});
     setName(m_current, tr("Yours (simulated)"));
     setStickyRange(m_bubbleAxis, 0,
                    std::max(kBubbleAxisMinimum,

@@ -22,7 +22,6 @@ namespace scalelab::ui {
 
 class ChartViewPanel;
 class GanttPanel;
-class PointMarker;
 
 /// Pipeline schedules: where the bubble comes from (a Gantt chart of the simulated passes), how
 /// it shrinks as microbatches grow and with interleaving, and why 1F1B holds fewer activations
@@ -65,8 +64,7 @@ public:
     QLineSeries* bubbleCurve(core::Schedule schedule) const;
     /// The bubble chart's note of the p and v its curves are for.
     QGraphicsSimpleTextItem* shapeNote() const { return m_shapeNote; }
-    /// The simulated point of the bubble chart (m, bubble in %).
-    std::optional<QPointF> currentPoint() const;
+    QScatterSeries* currentPoint() const { return m_current; }
     QBarSet* memoryBars(core::Schedule schedule) const;
 
     /// Passes (over all seven simulated schedules, comparisonPasses) above which the core runs
@@ -131,8 +129,7 @@ private:
 
     ChartViewPanel* m_bubble = nullptr;
     QList<QLineSeries*> m_curves;
-    QScatterSeries* m_current = nullptr; ///< for its legend entry; drawn by m_currentMarker
-    PointMarker* m_currentMarker = nullptr;
+    QScatterSeries* m_current = nullptr;
     QLogValueAxis* m_microbatchAxis = nullptr;
     QValueAxis* m_bubbleAxis = nullptr;
     /// What p and v the curves are drawn for: a text of the scene, since a new axis title or
