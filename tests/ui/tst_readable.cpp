@@ -135,6 +135,16 @@ QStringList problemsOf(const ui::ChartViewPanel* panel)
     return problems;
 }
 
+/// The tab's chart area on show (the scroll area holding its charts), or null.
+QScrollArea* chartArea(ui::Tab* tab)
+{
+    QScrollArea* area = nullptr;
+    for (QScrollArea* a : tab->findChildren<QScrollArea*>())
+        if (a->widget() && a->widget()->objectName() == "charts" && a->isVisible())
+            area = a;
+    return area;
+}
+
 /// The window at `size` in desk or projector type, showing `tab` (and its part, unless -1),
 /// drawn; nullptr if the window never showed.
 ui::Tab* showPart(app::MainWindow& w, const QString& tab, int part, QSize size, bool projector)
@@ -341,10 +351,7 @@ private slots:
         QTRY_VERIFY(shown->explanation() && shown->explanation()->isVisible());
         shown->waitForIdle();
         QApplication::processEvents();
-        QScrollArea* area = nullptr;
-        for (QScrollArea* a : shown->findChildren<QScrollArea*>())
-            if (a->widget() && a->widget()->objectName() == "charts" && a->isVisible())
-                area = a;
+        QScrollArea* area = chartArea(shown);
         QVERIFY(area);
         QVERIFY2(area->widget()->width() <= area->viewport()->width(),
                  qPrintable(QString("charts %1 px wide in %2 px")
@@ -493,10 +500,7 @@ private slots:
         ui::Tab* shown = showPart(w, tab, part, QSize(1280, 800), true);
         QVERIFY(shown);
         QApplication::processEvents();
-        QScrollArea* area = nullptr;
-        for (QScrollArea* a : shown->findChildren<QScrollArea*>())
-            if (a->widget() && a->widget()->objectName() == "charts" && a->isVisible())
-                area = a;
+        QScrollArea* area = chartArea(shown);
         QVERIFY2(area, "no chart area on show");
         const int readable = 16 * QFontMetrics(ui::chartFonts().legend).lineSpacing();
         QVERIFY2(

@@ -212,7 +212,6 @@ void Tab::placeExplanation()
     if (!m_explanationVisible || !isVisible()) {
         m_explanation->setVisible(m_explanationVisible);
         layout()->addWidget(m_explanation);
-        followExplanationPlace();
         return;
     }
     if (explanationBelow()) {
@@ -255,6 +254,11 @@ void Tab::restyleCharts()
     }
 }
 
+int Tab::readableChartWidth() const
+{
+    return m_minChartChars * QFontMetrics(chartFonts().legend).averageCharWidth();
+}
+
 bool Tab::explanationBelow() const
 {
     if (!m_explanation || !m_explanationVisible || m_charts.isEmpty())
@@ -268,8 +272,8 @@ bool Tab::explanationBelow() const
                                   std::max(m_explanation->minimumWidth(), m_explanationMaxWidth));
     const int room = width() - margins.left() - margins.right() - m_scroll->minimumWidth() - beside
         - 2 * layout()->spacing();
-    const int readable = m_minChartChars * QFontMetrics(chartFonts().legend).averageCharWidth()
-        + m_chartScroll->verticalScrollBar()->sizeHint().width();
+    const int readable =
+        readableChartWidth() + m_chartScroll->verticalScrollBar()->sizeHint().width();
     return room < readable;
 }
 
@@ -425,7 +429,7 @@ void Tab::arrangeCharts(bool force)
     // The size below which a chart's titles, ticks and legend no longer fit: a number of
     // characters and lines of the charts' own type, so it grows with projector mode.
     const QFontMetrics fm(chartFonts().legend);
-    const int minWidth = m_minChartChars * fm.averageCharWidth();
+    const int minWidth = readableChartWidth();
     const int minHeight = kMinChartLines * fm.lineSpacing();
     const int room = m_chartScroll->viewport()->width();
     const int fit = room > 0 ? std::max(1, (room + m_grid->horizontalSpacing()) / minWidth) : 1;

@@ -262,6 +262,9 @@ private:
     /// leave the charts less than one readable chart's width (a 1280 px projector in large
     /// type), and they would scroll sideways, cut at the right.
     bool explanationBelow() const;
+    /// The width below which a chart's titles, ticks and legend no longer fit (setCharts'
+    /// characters of chart type).
+    int readableChartWidth() const;
     /// Moves the explanation under the charts or back beside them, as explanationBelow says.
     void followExplanationPlace();
 
