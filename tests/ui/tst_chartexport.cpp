@@ -8,10 +8,13 @@
 
 #include <QBarCategoryAxis>
 #include <QChart>
+#include <QChartView>
 #include <QDir>
 #include <QFile>
 #include <QFontMetricsF>
+#include <QGraphicsItemGroup>
 #include <QGraphicsLayout>
+#include <QGraphicsLineItem>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QImage>
@@ -215,6 +218,63 @@ private slots:
         QVERIFY(!svg.contains("Heldroomname"));
         // And back in the window's own scene after the export.
         QVERIFY(label->isVisible());
+    }
+
+    void cachedAxisLinesPaintTheSamePixels()
+    {
+        // The axes' lines kept as pictures (cacheAxisItems) are drawn as they would be without,
+        // pixel for pixel, after a new size and new figures too: the window looks the same, a
+        // repaint is cheaper.
+        MemoryTab tab;
+        tab.resize(1400, 900);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        tab.waitForIdle();
+        // Another size after the first, and new figures: the axes lay out their lines again.
+        tab.resize(1200, 800);
+        tab.waitForIdle();
+        tab.control("memory.parameters")->setValue(70e9);
+        tab.waitForIdle();
+        QTest::qWait(50);
+        auto* panel = qobject_cast<ChartViewPanel*>(tab.charts().constFirst());
+        QVERIFY(panel);
+        QList<QGraphicsItem*> items; // the axes' lines, in Qt Charts' item groups
+        for (QGraphicsItem* item : panel->chart()->scene()->items())
+            if (item->parentItem() && item->parentItem()->type() == QGraphicsItemGroup::Type
+                && item->type() == QGraphicsLineItem::Type)
+                items << item;
+        QVERIFY(items.size() > 10);
+        for (QGraphicsItem* item : items) // the tab's refresh and layout cached them
+            QCOMPARE(item->cacheMode(), QGraphicsItem::DeviceCoordinateCache);
+        panel->view()->grab(); // the pictures made
+        const QImage cached = panel->view()->grab().toImage();
+        for (QGraphicsItem* item : items)
+            item->setCacheMode(QGraphicsItem::NoCache);
+        const QImage drawn = panel->view()->grab().toImage();
+        QCOMPARE(cached.size(), drawn.size());
+        QCOMPARE(cached, drawn); // pixel for pixel
+    }
+
+    void aVectorExportDrawsCachedAxisLinesAsLines()
+    {
+        // The pictures are the screen's: an SVG gets the axes as lines, as before, and the window
+        // keeps its pictures after the export.
+        MemoryTab tab;
+        tab.resize(1400, 900);
+        tab.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&tab));
+        tab.waitForIdle();
+        auto* panel = qobject_cast<ChartViewPanel*>(tab.charts().constFirst());
+        QVERIFY(panel);
+        QTemporaryDir dir;
+        const QString path = dir.filePath("axes.svg");
+        QCOMPARE(exportCharts({ExportJob{panel, path, ImageFormat::Svg, {1600, 1000}}}), QString());
+        const QByteArray svg = readAll(path);
+        QVERIFY(!svg.contains("<image"));
+        int cached = 0;
+        for (QGraphicsItem* item : panel->chart()->scene()->items())
+            cached += item->cacheMode() == QGraphicsItem::DeviceCoordinateCache ? 1 : 0;
+        QVERIFY(cached > 10);
     }
 
     void anUnwritableFolderLeavesNothing()

@@ -10,11 +10,14 @@
 #include <QChart>
 #include <QChartView>
 #include <QEvent>
+#include <QGraphicsItemGroup>
 #include <QGraphicsLayout>
+#include <QGraphicsLineItem>
 #include <QGraphicsScene>
 #include <QGraphicsTextItem>
 #include <QLayout>
 #include <QPainter>
+#include <QPixmapCache>
 #include <QScatterSeries>
 #include <QTextDocumentFragment>
 #include <QTimer>
@@ -126,6 +129,13 @@ ChartViewPanel::ChartViewPanel(const QString& name, QWidget* parent)
     // of 16.5), docs/STEPTIME.md. See eventFilter for the one time the index comes back.
     m_view->scene()->setItemIndexMethod(QGraphicsScene::NoIndex);
     m_view->scene()->installEventFilter(this);
+    // A new plot area (a new size, a longer label) may have made the axes new items.
+    connect(m_chart, &QChart::plotAreaChanged, this, &ChartViewPanel::cacheAxisItems);
+    // Room for those pictures (cacheAxisItems): Qt keeps 10 MB of them, and a large screen at
+    // twice the pixels holds about 3 MB a chart; pictures pushed out are drawn again each time.
+    constexpr int kAxisPicturesKb = 64 * 1024;
+    if (QPixmapCache::cacheLimit() < kAxisPicturesKb)
+        QPixmapCache::setCacheLimit(kAxisPicturesKb);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
@@ -295,6 +305,10 @@ void ChartViewPanel::render(QPainter& painter, const QRectF& target)
     const QRectF onScreen = m_chart->geometry();
     m_chart->setGeometry(QRectF(QPointF(0, 0), target.size()));
     settleTexts();
+    // The axes' lines drawn as they are, not as pictures of the screen's pixels: a vector
+    // export keeps them as lines, a larger picture draws them at its own scale.
+    for (QGraphicsItem* item : axisItems())
+        item->setCacheMode(QGraphicsItem::NoCache);
     // Texts drawn in no colour (an axis's labels holding the room of names drawn beside them,
     // hideAxisLabels) are left out: a vector export would keep them as text, found and copied
     // twice.
@@ -314,6 +328,27 @@ void ChartViewPanel::render(QPainter& painter, const QRectF& target)
         text->show();
     m_chart->setGeometry(onScreen);
     settleTexts();
+    cacheAxisItems();
+}
+
+QList<QGraphicsItem*> ChartViewPanel::axisItems() const
+{
+    // Qt Charts keeps an axis's line, grid lines and tick marks (and its labels) in groups of
+    // items right under the chart; series, legend and titles are items of other kinds.
+    QList<QGraphicsItem*> items;
+    for (QGraphicsItem* child : m_chart->childItems())
+        if (child->type() == QGraphicsItemGroup::Type)
+            for (QGraphicsItem* item : child->childItems())
+                if (item->type() == QGraphicsLineItem::Type)
+                    items << item;
+    return items;
+}
+
+void ChartViewPanel::cacheAxisItems()
+{
+    for (QGraphicsItem* item : axisItems())
+        if (item->cacheMode() != QGraphicsItem::DeviceCoordinateCache)
+            item->setCacheMode(QGraphicsItem::DeviceCoordinateCache);
 }
 
 void ChartViewPanel::settleTexts()
