@@ -240,6 +240,27 @@ bool acceptsInputs(Tab& tab)
     return !message || message->text().isEmpty();
 }
 
+/// Where the steps start: the slider's own position when the tab accepts the value that
+/// position stands for, else the nearest position it accepts; the slider is left there, its
+/// value applied. A position may stand for a rounded value (DeepSeek-V3's global batch of
+/// 15,360 sits at the position of 15,300, which the plan refuses): stepping back to it timed a
+/// refusal every other step.
+int startPosition(Tab& tab, ParameterControl& control)
+{
+    QSlider* slider = control.slider();
+    const int here = slider->value();
+    const auto applied = [&](int p) { // the slider at p, with p's value given to the tab
+        slider->setValue(p == slider->minimum() ? p + 1 : p - 1);
+        slider->setValue(p);
+        return acceptsInputs(tab);
+    };
+    for (int d = 0; d <= slider->maximum() - slider->minimum(); ++d)
+        for (int p : {here - d, here + d})
+            if (p >= slider->minimum() && p <= slider->maximum() && applied(p))
+                return p;
+    return here;
+}
+
 /// The nearest slider position whose value differs from the current one and which the tab
 /// accepts. Some positions of a log slider share a value (moving between them would redraw
 /// nothing), and some values are refused in some scenarios (with the interleaved schedule the
@@ -340,7 +361,7 @@ int main(int argc, char** argv)
                 continue;
             // Move back and forth between two neighbouring slider positions of different values.
             QSlider* slider = control->slider();
-            const int a = slider->value();
+            const int a = startPosition(*tab, *control);
             const int b = neighbourPosition(*tab, *control);
             if (a == b)
                 continue;
