@@ -68,6 +68,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 using namespace scalelab::ui;
@@ -240,25 +241,30 @@ bool acceptsInputs(Tab& tab)
     return !message || message->text().isEmpty();
 }
 
-/// Where the steps start: the slider's own position when the tab accepts the value that
-/// position stands for, else the nearest position it accepts; the slider is left there, its
-/// value applied. A position may stand for a rounded value (DeepSeek-V3's global batch of
-/// 15,360 sits at the position of 15,300, which the plan refuses): stepping back to it timed a
-/// refusal every other step.
-int startPosition(Tab& tab, ParameterControl& control)
+/// Where the steps start: the slider's own position, unless that position stands for another
+/// value than the tab's (a rounded one: DeepSeek-V3's global batch of 15,360 sits at the
+/// position of 15,300) which the tab refuses; stepping back to it then timed a refusal, the
+/// message line shown and hidden, every other step. Then the nearest position whose value is
+/// accepted (12,800 there), the slider left there; else none (the parameter is not timed), the
+/// tab's exact value given back.
+std::optional<int> startPosition(Tab& tab, ParameterControl& control)
 {
     QSlider* slider = control.slider();
     const int here = slider->value();
-    const auto applied = [&](int p) { // the slider at p, with p's value given to the tab
-        slider->setValue(p == slider->minimum() ? p + 1 : p - 1);
-        slider->setValue(p);
-        return acceptsInputs(tab);
-    };
+    const double exact = control.value();
+    if (control.valueAtPosition(here) == exact)
+        return here;
     for (int d = 0; d <= slider->maximum() - slider->minimum(); ++d)
-        for (int p : {here - d, here + d})
-            if (p >= slider->minimum() && p <= slider->maximum() && applied(p))
+        for (int p : {here - d, here + d}) {
+            if (p < slider->minimum() || p > slider->maximum() || (d == 0 && p != here - d))
+                continue;
+            control.setValue(control.valueAtPosition(p));
+            if (acceptsInputs(tab))
                 return p;
-    return here;
+        }
+    control.setValue(exact);
+    tab.waitForIdle();
+    return std::nullopt;
 }
 
 /// The nearest slider position whose value differs from the current one and which the tab
@@ -270,15 +276,16 @@ int neighbourPosition(Tab& tab, ParameterControl& control)
 {
     QSlider* slider = control.slider();
     const int here = slider->value();
+    const double value = control.value();
     int found = here;
     for (int d = 1; d <= slider->maximum() && found == here; ++d)
         for (int p : {here + d, here - d}) {
             if (p < slider->minimum() || p > slider->maximum()
-                || control.valueAtPosition(p) == control.value())
+                || control.valueAtPosition(p) == value)
                 continue;
             slider->setValue(p);
             const bool accepted = acceptsInputs(tab);
-            slider->setValue(here);
+            control.setValue(value); // the value the steps start from, exactly
             tab.waitForIdle();
             if (accepted) {
                 found = p;
@@ -361,7 +368,10 @@ int main(int argc, char** argv)
                 continue;
             // Move back and forth between two neighbouring slider positions of different values.
             QSlider* slider = control->slider();
-            const int a = startPosition(*tab, *control);
+            const std::optional<int> start = startPosition(*tab, *control);
+            if (!start)
+                continue;
+            const int a = *start;
             const int b = neighbourPosition(*tab, *control);
             if (a == b)
                 continue;
