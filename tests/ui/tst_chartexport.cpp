@@ -52,6 +52,17 @@ int inkIn(const QImage& image, const QRect& rect)
     return ink;
 }
 
+/// `tab` shown at 1400 x 900 with its figures drawn; false when the window never showed.
+bool showDrawn(Tab& tab)
+{
+    tab.resize(1400, 900);
+    tab.show();
+    if (!QTest::qWaitForWindowExposed(&tab))
+        return false;
+    tab.waitForIdle();
+    return true;
+}
+
 } // namespace
 
 class TstChartExport : public QObject {
@@ -226,10 +237,7 @@ private slots:
         // pixel for pixel, after a new size and new figures too: the window looks the same, a
         // repaint is cheaper.
         MemoryTab tab;
-        tab.resize(1400, 900);
-        tab.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&tab));
-        tab.waitForIdle();
+        QVERIFY(showDrawn(tab));
         // Another size after the first, and new figures: the axes lay out their lines again.
         tab.resize(1200, 800);
         tab.waitForIdle();
@@ -260,10 +268,7 @@ private slots:
         // The pictures are the screen's: an SVG gets the axes as lines, as before, and the window
         // keeps its pictures after the export.
         MemoryTab tab;
-        tab.resize(1400, 900);
-        tab.show();
-        QVERIFY(QTest::qWaitForWindowExposed(&tab));
-        tab.waitForIdle();
+        QVERIFY(showDrawn(tab));
         auto* panel = qobject_cast<ChartViewPanel*>(tab.charts().constFirst());
         QVERIFY(panel);
         QTemporaryDir dir;
