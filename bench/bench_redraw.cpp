@@ -256,11 +256,13 @@ std::optional<int> startPosition(Tab& tab, ParameterControl& control)
         return here;
     for (int d = 0; d <= slider->maximum() - slider->minimum(); ++d)
         for (int p : {here - d, here + d}) {
-            if (p < slider->minimum() || p > slider->maximum() || (d == 0 && p != here - d))
+            if (p < slider->minimum() || p > slider->maximum())
                 continue;
             control.setValue(control.valueAtPosition(p));
             if (acceptsInputs(tab))
                 return p;
+            if (d == 0)
+                break; // here once, not twice
         }
     control.setValue(exact);
     tab.waitForIdle();
