@@ -486,17 +486,17 @@ void TstExperts::aKeptRoutingHasALimit()
 
 void TstExperts::aPreviewRoutesEachRanksFirstTokensScaledUp()
 {
-    // 4 ranks x 100,000 tokens x top-2: 800,000 slots, over the preview's 2^19. A preview
-    // routes 2^19 / (4 x 2) = 65,536 tokens of each rank and scales by 100,000 / 65,536.
+    // 4 ranks x 100,000 tokens x top-2: 800,000 slots, over the preview's 2^18. A preview
+    // routes 2^18 / (4 x 2) = 32,768 tokens of each rank and scales by 100,000 / 32,768.
     ExpertsInputs in = routerInputs(4, 16, 2, 1.2, 100'000, 5);
     in.capacityFactor = 1.25;
-    QCOMPARE(expertsPreviewTokens(in), std::int64_t(65'536));
+    QCOMPARE(expertsPreviewTokens(in), std::int64_t(32'768));
     ExpertsInputs part = in;
-    part.tokensPerRank = 65'536;
+    part.tokensPerRank = 32'768;
     const ExpertsResult few = routeExperts(part);
     const ExpertsResult p = previewExperts(in);
-    QCOMPARE(p.previewTokensPerRank, std::int64_t(65'536));
-    const double scale = 100'000.0 / 65'536.0;
+    QCOMPARE(p.previewTokensPerRank, std::int64_t(32'768));
+    const double scale = 100'000.0 / 32'768.0;
     const auto up = [scale](std::int64_t v) {
         return std::llround(static_cast<double>(v) * scale);
     };

@@ -460,14 +460,14 @@ private slots:
         core::Scenario s;
         s.experts.ranks = 16;
         s.experts.experts = 64;
-        s.experts.tokensPerRank = 20000; // 640,000 slots: a preview routes 16,384 of each rank
+        s.experts.tokensPerRank = 20000; // 640,000 slots: a preview routes 8,192 of each rank
         s.experts.capacityFactor = 1.25;
         tab.setScenario(s);
         settle(tab, kWorkerTimeoutMs);
         QVERIFY(!tab.refinementPending());
         checkAgainstCore(tab);
 
-        // Dragged: each step routes the first 16,384 tokens of each rank, scaled up.
+        // Dragged: each step routes the first 8,192 tokens of each rank, scaled up.
         QSlider* slider = tab.control("experts.skew")->slider();
         slider->setSliderDown(true);
         for (int step = 1; step <= 2; ++step) {
@@ -475,7 +475,7 @@ private slots:
             settle(tab, kWorkerTimeoutMs);
             QVERIFY(tab.refinementPending());
             const core::ExpertsResult preview = core::previewExperts(tab.inputs());
-            QCOMPARE(preview.previewTokensPerRank, std::int64_t(16384));
+            QCOMPARE(preview.previewTokensPerRank, std::int64_t(8192));
             const Eigen::MatrixXd& m = tab.heatmap()->matrix();
             for (Eigen::Index r = 0; r < 16; ++r)
                 for (Eigen::Index c = 0; c < 16; ++c)
@@ -484,7 +484,7 @@ private slots:
             // and move the map at every preview and back).
             QCOMPARE(tab.heatmap()->title(),
                      QString("Token slots sent from each rank to each rank"));
-            QVERIFY(tab.figuresLabel()->text().contains("the first 16,384 of the 20,000 tokens"));
+            QVERIFY(tab.figuresLabel()->text().contains("the first 8,192 of the 20,000 tokens"));
         }
         // Let go: the exact routing, as core gives it.
         slider->setSliderDown(false);

@@ -145,7 +145,7 @@ ExpertsRouting drawExpertsRouting(const ExpertsInputs& in);
 ExpertsResult routeExperts(const ExpertsInputs& in, const ExpertsRouting& routing);
 
 /// Slots a preview routes at most (previewExperts).
-inline constexpr std::int64_t kExpertsPreviewSlots = std::int64_t{1} << 19;
+inline constexpr std::int64_t kExpertsPreviewSlots = std::int64_t{1} << 18;
 
 /// The tokens per rank previewExperts(in) routes: as many as fit in kExpertsPreviewSlots slots
 /// (at least one), or in.tokensPerRank when that is no fewer, and for explicit assignments.
