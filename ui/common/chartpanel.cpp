@@ -131,13 +131,11 @@ ChartViewPanel::ChartViewPanel(const QString& name, QWidget* parent)
     m_view->scene()->installEventFilter(this);
     // A new plot area (a new size, a longer label) may have made the axes new items.
     connect(m_chart, &QChart::plotAreaChanged, this, &ChartViewPanel::cacheLineItems);
-    // Room for those pictures (cacheLineItems): Qt keeps 10 MB of them. A curve across a plot
-    // of 1000 x 600 pixels is a picture of 2.4 MB, four times that on a screen of twice the
-    // pixels, and a tab shows up to about fifteen such curves (a straight line takes a strip
-    // of the plot only); pictures pushed out are drawn again each time they are shown.
-    constexpr int kLinePicturesKb = 160 * 1024;
-    if (QPixmapCache::cacheLimit() < kLinePicturesKb)
-        QPixmapCache::setCacheLimit(kLinePicturesKb);
+    // Room for those pictures (cacheLineItems): Qt keeps 10 MB of them, and a large screen at
+    // twice the pixels holds about 3 MB a chart; pictures pushed out are drawn again each time.
+    constexpr int kAxisPicturesKb = 64 * 1024;
+    if (QPixmapCache::cacheLimit() < kAxisPicturesKb)
+        QPixmapCache::setCacheLimit(kAxisPicturesKb);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_view);
