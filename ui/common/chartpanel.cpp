@@ -130,8 +130,8 @@ ChartViewPanel::ChartViewPanel(const QString& name, QWidget* parent)
     m_view->scene()->setItemIndexMethod(QGraphicsScene::NoIndex);
     m_view->scene()->installEventFilter(this);
     // A new plot area (a new size, a longer label) may have made the axes new items.
-    connect(m_chart, &QChart::plotAreaChanged, this, &ChartViewPanel::cacheLineItems);
-    // Room for those pictures (cacheLineItems): Qt keeps 10 MB of them, and a large screen at
+    connect(m_chart, &QChart::plotAreaChanged, this, &ChartViewPanel::cacheAxisItems);
+    // Room for those pictures (cacheAxisItems): Qt keeps 10 MB of them, and a large screen at
     // twice the pixels holds about 3 MB a chart; pictures pushed out are drawn again each time.
     constexpr int kAxisPicturesKb = 64 * 1024;
     if (QPixmapCache::cacheLimit() < kAxisPicturesKb)
@@ -305,9 +305,9 @@ void ChartViewPanel::render(QPainter& painter, const QRectF& target)
     const QRectF onScreen = m_chart->geometry();
     m_chart->setGeometry(QRectF(QPointF(0, 0), target.size()));
     settleTexts();
-    // The axes' lines and the series drawn as they are, not as pictures of the screen's
-    // pixels: a vector export keeps them as lines, a larger picture draws them at its own scale.
-    for (QGraphicsItem* item : lineItems())
+    // The axes' lines drawn as they are, not as pictures of the screen's pixels: a vector
+    // export keeps them as lines, a larger picture draws them at its own scale.
+    for (QGraphicsItem* item : axisItems())
         item->setCacheMode(QGraphicsItem::NoCache);
     // Texts drawn in no colour (an axis's labels holding the room of names drawn beside them,
     // hideAxisLabels) are left out: a vector export would keep them as text, found and copied
@@ -328,34 +328,25 @@ void ChartViewPanel::render(QPainter& painter, const QRectF& target)
         text->show();
     m_chart->setGeometry(onScreen);
     settleTexts();
-    cacheLineItems();
+    cacheAxisItems();
 }
 
-QList<QGraphicsItem*> ChartViewPanel::lineItems() const
+QList<QGraphicsItem*> ChartViewPanel::axisItems() const
 {
     // Qt Charts keeps an axis's line, grid lines and tick marks (and its labels) in groups of
-    // items right under the chart; series, legend and titles are items of other kinds. A line
-    // series is drawn by an item of Qt Charts' own class, known here by its class name only.
+    // items right under the chart; series, legend and titles are items of other kinds.
     QList<QGraphicsItem*> items;
     for (QGraphicsItem* child : m_chart->childItems())
         if (child->type() == QGraphicsItemGroup::Type)
             for (QGraphicsItem* item : child->childItems())
                 if (item->type() == QGraphicsLineItem::Type)
                     items << item;
-    QList<QGraphicsItem*> below = m_chart->childItems();
-    while (!below.isEmpty()) {
-        QGraphicsItem* item = below.takeLast();
-        below += item->childItems();
-        if (const QGraphicsObject* object = item->toGraphicsObject();
-            object && qstrcmp(object->metaObject()->className(), "LineChartItem") == 0)
-            items << item;
-    }
     return items;
 }
 
-void ChartViewPanel::cacheLineItems()
+void ChartViewPanel::cacheAxisItems()
 {
-    for (QGraphicsItem* item : lineItems())
+    for (QGraphicsItem* item : axisItems())
         if (item->cacheMode() != QGraphicsItem::DeviceCoordinateCache)
             item->setCacheMode(QGraphicsItem::DeviceCoordinateCache);
 }

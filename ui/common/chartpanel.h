@@ -72,17 +72,13 @@ public:
     bool emphasiseSeries(const QString& key);
     QString emphasisedSeries() const { return m_emphasis; }
 
-    /// Keeps each axis line, grid line and tick mark of the chart, and each line series, as a
-    /// picture of the screen's pixels, drawn again only when it moves or changes: a step that
-    /// redraws the plot then copies them instead of blending every line anew. Per step of the
-    /// memory tab's batch, 14.2 M instructions instead of 21.5 M with the axes' lines; the ZeRO
-    /// tab's ranks, whose dashed stage curves stay while the marker of n moves, 15.0 M instead
-    /// of 22.1 M with its curves too. A series that changes at every step is drawn into its
-    /// picture and copied (pipeline stages: 1% more). Call it after the chart is laid out (an
-    /// axis makes its items then); items it has not seen are drawn as usual. The tick labels
-    /// stay drawn: kept as pictures, the value axes' labels came out blank after the window
-    /// changed size.
-    void cacheLineItems();
+    /// Keeps each axis line, grid line and tick mark of the chart as a picture of the screen's
+    /// pixels, drawn again only when it moves or changes: a step that redraws the plot then
+    /// copies them instead of blending every line anew (the memory tab's batch step: 21.5 M
+    /// instructions instead of 14.2 M). Call it after the chart is laid out (an axis makes its
+    /// items then); items it has not seen are drawn as usual. The tick labels stay drawn: kept as
+    /// pictures, the value axes' labels came out blank after the window changed size.
+    void cacheAxisItems();
 
 protected:
     /// Indexes the chart's scene while a font or palette change passes through it.
@@ -109,8 +105,8 @@ private:
     /// Lays the chart out for its present geometry with its texts fitted to it (render).
     void settleTexts();
     void restorePlainLooks();
-    /// The chart's axis lines, grid lines, tick marks and line series (cacheLineItems).
-    QList<QGraphicsItem*> lineItems() const;
+    /// The chart's axis lines, grid lines and tick marks (cacheAxisItems).
+    QList<QGraphicsItem*> axisItems() const;
 
     QChart* m_chart;
     QChartView* m_view;

@@ -113,7 +113,7 @@ Tab::Tab(document::ScenarioDocument* document, core::Section section, QWidget* p
                 QGraphicsLayout* chartLayout = view->chart()->layout();
                 if (view->isVisible() && chartLayout && !chartLayout->isActivated())
                     chartLayout->activate();
-                view->cacheLineItems(); // the axes' new items, made as they were laid out
+                view->cacheAxisItems(); // the axes' new items, made as they were laid out
             }
     });
     connect(m_document, &document::ScenarioDocument::sectionChanged, this,
