@@ -313,6 +313,8 @@ void ZeroTab::buildBreakdownChart()
     // is always the data-parallel state, so sharding reads as moving state, not deleting it.
     m_elsewhere = new QBarSet(tr("Other ranks"));
     m_elsewhere->setColor(QColor(242, 242, 242));
+    // One pixel: Qt draws a thin dashed line directly, a wider one as a shape per dash (about
+    // 300 of them around these bars, redrawn at every step of a slider).
     m_elsewhere->setPen(QPen(QColor(140, 140, 140), 1, Qt::DashLine));
     m_elsewhere->append(QList<qreal>(static_cast<qsizetype>(kStages.size()), 0.0));
     m_bars->append(m_elsewhere);
